@@ -1,0 +1,68 @@
+// Parameters for building any window filter. Every filter class has a constructor taking a
+// FilterConfig; it validates the fields it uses and throws tlbf::invalid_parameter naming
+// the first bad one. Fields a filter does not use are ignored.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "tlbf/types.hpp"
+
+namespace tlbf {
+
+enum class Algorithm : std::uint8_t {
+  tlbf = 1,   // time-limited Bloom filter (time window)
+  apbf = 2,   // age-partitioned Bloom filter (count window)
+  gebf = 3,   // guarded epoch Bloom filter (count window, or time window: epochs of span/r)
+  exact = 4,  // exact fingerprint table (either window)
+};
+
+struct FilterConfig {
+  Algorithm algorithm = Algorithm::tlbf;
+
+  // Exactly one window: a time span (> 0) or a count of inserts (> 0).
+  Duration span = 0;
+  std::uint64_t window_count = 0;
+
+  double error_rate = 1e-5;        // target false-positive rate, in (0, 1)
+  std::uint64_t capacity = 100000; // expected distinct keys per window (initial sizing)
+
+  // APBF/TLBF: slice layout. When unset, choose_kl(error_rate, max_slices) picks it.
+  std::optional<std::uint32_t> k;
+  std::optional<std::uint32_t> l;
+  std::uint32_t max_kl = 64;       // bound on k + l when choosing (queries scan the slices)
+
+  // GEBF: segments beyond the guard (r), and the one-cache-line-per-segment variant.
+  std::uint32_t gebf_r = 8;
+  bool gebf_blocked = false;
+  double gebf_bits_per_key = 0;    // count window: memory budget per live key; 0 = from error_rate
+
+  // Bound on the filter's data. When adaptive growth would pass it, the filter keeps working
+  // within the bound and reports memory_capped in its stats (each filter documents what is
+  // lost then).
+  std::uint64_t max_memory_bytes = std::uint64_t{1} << 30;
+  std::uint32_t max_slices = 4096;
+
+  bool is_time_window() const { return span > 0; }
+};
+
+inline std::string_view algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::tlbf: return "tlbf";
+    case Algorithm::apbf: return "apbf";
+    case Algorithm::gebf: return "gebf";
+    case Algorithm::exact: return "exact";
+  }
+  return "unknown";
+}
+
+inline std::optional<Algorithm> parse_algorithm(std::string_view s) {
+  if (s == "tlbf") return Algorithm::tlbf;
+  if (s == "apbf") return Algorithm::apbf;
+  if (s == "gebf") return Algorithm::gebf;
+  if (s == "exact") return Algorithm::exact;
+  return std::nullopt;
+}
+
+}  // namespace tlbf

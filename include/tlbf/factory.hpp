@@ -1,0 +1,51 @@
+// Builds or loads any filter from its configuration or saved state.
+//
+// Serialized form of a filter: one byte, the Algorithm value, then the filter's own payload
+// (written by its save(), read by its static load()). Every filter's save() writes that tag
+// byte first; load_filter() reads it and dispatches.
+#pragma once
+
+#include <memory>
+
+#include "tlbf/apbf.hpp"
+#include "tlbf/config.hpp"
+#include "tlbf/exact.hpp"
+#include "tlbf/filter.hpp"
+#include "tlbf/gebf.hpp"
+#include "tlbf/time_limited.hpp"
+
+namespace tlbf {
+
+// Throws invalid_parameter when the configuration does not fit the algorithm
+// (e.g. apbf with a time window).
+inline std::unique_ptr<WindowFilter> make_filter(const FilterConfig& cfg) {
+  if ((cfg.span > 0) == (cfg.window_count > 0))
+    throw invalid_parameter("exactly one of a time window (span > 0) or a count window (window_count > 0) is needed");
+  switch (cfg.algorithm) {
+    case Algorithm::tlbf:
+      if (!cfg.is_time_window()) throw invalid_parameter("tlbf needs a time window; use apbf, gebf or exact for a count window");
+      return std::make_unique<TimeLimitedFilter>(cfg);
+    case Algorithm::apbf:
+      if (cfg.is_time_window()) throw invalid_parameter("apbf needs a count window; use tlbf, gebf or exact for a time window");
+      return std::make_unique<AgePartitionedFilter>(cfg);
+    case Algorithm::gebf:
+      if (cfg.is_time_window()) return std::make_unique<TimedEpochFilter>(cfg);
+      return std::make_unique<GuardedEpochFilter>(cfg);
+    case Algorithm::exact:
+      return std::make_unique<ExactWindow>(cfg);
+  }
+  throw invalid_parameter("unknown algorithm");
+}
+
+// Throws state_error when the payload is not a filter this library wrote.
+inline std::unique_ptr<WindowFilter> load_filter(ByteReader& in) {
+  switch (in.u8()) {
+    case static_cast<std::uint8_t>(Algorithm::tlbf): return TimeLimitedFilter::load(in);
+    case static_cast<std::uint8_t>(Algorithm::apbf): return AgePartitionedFilter::load(in);
+    case static_cast<std::uint8_t>(Algorithm::gebf): return load_gebf(in);
+    case static_cast<std::uint8_t>(Algorithm::exact): return ExactWindow::load(in);
+    default: throw state_error("state: unknown filter type");
+  }
+}
+
+}  // namespace tlbf

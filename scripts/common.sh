@@ -1,0 +1,32 @@
+# Sourced by the set-up scripts: installs the Debian packages that are missing, then
+# configures and builds with CMake into $BUILD_DIR. Safe to run any number of times.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# Build and test dependencies, all from Debian 12.
+PACKAGES=(
+  cmake g++ make pkg-config
+  libcli11-dev libfmt-dev libsimdjson-dev libxxhash-dev doctest-dev
+  python3 gawk
+)
+
+install_missing() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+configure_and_build() {
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} "$@"
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}

@@ -1,0 +1,31 @@
+# Shared helpers for the end-to-end tests (sourced, not run as a test: it does not end in .sh).
+# Each test runs the real binary named by $TLBF_DEDUP. A test that needs ../shared/data calls
+# need_shared_data, which says clearly that it skips (exit 77, reported by CTest as skipped).
+set -euo pipefail
+: "${TLBF_DEDUP:?TLBF_DEDUP must name the tlbf-dedup binary}"
+: "${TESTDATA:?}"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fails=0
+checks=0
+
+need_shared_data() {
+  if [ ! -d "${SHARED_DATA:-}" ]; then
+    echo "SKIP: ../shared/data not found at ${SHARED_DATA:-<unset>}"
+    exit 77
+  fi
+}
+# check NAME EXPECTED ACTUAL
+check() {
+  checks=$((checks + 1))
+  if [ "$2" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1: expected [$2], got [$3]"; fails=$((fails + 1)); fi
+}
+# check_files NAME EXPECTED_FILE ACTUAL_FILE: byte-for-byte comparison
+check_files() {
+  checks=$((checks + 1))
+  if cmp -s "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: $2 and $3 differ"; cmp "$2" "$3" | head -3 || true; fails=$((fails + 1)); fi
+}
+finish() {
+  echo "$((checks - fails)) passed, $fails failed"
+  [ "$fails" -eq 0 ]
+}
