@@ -1,0 +1,80 @@
+# Helpers for bench/run.sh (sourced): timing a command several times, and printing the
+# comparison table. A command is a shell string run as `bash -c "exec CMD"`, so the process
+# GNU time measures is the tool itself, not a wrapper shell.
+
+# Prints the machine description the figures belong to.
+describe_machine() {
+  local model cores mem
+  model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+  cores=$(nproc 2>/dev/null || echo '?')
+  mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+  echo "machine: ${model:-unknown CPU}, $cores cores, $mem RAM; $(uname -sr);" \
+    "L2 $(lscpu 2>/dev/null | sed -n 's/^L2 cache: *//p'), L3 $(lscpu 2>/dev/null | sed -n 's/^L3 cache: *//p')"
+}
+
+human_size() { stat -c %s "$1" | awk '{ printf "%.0f MB", $1 / 1e6 }'; }
+
+# median NUMBER...: the middle value (mean of the two middle ones for an even count).
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# run_timed CMD: runs CMD once with output discarded; prints "SECONDS RSS_KB", or "fail STATUS".
+run_timed() {
+  local out t0 t1 status=0
+  out=$(mktemp)
+  t0=$EPOCHREALTIME
+  /usr/bin/time -f %M -o "$out" bash -c "exec $1" >/dev/null 2>&1 || status=$?
+  t1=$EPOCHREALTIME
+  if [ "$status" -ne 0 ]; then
+    echo "fail $status"
+  else
+    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') $(tail -1 "$out")"
+  fi
+  rm -f "$out"
+}
+
+# bench_table TITLE FILE RECORDS LABEL CMD [LABEL CMD]...
+# Times every command REPS times on FILE and prints one table; the first command is the
+# reference for the two ratio columns.
+bench_table() {
+  local title=$1 file=$2 records=$3
+  shift 3
+  local bytes ref_t="" ref_rss="" label cmd emitted r res t rss
+  bytes=$(stat -c %s "$file")
+  echo
+  echo "== $title =="
+  printf '%-30s %9s %9s %9s %9s %9s %8s %8s\n' command "median s" "MB/s" "Mrec/s" "RSS MB" emitted "speed x" "RSS /"
+  while [ $# -gt 0 ]; do
+    label=$1 cmd=$2
+    shift 2
+    # Untimed: warms the page cache and counts what the command emits.
+    emitted=$(bash -c "exec $cmd" 2>/dev/null | wc -l) || true
+    local times=() rsses=() failed=""
+    for ((r = 0; r < REPS; r++)); do
+      res=$(run_timed "$cmd")
+      if [ "${res%% *}" = fail ]; then
+        failed=${res#fail }
+        break
+      fi
+      times+=("${res% *}")
+      rsses+=("${res#* }")
+    done
+    if [ -n "$failed" ]; then
+      printf '%-30s failed (exit status %s): %s\n' "$label" "$failed" "$cmd"
+      # Without the reference row there is nothing to take ratios against.
+      [ -n "$ref_t" ] || ref_t=none
+      continue
+    fi
+    t=$(median "${times[@]}")
+    rss=$(median "${rsses[@]}")
+    if [ -z "$ref_t" ]; then
+      ref_t=$t ref_rss=$rss
+    fi
+    awk -v l="$label" -v t="$t" -v rss="$rss" -v b="$bytes" -v n="$records" -v e="$emitted" \
+      -v rt="$ref_t" -v rr="$ref_rss" 'BEGIN {
+        printf "%-30s %9.3f %9.1f %9.2f %9.1f %9s", l, t, b / 1e6 / t, n / 1e6 / t, rss / 1024, e
+        if (rt == "none") printf " %8s %8s\n", "-", "-"
+        else printf " %8.2f %8.2f\n", t / rt, rss / rr }'
+  done
+}

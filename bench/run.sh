@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The benchmark harness in one command: bash bench/run.sh
+#
+# Installs the peer tools from Debian where missing, builds the project in Release into
+# build-bench/, generates the inputs with ../shared/tools/gen_events.py into a temporary
+# directory, and runs tlbf-dedup and the peers a user would otherwise pick on the same file
+# in one invocation, so every ratio compares figures taken on the same machine minutes
+# apart. Each command runs once untimed (warming the page cache and counting its output
+# records), then REPS times timed; the table shows the median wall time, throughput, peak
+# RSS (GNU time's %M) and the ratio of tlbf-dedup's default command to each row. Finally it
+# runs the library micro-benchmarks (tlbf-bench-micro).
+#
+# Environment: EVENTS (default 2000000) and REPS (default 5) scale it; EVENTS=200000 REPS=1
+# is a quick check. KEEP_INPUTS=DIR keeps the generated inputs there (and reuses them);
+# SKIP_MICRO=1 skips the micro-benchmarks; MICRO_ARGS passes options to tlbf-bench-micro.
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
+source "$BENCH_DIR/../scripts/common.sh"
+source "$BENCH_DIR/lib.bash"
+
+EVENTS=${EVENTS:-2000000}
+REPS=${REPS:-5}
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
+[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found (the shared tools sit beside the repository)" >&2; exit 1; }
+
+# 1. Install the build dependencies and the peers (Debian 12 package names).
+install_missing "${PACKAGES[@]}" gawk mawk coreutils jq miller time
+
+# 2. Build the program and the micro-benchmarks in Release; tests are not needed here.
+cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup tlbf-bench-micro >/dev/null
+TLBF="$BUILD_DIR/src/tlbf-dedup"
+MICRO="$BUILD_DIR/bench/tlbf-bench-micro"
+
+# 3. Generate the inputs (same seed every time, so runs are comparable).
+if [ -n "${KEEP_INPUTS:-}" ]; then
+  DATA=$KEEP_INPUTS
+  mkdir -p "$DATA"
+else
+  DATA=$(mktemp -d "${TMPDIR:-/tmp}/tlbf-bench.XXXXXX")
+  trap 'rm -rf "$DATA"' EXIT
+fi
+for profile in steady burst; do
+  for format in text ndjson; do
+    f="$DATA/events-$EVENTS-$profile.$format"
+    [ -s "$f" ] || python3 "$GEN_EVENTS" --events "$EVENTS" --profile "$profile" --format "$format" >"$f"
+  done
+done
+
+# 4. Machine and versions, so the table can be read later.
+describe_machine
+echo "tlbf-dedup: $("$TLBF" --version 2>&1 | head -1) ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "peers: $(gawk --version | head -1); mawk $(mawk -W version 2>&1 | head -1 | awk '{print $2}');" \
+  "$(sort --version | head -1); $(jq --version); mlr $(mlr --version | awk '{print $NF}')"
+echo "events: $EVENTS per file; $REPS timed runs per command (median shown)"
+
+# 5. The comparisons. The first command of each table is the reference for the ratios.
+# An exact time window in awk: keep the last emitted time per key, drop when younger than 60 s.
+EXACT_AWK='{ if (($3 in last) && $1 - last[$3] < 60) next; last[$3] = $1; print }'
+for profile in steady burst; do
+  text="$DATA/events-$EVENTS-$profile.text"
+  bench_table "text, $profile profile ($(human_size "$text"), $EVENTS lines)" "$text" "$EVENTS" \
+    "tlbf-dedup -k 3 -t 1 -w 60s" "$TLBF -k 3 -t 1 -w 60s $text" \
+    "tlbf-dedup -a exact" "$TLBF -k 3 -t 1 -w 60s -a exact $text" \
+    "tlbf-dedup -a gebf" "$TLBF -k 3 -t 1 -w 60s -a gebf $text" \
+    "gawk '!seen[\$3]++'" "gawk '!seen[\$3]++' $text" \
+    "mawk '!seen[\$3]++'" "mawk '!seen[\$3]++' $text" \
+    "sort -u -k3,3" "sort -u -k3,3 $text" \
+    "gawk exact 60 s window" "gawk '$EXACT_AWK' $text" \
+    "mawk exact 60 s window" "mawk '$EXACT_AWK' $text"
+
+  json="$DATA/events-$EVENTS-$profile.ndjson"
+  bench_table "ndjson, $profile profile ($(human_size "$json"), $EVENTS records)" "$json" "$EVENTS" \
+    "tlbf-dedup -k id -t ts -w 60s" "$TLBF -k id -t ts -w 60s $json" \
+    "tlbf-dedup -a exact" "$TLBF -k id -t ts -w 60s -a exact $json" \
+    "tlbf-dedup -a gebf" "$TLBF -k id -t ts -w 60s -a gebf $json" \
+    "jq -c . (parse only)" "jq -c . $json" \
+    "mlr head -n 1 -g id" "mlr --ijson --ojsonl head -n 1 -g id $json"
+done
+cat <<'EOF'
+emitted: records written by the untimed run. The unbounded peers (gawk/mawk '!seen', sort -u,
+mlr head -g) keep every key forever, so they emit fewer records than a 60 s window; the exact
+awk windows and tlbf-dedup -a exact implement the window itself and should agree with each
+other (tlbf-dedup's default may drop a few more: its false positives). speed x and RSS /:
+the reference row's throughput over this row's, and this row's peak RSS over the reference's.
+EOF
+
+# 6. The library micro-benchmarks.
+if [ -z "${SKIP_MICRO:-}" ]; then
+  micro_args=(--reps "$REPS")
+  # A quick run also shrinks the large-window case.
+  [ "$EVENTS" -ge 2000000 ] || micro_args+=(--large-keys 1000000)
+  # shellcheck disable=SC2086
+  "$MICRO" "${micro_args[@]}" ${MICRO_ARGS:-}
+fi
