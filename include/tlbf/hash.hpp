@@ -34,9 +34,12 @@ inline std::uint64_t probe_hash(KeyHash h, std::uint64_t i) {
   return h.lo + i * h.hi + (i * i * i - i) / 6;
 }
 
+// __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit type.
+__extension__ using uint128_t = unsigned __int128;
+
 // Maps x uniformly into [0, n) without division.
 inline std::uint64_t reduce(std::uint64_t x, std::uint64_t n) {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
+  return static_cast<std::uint64_t>((static_cast<uint128_t>(x) * n) >> 64);
 }
 
 }  // namespace tlbf
