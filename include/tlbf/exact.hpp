@@ -1,0 +1,299 @@
+// Exact sliding-window membership: a table of 64-bit key fingerprints (KeyHash.lo) mapped to
+// the key's last insert stamp, with expiry in stamp order through a FIFO.
+//
+// The stamp is the caller's time for a time window and the insert sequence number (1, 2, ...)
+// for a count window. An entry is live iff now - stamp < span (time) or stamp > n - W (count,
+// n = inserts so far); may_contain() compares the stored stamp itself, so answers are exact
+// whether or not expired entries have been swept yet. The only approximation is the
+// fingerprint: two keys whose 64-bit fingerprints collide are one key (probability about
+// n^2 / 2^65, ~3e-8 for a million live keys).
+//
+// Invariant: every table entry has at least one FIFO record carrying its current stamp, and
+// FIFO stamps are non-decreasing. Inserts sweep expired records from the FIFO front and drop
+// a table entry when the swept record carries its current stamp (a refreshed key has a newer
+// record further back). So memory is bounded by what is inside the window: the table holds
+// at most the keys inserted in the window plus those not yet swept, and the FIFO is compacted
+// to one record per key whenever refreshes make it more than twice the table size.
+//
+// The table is open addressing with linear probing and backward-shift deletion (no
+// tombstones, so lookups stay short however many keys pass through). Fingerprint 0 marks an
+// empty slot; a key whose fingerprint is 0 lives in a side slot.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tlbf/config.hpp"
+#include "tlbf/filter.hpp"
+
+namespace tlbf {
+
+class ExactWindow final : public WindowFilter {
+ public:
+  explicit ExactWindow(const FilterConfig& cfg) {
+    if (cfg.span < 0) throw invalid_parameter("span must not be negative, got " + std::to_string(cfg.span));
+    if ((cfg.span > 0) == (cfg.window_count > 0))
+      throw invalid_parameter("exact: exactly one of span or window_count must be set");
+    span_ = cfg.span;
+    window_count_ = cfg.window_count;
+    latest_ = is_count() ? 0 : std::numeric_limits<Time>::min();
+    if (window_count_ > (std::uint64_t{1} << 62))
+      throw invalid_parameter("window_count too large: " + std::to_string(window_count_));
+    rehash(kMinSlots);
+    fifo_.assign(kMinFifo, Record{});
+  }
+
+  static std::unique_ptr<ExactWindow> load(ByteReader& in) {
+    if (in.u8() != kFormat) throw state_error("state: exact: unknown format version");
+    FilterConfig cfg;
+    cfg.span = in.i64();
+    cfg.window_count = in.u64();
+    if (cfg.span < 0 || (cfg.span > 0) == (cfg.window_count > 0) || cfg.window_count > (std::uint64_t{1} << 62))
+      throw state_error("state: exact: bad window");
+    auto f = std::unique_ptr<ExactWindow>(new ExactWindow(cfg));
+    f->latest_ = in.i64();
+    f->keys_inserted_ = in.u64();
+    std::uint64_t n = in.u64();
+    if (n > in.remaining() / 16) throw state_error("state: exact: entry count out of range");
+    if (f->is_count() && (f->latest_ < 0 || static_cast<std::uint64_t>(f->latest_) != f->keys_inserted_))
+      throw state_error("state: exact: sequence number does not match insert count");
+    Time prev = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint64_t fp = in.u64();
+      Time stamp = in.i64();
+      if ((i > 0 && stamp < prev) || stamp > f->latest_ || !f->live(stamp, f->latest_))
+        throw state_error("state: exact: entries out of order or outside the window");
+      if (f->find(fp) != nullptr) throw state_error("state: exact: duplicate fingerprint");
+      prev = stamp;
+      f->put(fp, stamp);
+      f->push(Record{stamp, fp});
+    }
+    return f;
+  }
+
+  bool may_contain(KeyHash h, Time now) const override {
+    const Time* stamp = find(h.lo);
+    return stamp != nullptr && live(*stamp, is_count() ? latest_ : std::max(now, latest_));
+  }
+
+  // Refreshes the stamp of a key already present (the --refresh behaviour).
+  void insert(KeyHash h, Time now) override {
+    Time stamp;
+    if (is_count()) {
+      stamp = ++latest_;
+    } else {
+      latest_ = std::max(now, latest_);
+      stamp = latest_;
+    }
+    ++keys_inserted_;
+    sweep();
+    put(h.lo, stamp);
+    push(Record{stamp, h.lo});
+    if (fifo_size_ > 2 * size() + kMinFifo) compact_fifo();
+  }
+
+  FilterStats stats(Time now) const override {
+    FilterStats s;
+    s.algorithm = "exact";
+    s.keys_inserted = keys_inserted_;
+    Time t = is_count() ? latest_ : std::max(now, latest_);
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != 0 && live(stamps_[i], t)) ++n;
+    if (has_zero_ && live(zero_stamp_, t)) ++n;
+    s.live_keys = n;
+    s.bits_allocated = 8 * (keys_.capacity() * sizeof(std::uint64_t) + stamps_.capacity() * sizeof(Time) +
+                            fifo_.capacity() * sizeof(Record));
+    s.bits_per_live_key = n ? static_cast<double>(s.bits_allocated) / static_cast<double>(n) : 0.0;
+    return s;
+  }
+
+  // Saves the live entries in stamp order; load() rebuilds table and FIFO from them.
+  void save(ByteWriter& out) const override {
+    out.u8(static_cast<std::uint8_t>(Algorithm::exact));
+    out.u8(kFormat);
+    out.i64(span_);
+    out.u64(window_count_);
+    out.i64(latest_);
+    out.u64(keys_inserted_);
+    std::vector<Record> live_entries = live_records();
+    out.u64(live_entries.size());
+    for (const Record& r : live_entries) {
+      out.u64(r.fp);
+      out.i64(r.stamp);
+    }
+  }
+
+  // Number of keys held in the table (live or not yet swept).
+  std::uint64_t size() const { return used_ + (has_zero_ ? 1 : 0); }
+
+ private:
+  struct Record {
+    Time stamp = 0;
+    std::uint64_t fp = 0;
+  };
+  static constexpr std::uint8_t kFormat = 1;
+  static constexpr std::size_t kMinSlots = 16;
+  static constexpr std::size_t kMinFifo = 16;
+
+  bool is_count() const { return window_count_ > 0; }
+  bool live(Time stamp, Time t) const {
+    if (is_count()) return static_cast<std::uint64_t>(t - stamp) < window_count_;
+    return t - stamp < span_;
+  }
+
+  // Fibonacci hashing: fingerprints in tests are often small consecutive integers.
+  std::size_t slot_of(std::uint64_t fp) const { return static_cast<std::size_t>((fp * 0x9E3779B97F4A7C15ULL) >> shift_); }
+
+  const Time* find(std::uint64_t fp) const {
+    if (fp == 0) return has_zero_ ? &zero_stamp_ : nullptr;
+    std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = slot_of(fp);; i = (i + 1) & mask) {
+      if (keys_[i] == fp) return &stamps_[i];
+      if (keys_[i] == 0) return nullptr;
+    }
+  }
+
+  void put(std::uint64_t fp, Time stamp) {
+    if (fp == 0) {
+      has_zero_ = true;
+      zero_stamp_ = stamp;
+      return;
+    }
+    if (4 * (used_ + 1) > 3 * keys_.size()) rehash(2 * keys_.size());
+    std::size_t mask = keys_.size() - 1;
+    std::size_t i = slot_of(fp);
+    while (keys_[i] != 0 && keys_[i] != fp) i = (i + 1) & mask;
+    if (keys_[i] == 0) ++used_;
+    keys_[i] = fp;
+    stamps_[i] = stamp;
+  }
+
+  // Removes fp if its current stamp is `stamp` (an older FIFO record of a refreshed key
+  // must not remove it).
+  void erase_if_stamp(std::uint64_t fp, Time stamp) {
+    if (fp == 0) {
+      if (has_zero_ && zero_stamp_ == stamp) has_zero_ = false;
+      return;
+    }
+    std::size_t mask = keys_.size() - 1;
+    std::size_t i = slot_of(fp);
+    while (keys_[i] != fp) {
+      if (keys_[i] == 0) return;
+      i = (i + 1) & mask;
+    }
+    if (stamps_[i] != stamp) return;
+    // Backward-shift deletion: pull later members of the probe run into the hole when
+    // their home slot is not strictly between the hole and their position.
+    for (std::size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+      if (keys_[j] == 0) break;
+      std::size_t home = slot_of(keys_[j]);
+      bool movable = (j > i) ? (home <= i || home > j) : (home <= i && home > j);
+      if (movable) {
+        keys_[i] = keys_[j];
+        stamps_[i] = stamps_[j];
+        i = j;
+      }
+    }
+    keys_[i] = 0;
+    --used_;
+  }
+
+  void rehash(std::size_t slots) {
+    std::vector<std::uint64_t> old_keys = std::move(keys_);
+    std::vector<Time> old_stamps = std::move(stamps_);
+    keys_.assign(slots, 0);
+    stamps_.assign(slots, 0);
+    set_shift(slots);
+    used_ = 0;
+    for (std::size_t i = 0; i < old_keys.size(); ++i)
+      if (old_keys[i] != 0) put(old_keys[i], old_stamps[i]);
+  }
+
+  // FIFO as a power-of-two ring buffer (its capacity is the memory we report).
+  void push(Record r) {
+    if (fifo_size_ == fifo_.size()) regrow_fifo(2 * fifo_.size());
+    fifo_[(fifo_head_ + fifo_size_) & (fifo_.size() - 1)] = r;
+    ++fifo_size_;
+  }
+  void regrow_fifo(std::size_t cap) {
+    std::vector<Record> next(cap);
+    for (std::size_t i = 0; i < fifo_size_; ++i) next[i] = fifo_[(fifo_head_ + i) & (fifo_.size() - 1)];
+    fifo_ = std::move(next);
+    fifo_head_ = 0;
+  }
+
+  // Drops expired records from the front (the newest stamp is latest_) and shrinks the
+  // structures when a burst has passed, so memory follows the window's content.
+  void sweep() {
+    while (fifo_size_ > 0) {
+      const Record& r = fifo_[fifo_head_];
+      if (live(r.stamp, latest_)) break;
+      erase_if_stamp(r.fp, r.stamp);
+      fifo_head_ = (fifo_head_ + 1) & (fifo_.size() - 1);
+      --fifo_size_;
+    }
+    if (keys_.size() > kMinSlots && 8 * used_ < keys_.size()) rehash(std::max(kMinSlots, keys_.size() / 4));
+    if (fifo_.size() > kMinFifo && 8 * fifo_size_ < fifo_.size()) regrow_fifo(std::max(kMinFifo, fifo_.size() / 4));
+  }
+
+  std::vector<Record> live_records() const {
+    std::vector<Record> out;
+    out.reserve(size());
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != 0 && live(stamps_[i], latest_)) out.push_back(Record{stamps_[i], keys_[i]});
+    if (has_zero_ && live(zero_stamp_, latest_)) out.push_back(Record{zero_stamp_, 0});
+    std::sort(out.begin(), out.end(), [](const Record& a, const Record& b) {
+      return a.stamp != b.stamp ? a.stamp < b.stamp : a.fp < b.fp;
+    });
+    return out;
+  }
+
+  // Rebuilds the FIFO with one record per live key, in stamp order, and drops expired keys
+  // from the table (each of them would otherwise lose its FIFO record).
+  void compact_fifo() {
+    std::vector<Record> recs = live_records();
+    std::size_t cap = kMinFifo;
+    while (cap < 2 * recs.size()) cap *= 2;
+    fifo_.assign(cap, Record{});
+    std::copy(recs.begin(), recs.end(), fifo_.begin());
+    fifo_head_ = 0;
+    fifo_size_ = recs.size();
+    std::size_t slots = kMinSlots;
+    while (4 * recs.size() > 3 * slots) slots *= 2;
+    keys_.assign(slots, 0);
+    stamps_.assign(slots, 0);
+    set_shift(slots);
+    used_ = 0;
+    has_zero_ = false;
+    for (const Record& r : recs) put(r.fp, r.stamp);
+  }
+
+  void set_shift(std::size_t slots) {
+    shift_ = 64;
+    for (std::size_t s = slots; s > 1; s >>= 1) --shift_;
+  }
+
+  Duration span_ = 0;
+  std::uint64_t window_count_ = 0;
+  Time latest_ = 0;  // time window: latest time seen (min before any insert); count window: inserts so far
+  std::uint64_t keys_inserted_ = 0;
+
+  std::vector<std::uint64_t> keys_;
+  std::vector<Time> stamps_;
+  std::size_t used_ = 0;
+  int shift_ = 64;
+  bool has_zero_ = false;
+  Time zero_stamp_ = 0;
+
+  std::vector<Record> fifo_;
+  std::size_t fifo_head_ = 0;
+  std::size_t fifo_size_ = 0;
+};
+
+}  // namespace tlbf

@@ -1,0 +1,490 @@
+// Guarded epoch Bloom filters (Alpay & Sarioglu, "Guarded Epoch Bloom Filters for
+// Sliding-Window Membership", arXiv 2606.19210, 2026), over a count window as in the paper and
+// over a time window (our extension).
+//
+// GuardedEpochFilter (count window W, paper §3): r+1 equal Bloom-filter segments of s bits.
+// Inserts go to the active segment; the insert that finds the active segment holding
+// ℓ = ⌈W/r⌉ keys first clears the next segment and makes it active (lazy rotation, which is
+// what reproduces the paper's measured stale rate). Invariant, after n >= 1 inserts: the
+// active segment holds the last c ∈ [1, ℓ] inserts and each of the other r segments one full
+// earlier epoch of ℓ, so the last c + rℓ >= W inserts are all present (paper Lemma 1: no false
+// negatives for the last W inserts). A key's segment is cleared by the ((r+1)ℓ)-th insert
+// after the first insert of its epoch, so its own insert stops making it positive after at
+// most (r+1)ℓ later inserts, which is W + ℓ when r divides W (Proposition 1); otherwise
+// (r+1)ℓ < W + ℓ + r. Queries probe all r+1 segments with the same positions, computed once.
+//
+// TimedEpochFilter (time window `span`): epochs of E = ⌈span/r⌉ ns of the caller's clock,
+// aligned to multiples of E, so r·E >= span. Epoch e lives in ring slot e mod (r+1); a query at
+// time t (epoch c) consults epochs c−r .. c. A key inserted at t0 with t − t0 < span has
+// t0 > t − rE, hence epoch >= c − r: no false negatives inside the window, whatever gaps
+// passed (several boundaries at once just free several slots). It stays positive only while
+// t − t0 < (r+1)·E, i.e. at most one epoch (plus rounding, < r ns) beyond the span.
+// Segments adapt to the rate like TLBF slices: an epoch's first block is sized from the
+// insert count of the last finished epoch (plus 2σ headroom); if the epoch outgrows it, a
+// block of twice the capacity is added, with targets tightened geometrically (0.9·f, then
+// 0.05·f, 0.025·f, ...) so the epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap
+// (max_memory_bytes): blocks beyond the cap are not allocated; the epoch keeps filling its
+// last block (or a first block shrunk to fit), so false negatives stay impossible and only
+// the false-positive rate rises above the target while the cap binds (memory_capped = true).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tlbf/config.hpp"
+#include "tlbf/detail/gebf_math.hpp"
+#include "tlbf/detail/gebf_segment.hpp"
+#include "tlbf/filter.hpp"
+
+namespace tlbf {
+
+namespace detail {
+inline constexpr std::uint8_t kGebfCount = 1;
+inline constexpr std::uint8_t kGebfTimed = 2;
+inline constexpr std::uint8_t kGebfFormat = 1;
+inline constexpr std::uint32_t kGebfMaxR = 65535;
+inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB: beyond any sane state
+
+inline void check_gebf_r(std::uint32_t r) {
+  if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r must be in [1, 65535], got " + std::to_string(r));
+}
+inline void check_error_rate(double p) {
+  if (!(p > 0 && p < 1)) throw invalid_parameter("error_rate must be in (0,1), got " + std::to_string(p));
+}
+inline std::uint64_t unit_bits(bool blocked) { return blocked ? kGebfBlockBits : 64; }
+}  // namespace detail
+
+class GuardedEpochFilter final : public WindowFilter {
+ public:
+  explicit GuardedEpochFilter(const FilterConfig& cfg) {
+    if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for the count-window GEBF");
+    if (cfg.window_count > (std::uint64_t{1} << 40))
+      throw invalid_parameter("window_count too large: " + std::to_string(cfg.window_count));
+    detail::check_gebf_r(cfg.gebf_r);
+    if (!(cfg.gebf_bits_per_key >= 0) || !std::isfinite(cfg.gebf_bits_per_key))
+      throw invalid_parameter("gebf_bits_per_key must be >= 0, got " + std::to_string(cfg.gebf_bits_per_key));
+    if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
+    window_ = cfg.window_count;
+    r_ = cfg.gebf_r;
+    blocked_ = cfg.gebf_blocked;
+    ell_ = (window_ + r_ - 1) / r_;
+    const std::uint64_t unit = detail::unit_bits(blocked_);
+    std::uint64_t seg_bits;
+    if (cfg.gebf_bits_per_key > 0) {
+      // The paper's budget: m = bits_per_key · W split into r+1 equal segments.
+      double m = cfg.gebf_bits_per_key * static_cast<double>(window_);
+      seg_bits = static_cast<std::uint64_t>(m / static_cast<double>(r_ + 1) / static_cast<double>(unit)) * unit;
+    } else {
+      detail::check_error_rate(cfg.error_rate);
+      seg_bits = segment_shape_for(blocked_, static_cast<double>(ell_), gebf_segment_target(cfg.error_rate, r_)).bits;
+    }
+    std::uint64_t cap_bits = std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8 / (r_ + 1) / unit * unit;
+    if (seg_bits > cap_bits) {
+      seg_bits = cap_bits;
+      capped_ = true;
+    }
+    seg_bits = std::max(seg_bits, unit);
+    seg_bits_ = seg_bits;
+    k_ = best_k(blocked_, static_cast<double>(ell_), static_cast<double>(seg_bits_));
+    words_.assign((r_ + 1) * (seg_bits_ / 64), 0);
+  }
+
+  static std::unique_ptr<GuardedEpochFilter> load(ByteReader& in) {
+    if (in.u8() != detail::kGebfFormat) throw state_error("state: gebf: unknown format version");
+    auto f = std::unique_ptr<GuardedEpochFilter>(new GuardedEpochFilter());
+    f->window_ = in.u64();
+    f->r_ = in.u32();
+    std::uint8_t blocked = in.u8();
+    f->seg_bits_ = in.u64();
+    f->k_ = in.u32();
+    f->active_ = in.u32();
+    f->in_active_ = in.u64();
+    f->keys_inserted_ = in.u64();
+    std::uint8_t capped = in.u8();
+    if (f->window_ == 0 || f->window_ > (std::uint64_t{1} << 40) || f->r_ < 1 || f->r_ > detail::kGebfMaxR ||
+        blocked > 1 || capped > 1)
+      throw state_error("state: gebf: bad parameters");
+    f->blocked_ = blocked == 1;
+    f->capped_ = capped == 1;
+    f->ell_ = (f->window_ + f->r_ - 1) / f->r_;
+    const std::uint64_t unit = detail::unit_bits(f->blocked_);
+    if (f->seg_bits_ == 0 || f->seg_bits_ % unit != 0 || f->seg_bits_ > detail::kGebfMaxBits / (f->r_ + 1) ||
+        f->k_ < 1 || f->k_ > kGebfMaxK)
+      throw state_error("state: gebf: bad segment shape");
+    // The rotation state follows from the insert count (lazy rotation, see the top).
+    std::uint64_t n = f->keys_inserted_;
+    std::uint64_t expect_in = n == 0 ? 0 : (n - 1) % f->ell_ + 1;
+    std::uint64_t expect_active = n == 0 ? 0 : ((n - 1) / f->ell_) % (f->r_ + 1);
+    if (f->in_active_ != expect_in || f->active_ != expect_active)
+      throw state_error("state: gebf: rotation state does not match the insert count");
+    std::uint64_t nwords = (f->r_ + 1) * (f->seg_bits_ / 64);
+    f->words_ = in.words(nwords);
+    if (f->words_.size() != nwords) throw state_error("state: gebf: bit array has the wrong length");
+    return f;
+  }
+
+  bool may_contain(KeyHash h, Time) const override {
+    detail::Probe probes[kGebfMaxK];
+    detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
+    const std::uint64_t seg_words = seg_bits_ / 64;
+    for (std::uint64_t s = 0; s <= r_; ++s)
+      if (detail::all_set(words_.data() + s * seg_words, probes, k_)) return true;
+    return false;
+  }
+
+  void insert(KeyHash h, Time) override {
+    if (in_active_ == ell_) {
+      active_ = (active_ + 1) % (r_ + 1);
+      auto first = words_.begin() + static_cast<std::ptrdiff_t>(active_ * (seg_bits_ / 64));
+      std::fill(first, first + static_cast<std::ptrdiff_t>(seg_bits_ / 64), 0);
+      in_active_ = 0;
+    }
+    detail::Probe probes[kGebfMaxK];
+    detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
+    detail::set_all(words_.data() + active_ * (seg_bits_ / 64), probes, k_);
+    ++in_active_;
+    ++keys_inserted_;
+  }
+
+  FilterStats stats(Time) const override {
+    FilterStats s;
+    s.algorithm = blocked_ ? "gebf-blocked" : "gebf";
+    s.slices = r_ + 1;
+    s.k = k_;
+    s.slice0_bits = seg_bits_;
+    s.bits_allocated = words_.size() * 64;
+    s.keys_inserted = keys_inserted_;
+    s.live_keys = std::min(keys_inserted_, window_);
+    s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
+    s.memory_capped = capped_;
+    return s;
+  }
+
+  void save(ByteWriter& out) const override {
+    out.u8(static_cast<std::uint8_t>(Algorithm::gebf));
+    out.u8(detail::kGebfCount);
+    out.u8(detail::kGebfFormat);
+    out.u64(window_);
+    out.u32(r_);
+    out.u8(blocked_ ? 1 : 0);
+    out.u64(seg_bits_);
+    out.u32(k_);
+    out.u32(active_);
+    out.u64(in_active_);
+    out.u64(keys_inserted_);
+    out.u8(capped_ ? 1 : 0);
+    out.words(words_);
+  }
+
+  std::uint32_t r() const { return r_; }
+  std::uint64_t epoch_length() const { return ell_; }
+  std::uint64_t segment_bits() const { return seg_bits_; }
+  std::uint32_t k() const { return k_; }
+  bool blocked() const { return blocked_; }
+  // The paper's approximation for the current shape, with every segment full.
+  double predicted_fpr() const { return gebf_fpr(k_, ell_, seg_bits_, r_, blocked_); }
+
+ private:
+  GuardedEpochFilter() = default;
+
+  std::uint64_t window_ = 0;
+  std::uint32_t r_ = 0;
+  bool blocked_ = false;
+  std::uint64_t ell_ = 0;
+  std::uint64_t seg_bits_ = 0;
+  std::uint32_t k_ = 0;
+  std::uint32_t active_ = 0;
+  std::uint64_t in_active_ = 0;
+  std::uint64_t keys_inserted_ = 0;
+  bool capped_ = false;
+  std::vector<std::uint64_t> words_;  // segment i is words [i·s/64, (i+1)·s/64)
+};
+
+class TimedEpochFilter final : public WindowFilter {
+ public:
+  explicit TimedEpochFilter(const FilterConfig& cfg) {
+    if (cfg.span <= 0) throw invalid_parameter("span must be > 0 for the time-window GEBF, got " + std::to_string(cfg.span));
+    detail::check_gebf_r(cfg.gebf_r);
+    detail::check_error_rate(cfg.error_rate);
+    if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
+    span_ = cfg.span;
+    r_ = cfg.gebf_r;
+    blocked_ = cfg.gebf_blocked;
+    target_ = cfg.error_rate;
+    epoch_ns_ = span_ / r_ + (span_ % r_ != 0 ? 1 : 0);
+    cap_bits_ = std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8;
+    last_count_ = std::max<std::uint64_t>(1, (cfg.capacity + r_ - 1) / r_);
+    slots_.resize(r_ + 1);
+  }
+
+  static std::unique_ptr<TimedEpochFilter> load(ByteReader& in) {
+    if (in.u8() != detail::kGebfFormat) throw state_error("state: gebf: unknown format version");
+    auto f = std::unique_ptr<TimedEpochFilter>(new TimedEpochFilter());
+    f->span_ = in.i64();
+    f->r_ = in.u32();
+    std::uint8_t blocked = in.u8();
+    f->target_ = in.f64();
+    f->epoch_ns_ = in.i64();
+    f->cap_bits_ = in.u64();
+    f->last_count_ = in.u64();
+    f->latest_ = in.i64();
+    f->current_ = in.i64();
+    f->keys_inserted_ = in.u64();
+    std::uint8_t capped = in.u8();
+    if (f->span_ <= 0 || f->r_ < 1 || f->r_ > detail::kGebfMaxR || blocked > 1 || capped > 1 ||
+        !(f->target_ > 0 && f->target_ < 1) || f->epoch_ns_ != f->span_ / f->r_ + (f->span_ % f->r_ != 0 ? 1 : 0) ||
+        f->cap_bits_ == 0 || f->cap_bits_ > detail::kGebfMaxBits || f->last_count_ == 0)
+      throw state_error("state: gebf: bad parameters");
+    f->blocked_ = blocked == 1;
+    f->capped_ = capped == 1;
+    if (f->latest_ < -kTimeLimit || f->latest_ > kTimeLimit || f->current_ < -kTimeLimit || f->current_ > kTimeLimit)
+      throw state_error("state: gebf: time out of range");
+    if (f->keys_inserted_ > 0 && f->epoch_of(f->latest_) != f->current_)
+      throw state_error("state: gebf: current epoch does not match the latest time");
+    const std::uint64_t unit = detail::unit_bits(f->blocked_);
+    f->slots_.resize(f->r_ + 1);
+    std::uint64_t total_count = 0;
+    for (std::uint32_t i = 0; i <= f->r_; ++i) {
+      Slot& s = f->slots_[i];
+      s.epoch = in.i64();
+      s.count = in.u64();
+      std::uint64_t nblocks = in.u64();
+      if (nblocks > 64) throw state_error("state: gebf: too many blocks in an epoch");
+      if (nblocks == 0 && s.count != 0) throw state_error("state: gebf: inserts in an empty epoch");
+      if (nblocks > 0) {
+        if (f->keys_inserted_ == 0 || s.epoch > f->current_ || s.epoch < f->current_ - static_cast<Time>(f->r_) ||
+            f->slot_index(s.epoch) != i)
+          throw state_error("state: gebf: epoch out of place");
+      }
+      std::uint64_t block_sum = 0;
+      for (std::uint64_t b = 0; b < nblocks; ++b) {
+        Block blk;
+        blk.bits = in.u64();
+        blk.k = in.u32();
+        blk.capacity = in.u64();
+        blk.count = in.u64();
+        if (blk.bits == 0 || blk.bits % unit != 0 || blk.bits > detail::kGebfMaxBits || blk.k < 1 || blk.k > kGebfMaxK)
+          throw state_error("state: gebf: bad block shape");
+        f->used_bits_ += blk.bits;
+        if (f->used_bits_ > detail::kGebfMaxBits) throw state_error("state: gebf: too much memory");
+        blk.words = in.words(blk.bits / 64);
+        if (blk.words.size() != blk.bits / 64) throw state_error("state: gebf: bit array has the wrong length");
+        block_sum += blk.count;
+        s.blocks.push_back(std::move(blk));
+      }
+      if (block_sum != s.count) throw state_error("state: gebf: epoch count does not match its blocks");
+      total_count += s.count;
+    }
+    if (total_count > f->keys_inserted_) throw state_error("state: gebf: more keys held than inserted");
+    return f;
+  }
+
+  bool may_contain(KeyHash h, Time now) const override {
+    if (keys_inserted_ == 0) return false;
+    const Time c = epoch_of(std::max(now, latest_));
+    detail::Probe probes[kGebfMaxK];
+    for (const Slot& s : slots_) {
+      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      for (const Block& b : s.blocks) {
+        detail::gebf_probes(h, b.k, b.bits, blocked_, probes);
+        if (detail::all_set(b.words.data(), probes, b.k)) return true;
+      }
+    }
+    return false;
+  }
+
+  void insert(KeyHash h, Time now) override {
+    latest_ = keys_inserted_ == 0 ? now : std::max(now, latest_);
+    const Time e = epoch_of(latest_);
+    if (keys_inserted_ == 0 || e != current_) advance(e);
+    Slot& s = slots_[slot_index(e)];
+    if (s.blocks.back().count >= s.blocks.back().capacity) grow(s);
+    Block& b = s.blocks.back();
+    detail::Probe probes[kGebfMaxK];
+    detail::gebf_probes(h, b.k, b.bits, blocked_, probes);
+    detail::set_all(b.words.data(), probes, b.k);
+    ++b.count;
+    ++s.count;
+    ++keys_inserted_;
+  }
+
+  FilterStats stats(Time now) const override {
+    FilterStats st;
+    st.algorithm = blocked_ ? "gebf-blocked" : "gebf";
+    st.slices = r_ + 1;
+    st.keys_inserted = keys_inserted_;
+    st.memory_capped = capped_;
+    st.bits_allocated = used_bits_;
+    if (keys_inserted_ == 0) return st;
+    const Time t = std::max(now, latest_);
+    const Time c = epoch_of(t);
+    double live = 0;
+    for (const Slot& s : slots_) {
+      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      if (s.epoch == c) {
+        st.k = s.blocks.back().k;
+        for (const Block& b : s.blocks) st.slice0_bits += b.bits;
+      }
+      // The oldest epoch straddles the window start: count the share of it still inside.
+      double share = 1.0;
+      if (s.epoch == c - static_cast<Time>(r_)) {
+        double end = static_cast<double>(s.epoch + 1) * static_cast<double>(epoch_ns_);
+        double start = static_cast<double>(t - span_ + 1);
+        share = std::clamp((end - start) / static_cast<double>(epoch_ns_), 0.0, 1.0);
+      }
+      live += share * static_cast<double>(s.count);
+    }
+    st.live_keys = static_cast<std::uint64_t>(std::llround(live));
+    st.bits_per_live_key = st.live_keys ? static_cast<double>(st.bits_allocated) / static_cast<double>(st.live_keys) : 0.0;
+    return st;
+  }
+
+  void save(ByteWriter& out) const override {
+    out.u8(static_cast<std::uint8_t>(Algorithm::gebf));
+    out.u8(detail::kGebfTimed);
+    out.u8(detail::kGebfFormat);
+    out.i64(span_);
+    out.u32(r_);
+    out.u8(blocked_ ? 1 : 0);
+    out.f64(target_);
+    out.i64(epoch_ns_);
+    out.u64(cap_bits_);
+    out.u64(last_count_);
+    out.i64(latest_);
+    out.i64(current_);
+    out.u64(keys_inserted_);
+    out.u8(capped_ ? 1 : 0);
+    for (const Slot& s : slots_) {
+      out.i64(s.epoch);
+      out.u64(s.count);
+      out.u64(s.blocks.size());
+      for (const Block& b : s.blocks) {
+        out.u64(b.bits);
+        out.u32(b.k);
+        out.u64(b.capacity);
+        out.u64(b.count);
+        out.words(b.words);
+      }
+    }
+  }
+
+  Duration epoch_ns() const { return epoch_ns_; }
+  std::uint32_t r() const { return r_; }
+
+ private:
+  struct Block {
+    std::uint64_t bits = 0;
+    std::uint32_t k = 1;
+    std::uint64_t capacity = 0;  // keys it was sized for
+    std::uint64_t count = 0;
+    std::vector<std::uint64_t> words;
+  };
+  struct Slot {
+    Time epoch = 0;
+    std::uint64_t count = 0;
+    std::vector<Block> blocks;  // empty = unused
+  };
+
+  TimedEpochFilter() = default;
+
+  // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.
+  static constexpr Time kTimeLimit = Time{1} << 62;
+
+  Time epoch_of(Time t) const {
+    Time q = t / epoch_ns_;
+    return (t % epoch_ns_ < 0) ? q - 1 : q;
+  }
+  std::size_t slot_index(Time e) const {
+    Time m = e % static_cast<Time>(r_ + 1);
+    return static_cast<std::size_t>(m < 0 ? m + static_cast<Time>(r_ + 1) : m);
+  }
+
+  // Enters epoch e: frees every epoch that can no longer answer for the window, then opens
+  // e with a block sized from the last finished epoch's insert count.
+  void advance(Time e) {
+    if (keys_inserted_ > 0) {
+      const Slot& cur = slots_[slot_index(current_)];
+      if (!cur.blocks.empty() && cur.epoch == current_) last_count_ = std::max<std::uint64_t>(1, cur.count);
+    }
+    for (Slot& s : slots_)
+      if (!s.blocks.empty() && s.epoch < e - static_cast<Time>(r_)) release(s);
+    current_ = e;
+    Slot& s = slots_[slot_index(e)];
+    release(s);
+    s.epoch = e;
+    double pred = static_cast<double>(last_count_);
+    auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 64.0);
+    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), /*first=*/true));
+  }
+
+  // The epoch has outgrown its blocks: add one of twice the capacity at a tighter rate.
+  void grow(Slot& s) {
+    std::size_t j = s.blocks.size();
+    double f = 0.1 * epoch_target() * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(j, 60)));
+    std::uint64_t capacity = s.blocks.back().capacity * 2;
+    Block b = make_block(capacity, f, /*first=*/false);
+    if (b.bits > 0) s.blocks.push_back(std::move(b));
+    else s.blocks.back().capacity = std::numeric_limits<std::uint64_t>::max();  // capped: keep filling
+  }
+
+  // bits == 0 in the result means "does not fit under the cap" (never for a first block,
+  // which shrinks to what is left, and to one unit at least, so an epoch can always insert).
+  Block make_block(std::uint64_t capacity, double f, bool first) {
+    SegmentShape shape = segment_shape_for(blocked_, static_cast<double>(capacity), f);
+    const std::uint64_t unit = detail::unit_bits(blocked_);
+    Block b;
+    b.capacity = capacity;
+    if (used_bits_ + shape.bits > cap_bits_) {
+      capped_ = true;
+      if (!first) return b;
+      std::uint64_t left = cap_bits_ > used_bits_ ? (cap_bits_ - used_bits_) / unit * unit : 0;
+      shape.bits = std::max(left, unit);
+      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(shape.bits));
+      b.capacity = std::numeric_limits<std::uint64_t>::max();
+    }
+    b.bits = shape.bits;
+    b.k = shape.k;
+    b.words.assign(b.bits / 64, 0);
+    used_bits_ += b.bits;
+    return b;
+  }
+
+  void release(Slot& s) {
+    for (const Block& b : s.blocks) used_bits_ -= b.bits;
+    s.blocks.clear();
+    s.blocks.shrink_to_fit();
+    s.count = 0;
+  }
+
+  double epoch_target() const { return gebf_segment_target(target_, r_); }
+
+  Duration span_ = 0;
+  std::uint32_t r_ = 0;
+  bool blocked_ = false;
+  double target_ = 0;
+  Duration epoch_ns_ = 1;
+  std::uint64_t cap_bits_ = 0;
+  std::uint64_t used_bits_ = 0;
+  std::uint64_t last_count_ = 1;  // inserts of the last finished epoch: the next epoch's forecast
+  Time latest_ = 0;
+  Time current_ = 0;
+  std::uint64_t keys_inserted_ = 0;
+  bool capped_ = false;
+  std::vector<Slot> slots_;  // epoch e in slot e mod (r+1)
+};
+
+// Reads the sub-tag written after the Algorithm::gebf byte and loads that variant.
+inline std::unique_ptr<WindowFilter> load_gebf(ByteReader& in) {
+  switch (in.u8()) {
+    case detail::kGebfCount: return GuardedEpochFilter::load(in);
+    case detail::kGebfTimed: return TimedEpochFilter::load(in);
+    default: throw state_error("state: gebf: unknown variant");
+  }
+}
+
+}  // namespace tlbf
