@@ -1,42 +1,207 @@
-// Age-partitioned Bloom filter over a count window (Shtul, Baquero, Almeida 2020).
+// Age-partitioned Bloom filter over a count window (Shtul, Baquero, Almeida 2020; summarised
+// in Rodrigues et al. 2023, §5): remembers at least the last `window_count` inserts.
+//
+// Structure: k + l slices of m bits each, kept as one contiguous word array used as a ring
+// (`head_` is the physical slice at position 0, the newest). Slice at physical index j uses
+// probe hash j (probe_hash(h, j), k + l distinct hashes as in the APBF paper), so a slice
+// keeps its hash as it ages.
+//
+// Insert sets one bit in each of positions 0..k-1. After a generation of g = floor(m ln2 / k)
+// inserts, the next insert first shifts: the oldest slice (position k + l - 1) is cleared
+// in full and becomes position 0. Query is the jump-back scan (detail::jump_back_query):
+// present iff some k consecutive slices all hold the key's bit.
+//
+// Window guarantee (the invariant the sizing keeps): a key leaves the filter only at the
+// (l + 1)-th shift after its own generation, and at least l generations of g inserts follow
+// it before that shift, so a key is reported while it is among the last l*g + 1 inserts.
+// The constructor picks g = ceil(window_count / l), hence l*g >= window_count, and
+// m = ceil(g k / ln 2) rounded up to whole words (which can only raise g).
+//
+// Saved form (after the tag byte): u32 k, u32 l, u64 window_count, u64 slice bits m,
+// u64 inserts in the current generation, u32 head, u64 keys inserted, word array.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tlbf/config.hpp"
+#include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/filter.hpp"
+#include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 
 namespace tlbf {
 
 class AgePartitionedFilter final : public WindowFilter {
  public:
-  explicit AgePartitionedFilter(const FilterConfig& cfg) : cfg_(cfg) {}
+  explicit AgePartitionedFilter(const FilterConfig& cfg) {
+    if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for apbf, got 0");
+    if (!(cfg.error_rate > 0.0 && cfg.error_rate < 1.0))
+      throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(cfg.error_rate));
+    if (cfg.k.has_value() != cfg.l.has_value())
+      throw invalid_parameter(std::string("k and l must be given together; only ") + (cfg.k ? "k" : "l") + " was set");
+    if (cfg.k) {
+      if (*cfg.k == 0 || *cfg.k > detail::kMaxK)
+        throw invalid_parameter("k must be in [1, " + std::to_string(detail::kMaxK) + "], got " + std::to_string(*cfg.k));
+      if (*cfg.l == 0) throw invalid_parameter("l must be >= 1, got 0");
+      if (std::uint64_t{*cfg.k} + *cfg.l > cfg.max_kl)
+        throw invalid_parameter("k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l) +
+                                " exceeds max_kl = " + std::to_string(cfg.max_kl));
+      k_ = *cfg.k;
+      l_ = *cfg.l;
+    } else {
+      SliceLayout layout = choose_kl(cfg.error_rate, cfg.max_kl);
+      k_ = layout.k;
+      l_ = layout.l;
+    }
+    window_ = cfg.window_count;
+    const std::uint64_t max_bits = cfg.max_memory_bytes > detail::kMaxTotalBits / 8 ? detail::kMaxTotalBits
+                                                                                     : cfg.max_memory_bytes * 8;
+    const std::uint64_t slice_cap = max_bits / (k_ + l_) / 64 * 64;
+    const std::uint64_t gen = window_ / l_ + (window_ % l_ != 0);
+    const std::uint64_t bits = detail::slice_bits_for(static_cast<double>(gen) * k_, 64, slice_cap + 64);
+    if (slice_cap < 64 || bits > slice_cap)
+      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) +
+                              " bytes is too small for an apbf of window_count " + std::to_string(window_) +
+                              " with k = " + std::to_string(k_) + ", l = " + std::to_string(l_));
+    set_layout(bits);
+    // ceil() in floating point may land a hair low; the window guarantee needs g >= gen.
+    while (generation_ < gen) set_layout(bits_ + 64);
+    if (bits_ > slice_cap)
+      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) + " bytes is too small for window_count " +
+                              std::to_string(window_));
+    words_.assign(std::size_t{slices()} * words_per_slice_, 0);
+  }
+
   static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) {
-    (void)in;
-    throw state_error("state: apbf load not implemented");
+    std::unique_ptr<AgePartitionedFilter> f(new AgePartitionedFilter());
+    f->k_ = in.u32();
+    f->l_ = in.u32();
+    f->window_ = in.u64();
+    const std::uint64_t bits = in.u64();
+    f->gen_count_ = in.u64();
+    f->head_ = in.u32();
+    f->keys_inserted_ = in.u64();
+    if (f->k_ == 0 || f->k_ > detail::kMaxK || f->l_ == 0 || std::uint64_t{f->k_} + f->l_ > detail::kMaxSlicesHard)
+      throw state_error("state: apbf k or l out of range");
+    if (f->window_ == 0) throw state_error("state: apbf window_count is 0");
+    if (bits == 0 || bits % 64 != 0 || bits > detail::kMaxTotalBits / f->slices())
+      throw state_error("state: apbf slice size out of range");
+    f->set_layout(bits);
+    if (f->generation_ == 0 || f->generation_ < f->window_ / f->l_ + (f->window_ % f->l_ != 0))
+      throw state_error("state: apbf slices too small for its window");
+    if (f->gen_count_ > f->generation_ || f->head_ >= f->slices()) throw state_error("state: apbf counters inconsistent");
+    const std::uint64_t expect = std::uint64_t{f->slices()} * f->words_per_slice_;
+    f->words_ = in.words(expect);
+    if (f->words_.size() != expect) throw state_error("state: apbf bit array has the wrong length");
+    return f;
   }
-  bool may_contain(KeyHash h, Time now) const override {
-    (void)h;
-    (void)now;
-    return false;
+
+  bool may_contain(KeyHash h, Time /*now*/) const override { return contains(h); }
+  void insert(KeyHash h, Time /*now*/) override { add(h); }
+  bool insert_if_absent(KeyHash h, Time /*now*/) override {
+    if (contains(h)) return false;
+    add(h);
+    return true;
   }
-  void insert(KeyHash h, Time now) override {
-    (void)h;
-    (void)now;
+
+  // Non-virtual fast paths (the class is final; callers holding the concrete type skip the
+  // virtual dispatch).
+  bool contains(KeyHash h) const {
+    return detail::jump_back_query(slices(), k_, [&](std::size_t pos) {
+      const std::uint32_t j = physical(pos);
+      return detail::test_bit(&words_[std::size_t{j} * words_per_slice_], reduce(probe_hash(h, j), bits_));
+    });
   }
-  FilterStats stats(Time now) const override {
-    (void)now;
+  void add(KeyHash h) {
+    if (gen_count_ >= generation_) shift();
+    for (std::uint32_t pos = 0; pos < k_; ++pos) {
+      const std::uint32_t j = physical(pos);
+      detail::set_bit(&words_[std::size_t{j} * words_per_slice_], reduce(probe_hash(h, j), bits_));
+    }
+    ++gen_count_;
+    ++keys_inserted_;
+  }
+
+  FilterStats stats(Time /*now*/) const override {
     FilterStats s;
     s.algorithm = "apbf";
+    s.slices = slices();
+    s.k = k_;
+    s.l = l_;
+    s.slice0_bits = bits_;
+    s.bits_allocated = bits_ * slices();
+    s.keys_inserted = keys_inserted_;
+    // In a count window exactly the last window_count inserts are inside it.
+    s.live_keys = std::min(keys_inserted_, window_);
+    s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
     return s;
   }
-  void save(ByteWriter& out) const override { out.u8(static_cast<std::uint8_t>(Algorithm::apbf)); }
+
+  void save(ByteWriter& out) const override {
+    out.u8(static_cast<std::uint8_t>(Algorithm::apbf));
+    out.u32(k_);
+    out.u32(l_);
+    out.u64(window_);
+    out.u64(bits_);
+    out.u64(gen_count_);
+    out.u32(head_);
+    out.u64(keys_inserted_);
+    out.words(words_);
+  }
+
+  std::uint32_t k() const { return k_; }
+  std::uint32_t l() const { return l_; }
+  std::uint32_t slices() const { return k_ + l_; }
+  // Inserts per generation, g = floor(m ln2 / k).
+  std::uint64_t generation() const { return generation_; }
+  SliceView slice(std::size_t position) const {
+    const std::uint32_t j = physical(position % slices());
+    SliceView v;
+    v.bits = bits_;
+    v.inserts = position == 0 ? gen_count_ : 0;
+    v.hash_index = j;
+    v.ones = detail::count_ones(&words_[std::size_t{j} * words_per_slice_], words_per_slice_);
+    return v;
+  }
 
  private:
-  FilterConfig cfg_;
+  AgePartitionedFilter() = default;
+
+  void set_layout(std::uint64_t bits) {
+    bits_ = bits;
+    words_per_slice_ = bits / 64;
+    generation_ = static_cast<std::uint64_t>(static_cast<double>(bits) * detail::kLn2 / k_);
+  }
+
+  // Position 0 is the newest slice; positions grow with age. No division: pos < slices().
+  std::uint32_t physical(std::size_t pos) const {
+    std::size_t j = head_ + pos;
+    if (j >= slices()) j -= slices();
+    return static_cast<std::uint32_t>(j);
+  }
+
+  // The oldest slice becomes the newest: clear all of it (not just part, bug e of the
+  // reference implementation) before it takes inserts again.
+  void shift() {
+    head_ = head_ == 0 ? slices() - 1 : head_ - 1;
+    std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(std::size_t{head_} * words_per_slice_), words_per_slice_,
+                std::uint64_t{0});
+    gen_count_ = 0;
+  }
+
+  std::uint32_t k_ = 0, l_ = 0;
+  std::uint64_t window_ = 0;
+  std::uint64_t bits_ = 0;  // per slice, a multiple of 64
+  std::uint64_t words_per_slice_ = 0;
+  std::uint64_t generation_ = 0;
+  std::uint64_t gen_count_ = 0;
+  std::uint32_t head_ = 0;
+  std::uint64_t keys_inserted_ = 0;
+  std::vector<std::uint64_t> words_;
 };
 
 }  // namespace tlbf

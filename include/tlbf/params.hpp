@@ -1,8 +1,18 @@
 // Parameter maths for the age-partitioned filters (APBF and TLBF).
 //
-// apbf_fpr(k, l) is the false-positive rate F(0,0) of an APBF with k+l slices under the
-// jump-back query (Shtul, Baquero, Almeida 2020, §4; restated in Rodrigues et al. 2023, eq. 1-2).
-// choose_kl() picks the layout with the fewest bits per key meeting a target rate.
+// apbf_fpr(k, l) is the false-positive rate of an age-partitioned Bloom filter of k + l
+// slices queried with the jump-back algorithm, taken just before a shift, when slice i has
+// fill r_i = (i+1)/(2k) for i < k and 1/2 beyond (Shtul, Baquero, Almeida 2020, §5;
+// Rodrigues et al. 2023, eq. 2 in its linear form). It is F(0, 0) of the recursion
+//   F(a, i) = 1                                        if a = k
+//           = 0                                        if i > l + a
+//           = r_i F(a+1, i+1) + (1 - r_i) F(0, i+1)    otherwise,
+// where a is the length of the current run of hits and i the slice being probed.
+//
+// choose_kl(target) searches every layout with k + l <= max_kl and returns the one with the
+// fewest bits per key, (k + l) k / (l ln 2), among those with apbf_fpr(k, l) <= target.
+// The bits-per-key formula follows from slices of m = g k / ln 2 bits (half full after the
+// k generations of g keys each slice receives) and a window of l generations.
 #pragma once
 
 #include <cmath>
@@ -15,21 +25,51 @@
 namespace tlbf {
 
 inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
-  (void)k;
-  (void)l;
-  return 1.0;
+  if (k == 0) throw invalid_parameter("apbf_fpr: k must be >= 1, got 0");
+  const std::size_t n = std::size_t{k} + l;  // slices; i ranges over 0..n
+  // F[a][i], filled from the last slice backwards so every F(., i+1) is known.
+  std::vector<double> f((std::size_t{k} + 1) * (n + 1), 0.0);
+  auto at = [&](std::size_t a, std::size_t i) -> double& { return f[a * (n + 1) + i]; };
+  for (std::size_t i = 0; i <= n; ++i) at(k, i) = 1.0;
+  for (std::size_t i = n; i-- > 0;) {
+    const double r = i < k ? static_cast<double>(i + 1) / (2.0 * k) : 0.5;
+    for (std::size_t a = 0; a < k; ++a) {
+      if (i > l + a) continue;  // too few slices left to complete a run: stays 0
+      at(a, i) = r * at(a + 1, i + 1) + (1.0 - r) * at(0, i + 1);
+    }
+  }
+  return at(0, 0);
 }
 
 struct SliceLayout {
   std::uint32_t k, l;
-  double fpr;
-  double bits_per_key;
+  double fpr;           // apbf_fpr(k, l)
+  double bits_per_key;  // (k + l) k / (l ln 2)
 };
 
+inline double apbf_bits_per_key(std::uint32_t k, std::uint32_t l) {
+  return static_cast<double>(k + l) * k / (static_cast<double>(l) * std::log(2.0));
+}
+
+// Ties in bits per key go to the smaller k + l (fewer slices to scan per query).
 inline SliceLayout choose_kl(double target_fpr, std::uint32_t max_kl = 64) {
-  (void)max_kl;
-  if (!(target_fpr > 0 && target_fpr < 1)) throw invalid_parameter("error_rate must be in (0,1), got " + std::to_string(target_fpr));
-  return SliceLayout{4, 3, 0.100586, 7.0 * 4 / (3 * std::log(2.0))};
+  if (!(target_fpr > 0.0 && target_fpr < 1.0))
+    throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(target_fpr));
+  if (max_kl < 2) throw invalid_parameter("max_kl must be >= 2 (k >= 1 and l >= 1), got " + std::to_string(max_kl));
+  if (max_kl > 4096) throw invalid_parameter("max_kl must be <= 4096, got " + std::to_string(max_kl));
+  SliceLayout best{0, 0, 1.0, 0.0};
+  for (std::uint32_t k = 1; k < max_kl; ++k) {
+    for (std::uint32_t l = 1; k + l <= max_kl; ++l) {
+      const double bpk = apbf_bits_per_key(k, l);
+      if (best.k != 0 && (bpk > best.bits_per_key || (bpk == best.bits_per_key && k + l >= best.k + best.l))) continue;
+      const double fpr = apbf_fpr(k, l);
+      if (fpr <= target_fpr) best = SliceLayout{k, l, fpr, bpk};
+    }
+  }
+  if (best.k == 0)
+    throw invalid_parameter("error_rate " + std::to_string(target_fpr) + " cannot be reached with k + l <= max_kl = " +
+                            std::to_string(max_kl));
+  return best;
 }
 
 }  // namespace tlbf
