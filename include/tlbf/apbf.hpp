@@ -39,27 +39,11 @@ class AgePartitionedFilter final : public WindowFilter {
  public:
   explicit AgePartitionedFilter(const FilterConfig& cfg) {
     if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for apbf, got 0");
-    if (!(cfg.error_rate > 0.0 && cfg.error_rate < 1.0))
-      throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(cfg.error_rate));
-    if (cfg.k.has_value() != cfg.l.has_value())
-      throw invalid_parameter(std::string("k and l must be given together; only ") + (cfg.k ? "k" : "l") + " was set");
-    if (cfg.k) {
-      if (*cfg.k == 0 || *cfg.k > detail::kMaxK)
-        throw invalid_parameter("k must be in [1, " + std::to_string(detail::kMaxK) + "], got " + std::to_string(*cfg.k));
-      if (*cfg.l == 0) throw invalid_parameter("l must be >= 1, got 0");
-      if (std::uint64_t{*cfg.k} + *cfg.l > cfg.max_kl)
-        throw invalid_parameter("k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l) +
-                                " exceeds max_kl = " + std::to_string(cfg.max_kl));
-      k_ = *cfg.k;
-      l_ = *cfg.l;
-    } else {
-      SliceLayout layout = choose_kl(cfg.error_rate, cfg.max_kl);
-      k_ = layout.k;
-      l_ = layout.l;
-    }
+    const SliceLayout layout = detail::resolve_layout(cfg);
+    k_ = layout.k;
+    l_ = layout.l;
     window_ = cfg.window_count;
-    const std::uint64_t max_bits = cfg.max_memory_bytes > detail::kMaxTotalBits / 8 ? detail::kMaxTotalBits
-                                                                                     : cfg.max_memory_bytes * 8;
+    const std::uint64_t max_bits = detail::memory_cap_bits(cfg);
     const std::uint64_t slice_cap = max_bits / (k_ + l_) / 64 * 64;
     const std::uint64_t gen = window_ / l_ + (window_ % l_ != 0);
     const std::uint64_t bits = detail::slice_bits_for(static_cast<double>(gen) * k_, 64, slice_cap + 64);

@@ -78,32 +78,16 @@ class TimeLimitedFilter final : public WindowFilter {
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
     if (cfg.span <= 0) throw invalid_parameter("span must be > 0 ns for tlbf, got " + std::to_string(cfg.span));
-    if (!(cfg.error_rate > 0.0 && cfg.error_rate < 1.0))
-      throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(cfg.error_rate));
-    if (cfg.capacity == 0) throw invalid_parameter("capacity must be > 0, got 0");
-    if (cfg.k.has_value() != cfg.l.has_value())
-      throw invalid_parameter(std::string("k and l must be given together; only ") + (cfg.k ? "k" : "l") + " was set");
-    if (cfg.k) {
-      if (*cfg.k == 0 || *cfg.k > detail::kMaxK)
-        throw invalid_parameter("k must be in [1, " + std::to_string(detail::kMaxK) + "], got " + std::to_string(*cfg.k));
-      if (*cfg.l == 0) throw invalid_parameter("l must be >= 1, got 0");
-      if (std::uint64_t{*cfg.k} + *cfg.l > cfg.max_kl)
-        throw invalid_parameter("k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l) +
-                                " exceeds max_kl = " + std::to_string(cfg.max_kl));
-      k_ = *cfg.k;
-      l_ = *cfg.l;
-    } else {
-      SliceLayout layout = choose_kl(cfg.error_rate, cfg.max_kl);
-      k_ = layout.k;
-      l_ = layout.l;
-    }
+    const SliceLayout layout = detail::resolve_layout(cfg);
+    k_ = layout.k;
+    l_ = layout.l;
     if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
       throw invalid_parameter("max_slices must be in [k + l = " + std::to_string(k_ + l_) + ", " +
                               std::to_string(detail::kMaxSlicesHard) + "], got " + std::to_string(cfg.max_slices));
     span_ = cfg.span;
     compute_gen_limit();
     max_slices_ = cfg.max_slices;
-    max_bits_ = cfg.max_memory_bytes > detail::kMaxTotalBits / 8 ? detail::kMaxTotalBits : cfg.max_memory_bytes * 8;
+    max_bits_ = detail::memory_cap_bits(cfg);
     max_slice_bits_ = max_bits_ / (k_ + l_) / 64 * 64;
 
     // Initial slices as an APBF sized for `capacity` keys per span: g = capacity / l.

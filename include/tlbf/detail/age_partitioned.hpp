@@ -15,6 +15,10 @@
 #include <limits>
 #include <vector>
 
+#include <string>
+
+#include "tlbf/config.hpp"
+#include "tlbf/params.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf {
@@ -73,6 +77,28 @@ inline std::int64_t sat_sub(std::int64_t a, std::int64_t b) {
   if (__builtin_sub_overflow(a, b, &r))
     return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
   return r;
+}
+
+// The (k, l) layout a configuration asks for: given explicitly (both or neither), or chosen
+// by choose_kl() for the error rate. Throws invalid_parameter naming the bad field.
+inline SliceLayout resolve_layout(const FilterConfig& cfg) {
+  if (!(cfg.error_rate > 0.0 && cfg.error_rate < 1.0))
+    throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(cfg.error_rate));
+  if (cfg.k.has_value() != cfg.l.has_value())
+    throw invalid_parameter(std::string("k and l must be given together; only ") + (cfg.k ? "k" : "l") + " was set");
+  if (!cfg.k) return choose_kl(cfg.error_rate, cfg.max_kl);
+  if (*cfg.k == 0 || *cfg.k > kMaxK)
+    throw invalid_parameter("k must be in [1, " + std::to_string(kMaxK) + "], got " + std::to_string(*cfg.k));
+  if (*cfg.l == 0) throw invalid_parameter("l must be >= 1, got 0");
+  if (std::uint64_t{*cfg.k} + *cfg.l > cfg.max_kl)
+    throw invalid_parameter("k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l) + " exceeds max_kl = " +
+                            std::to_string(cfg.max_kl));
+  return SliceLayout{*cfg.k, *cfg.l, apbf_fpr(*cfg.k, *cfg.l), apbf_bits_per_key(*cfg.k, *cfg.l)};
+}
+
+// Bits the max_memory_bytes setting allows, saturated at kMaxTotalBits.
+inline std::uint64_t memory_cap_bits(const FilterConfig& cfg) {
+  return cfg.max_memory_bytes > kMaxTotalBits / 8 ? kMaxTotalBits : cfg.max_memory_bytes * 8;
 }
 
 // The jump-back query over slices 0..num_slices-1 (position 0 is the newest). `hit(pos)`

@@ -1,0 +1,106 @@
+// Parameter maths of the age-partitioned filters (include/tlbf/params.hpp): the exact F(0,0)
+// recursion against the published values, and choose_kl() against a brute-force search.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "tlbf/params.hpp"
+
+namespace {
+
+struct Known {
+  std::uint32_t k, l;
+  double fpr;
+};
+
+// Brute force without choose_kl's pruning: the fewest bits per key meeting the target.
+double best_bits_per_key(double target, std::uint32_t max_kl) {
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint32_t k = 1; k < max_kl; ++k)
+    for (std::uint32_t l = 1; k + l <= max_kl; ++l)
+      if (tlbf::apbf_fpr(k, l) <= target) best = std::min(best, tlbf::apbf_bits_per_key(k, l));
+  return best;
+}
+
+}  // namespace
+
+TEST_SUITE("params") {
+  TEST_CASE("apbf_fpr reproduces the published F(0,0) values") {
+    // From issue 2 (APBF paper, Table 1).
+    const Known known[] = {{4, 3, 0.100586}, {5, 7, 0.101603}, {7, 5, 0.011232},
+                           {10, 7, 0.001211}, {14, 11, 0.000099}, {17, 13, 0.000011}};
+    for (const Known& c : known) {
+      const double f = tlbf::apbf_fpr(c.k, c.l);
+      INFO("k=" << c.k << " l=" << c.l << " F=" << f);
+      CHECK((std::fabs(f - c.fpr) <= 1e-6 || std::fabs(f - c.fpr) <= 1e-3 * c.fpr));
+    }
+  }
+
+  TEST_CASE("apbf_fpr falls with k and rises with l") {
+    for (std::uint32_t k = 2; k < 20; ++k) {
+      for (std::uint32_t l = 1; l < 20; ++l) {
+        const double f = tlbf::apbf_fpr(k, l);
+        CHECK(f > 0.0);
+        CHECK(f < 1.0);
+        CHECK(tlbf::apbf_fpr(k, l + 1) > f);
+        CHECK(tlbf::apbf_fpr(k + 1, l) < f);
+      }
+    }
+    // With no extra slice it is a plain partitioned Bloom filter at the fills of eq. 2.
+    double plain = 1.0;
+    for (std::uint32_t i = 0; i < 4; ++i) plain *= (i + 1) / 8.0;
+    CHECK(tlbf::apbf_fpr(4, 0) == doctest::Approx(plain));
+    CHECK_THROWS_AS(tlbf::apbf_fpr(0, 3), tlbf::invalid_parameter);
+  }
+
+  TEST_CASE("choose_kl meets each target with the fewest bits per key (brute force, k+l <= 64)") {
+    // Paper Table 2: measured TLBF bits per element for each error rate (min, max).
+    struct Row {
+      double target;
+      int paper_min, paper_max;
+    };
+    const Row rows[] = {{1e-1, 10, 13}, {1e-2, 19, 24}, {1e-3, 26, 35}, {1e-4, 32, 45}, {1e-5, 41, 56}, {1e-6, 0, 0}};
+    for (const Row& r : rows) {
+      const tlbf::SliceLayout s = tlbf::choose_kl(r.target);
+      MESSAGE("target " << r.target << ": k=" << s.k << " l=" << s.l << " F(0,0)=" << s.fpr
+                        << " bits/key=" << s.bits_per_key << " (paper Table 2: "
+                        << (r.paper_max > 0 ? std::to_string(r.paper_min) + "-" + std::to_string(r.paper_max) : "n/a")
+                        << ")");
+      CHECK(s.k + s.l <= 64);
+      CHECK(s.fpr <= r.target);
+      CHECK(s.fpr == tlbf::apbf_fpr(s.k, s.l));
+      CHECK(s.bits_per_key == doctest::Approx(tlbf::apbf_bits_per_key(s.k, s.l)));
+      CHECK(s.bits_per_key == doctest::Approx(best_bits_per_key(r.target, 64)));
+      if (r.paper_max > 0) {
+        CHECK(s.bits_per_key >= r.paper_min);
+        CHECK(s.bits_per_key <= r.paper_max);
+      }
+    }
+  }
+
+  TEST_CASE("choose_kl respects a smaller bound on k + l") {
+    for (std::uint32_t max_kl : {8u, 16u, 30u}) {
+      const tlbf::SliceLayout s = tlbf::choose_kl(1e-3, max_kl);
+      CHECK(s.k + s.l <= max_kl);
+      CHECK(s.fpr <= 1e-3);
+      CHECK(s.bits_per_key == doctest::Approx(best_bits_per_key(1e-3, max_kl)));
+    }
+  }
+
+  TEST_CASE("choose_kl refuses targets and bounds it cannot work with") {
+    for (double bad : {0.0, 1.0, -0.1, 1.5, std::nan("")}) {
+      CHECK_THROWS_AS(tlbf::choose_kl(bad), tlbf::invalid_parameter);
+    }
+    CHECK_THROWS_AS(tlbf::choose_kl(0.1, 1), tlbf::invalid_parameter);
+    CHECK_THROWS_AS(tlbf::choose_kl(1e-12, 8), tlbf::invalid_parameter);  // unreachable with 8 slices
+    try {
+      tlbf::choose_kl(2.0);
+      FAIL("no exception");
+    } catch (const tlbf::invalid_parameter& e) {
+      CHECK(std::string(e.what()).find("error_rate") != std::string::npos);
+    }
+  }
+}
