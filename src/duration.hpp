@@ -1,0 +1,23 @@
+// Parsers for the quantities users type on the command line: durations ("250ms", "5m", a
+// bare number of seconds) and byte sizes ("512M", "2G"). Both are pure functions that
+// return nullopt for anything they do not fully understand, so the option layer can name
+// the offending value in one usage error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "tlbf/types.hpp"
+
+namespace tlbf_dedup {
+
+// Units: ns, us, ms, s, m, h, d; a bare number means seconds. A fraction is allowed
+// ("1.5s"). The result is > 0 unless the text says 0.
+std::optional<tlbf::Duration> parse_duration(std::string_view text);
+
+// A byte count with an optional binary suffix K, M, G, T (powers of 1024, an optional
+// trailing "B" or "iB" is accepted).
+std::optional<std::uint64_t> parse_byte_size(std::string_view text);
+
+}  // namespace tlbf_dedup

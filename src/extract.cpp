@@ -1,0 +1,181 @@
+// Key and time extraction for lines (JSON records: extract_json.cpp).
+//
+// Invariants:
+//  - The key is a pure function of the record's bytes and the options: the same record
+//    always yields the same key, and keys of different parts never collide by
+//    concatenation (composite keys are length-prefixed per part; inside one part, fields
+//    are joined with the delimiter, which a field cannot contain).
+//  - Lines are split once, left to right, and only up to the last field any option needs.
+#include "extract.hpp"
+
+#include <cstring>
+
+#include <regex.h>
+
+#include "field_list.hpp"
+
+namespace tlbf_dedup {
+
+void ascii_fold(std::string_view in, std::string& out) {
+  out.resize(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    out[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  }
+}
+
+void append_key_part(std::string& out, std::string_view part) {
+  std::uint32_t n = static_cast<std::uint32_t>(part.size());
+  char len[4] = {static_cast<char>(n), static_cast<char>(n >> 8), static_cast<char>(n >> 16), static_cast<char>(n >> 24)};
+  out.append(len, 4);
+  out.append(part.data(), part.size());
+}
+
+namespace {
+
+// One selected group of fields, collected while splitting: a single field stays a view into
+// the record, several are joined into `joined`.
+struct FieldCollector {
+  FieldList list;
+  std::string_view first;
+  std::string joined;
+  std::uint32_t count = 0;
+
+  void reset() { count = 0; }
+  void add(std::string_view field, char sep) {
+    if (count == 0) {
+      first = field;
+    } else {
+      if (count == 1) joined.assign(first.data(), first.size());
+      joined += sep;
+      joined.append(field.data(), field.size());
+    }
+    ++count;
+  }
+  std::string_view value() const { return count <= 1 ? first : std::string_view(joined); }
+};
+
+class RegexKey {
+ public:
+  RegexKey(const std::string& re, bool icase) {
+    int err = ::regcomp(&re_, re.c_str(), REG_EXTENDED | (icase ? REG_ICASE : 0));
+    if (err != 0) {
+      char msg[256];
+      ::regerror(err, &re_, msg, sizeof msg);
+      throw SpecError("--key-regex '" + re + "': " + msg);
+    }
+    groups_ = re_.re_nsub;
+  }
+  ~RegexKey() { ::regfree(&re_); }
+  RegexKey(const RegexKey&) = delete;
+  RegexKey& operator=(const RegexKey&) = delete;
+
+  std::optional<std::string_view> match(std::string_view line) const {
+    regmatch_t m[2];
+    m[0].rm_so = 0;
+    m[0].rm_eo = static_cast<regoff_t>(line.size());
+    // REG_STARTEND: the record is not NUL-terminated and may contain NUL bytes.
+    if (::regexec(&re_, line.data(), 2, m, REG_STARTEND) != 0) return std::nullopt;
+    const regmatch_t& g = (groups_ >= 1 && m[1].rm_so >= 0) ? m[1] : m[0];
+    return line.substr(static_cast<std::size_t>(g.rm_so), static_cast<std::size_t>(g.rm_eo - g.rm_so));
+  }
+
+ private:
+  regex_t re_{};
+  std::size_t groups_ = 0;
+};
+
+class LineExtractor final : public Extractor {
+ public:
+  LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
+      : splitter_(cfg.delimiter), sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
+        ignore_case_(cfg.ignore_case), time_parser_(std::move(time_parser)) {
+    if (!cfg.key_regex.empty()) {
+      if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
+      regex_ = std::make_unique<RegexKey>(cfg.key_regex, cfg.ignore_case);
+    }
+    for (const std::string& k : cfg.keys) {
+      auto list = FieldList::parse(k);
+      if (!list) throw SpecError("-k/--key '" + k + "': not a field list such as 3, 1,4, 2-5 or 6- (fields count from 1)");
+      parts_.push_back(FieldCollector{*list, {}, {}, 0});
+      last_field_ = std::max(last_field_, list->last_field());
+    }
+    if (!cfg.time.empty()) {
+      auto list = FieldList::parse(cfg.time);
+      if (!list) throw SpecError("-t/--time '" + cfg.time + "': not a field list such as 1 or 4,5");
+      time_ = FieldCollector{*list, {}, {}, 0};
+      wants_time_ = true;
+      last_field_ = std::max(last_field_, list->last_field());
+    }
+  }
+
+  Extracted extract(const Record& record) override {
+    Extracted out;
+    std::string_view line = record.text();
+    std::uint32_t fields = 0;
+    if (last_field_ > 0) {
+      for (auto& p : parts_) p.reset();
+      time_.reset();
+      fields = splitter_.split(line, last_field_, [&](std::uint32_t n, std::string_view f) {
+        for (auto& p : parts_)
+          if (p.list.contains(n)) p.add(f, sep_);
+        if (wants_time_ && time_.list.contains(n)) time_.add(f, ' ');
+        return true;
+      });
+    }
+    if (wants_time_ && fields >= time_.list.required_fields()) out.time = time_parser_(time_.value());
+
+    std::string_view key;
+    if (regex_) {
+      auto m = regex_->match(line);
+      if (!m) {
+        out.status = ExtractStatus::missing_key;
+        return out;
+      }
+      key = *m;
+    } else if (parts_.empty()) {
+      key = line;
+    } else {
+      for (auto& p : parts_) {
+        if (fields < p.list.required_fields()) {
+          out.status = ExtractStatus::missing_key;
+          return out;
+        }
+      }
+      if (parts_.size() == 1) {
+        key = parts_[0].value();
+      } else {
+        composite_.clear();
+        for (auto& p : parts_) append_key_part(composite_, p.value());
+        key = composite_;
+      }
+    }
+    if (ignore_case_) {
+      ascii_fold(key, folded_);
+      key = folded_;
+    }
+    out.key = key;
+    return out;
+  }
+
+ private:
+  FieldSplitter splitter_;
+  char sep_;
+  bool ignore_case_;
+  TimeParser time_parser_;
+  std::vector<FieldCollector> parts_;
+  FieldCollector time_{*FieldList::parse("1"), {}, {}, 0};
+  std::uint32_t last_field_ = 0;
+  std::unique_ptr<RegexKey> regex_;
+  std::string composite_;
+  std::string folded_;
+};
+
+}  // namespace
+
+std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser) {
+  return std::make_unique<LineExtractor>(cfg, std::move(time_parser));
+}
+
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,169 @@
+// Key and time extraction for JSON records (one object per record, NDJSON).
+//
+// Invariants:
+//  - JSON is read with simdjson On-Demand straight from the reader's buffer (which keeps
+//    SIMDJSON_PADDING bytes after every record), touching only the requested paths: a
+//    record is checked only as far as those paths are read, so damage after them goes
+//    unnoticed, and a member that appears twice is found at its first occurrence.
+//  - For a dotted path a.b.c, a member literally named "a.b.c" wins over nesting, then
+//    "a" -> "b.c" (recursively, with the same rule), then "a.b" -> "c": Zeek's "id.orig_h"
+//    is a flat member name. A path starting with '/' is a JSON pointer (RFC 6901).
+//  - Key values: strings by their unescaped content, numbers, booleans and null as
+//    written, objects and arrays as their JSON text. Composite keys are length-prefixed.
+//
+// simdjson's On-Demand front end is compiled for the instruction set the compiler targets;
+// the distribution builds for baseline x86-64, which would select its scalar fallback. This
+// file therefore enables the Haswell instruction set (AVX2, BMI, PCLMUL, LZCNT) for itself;
+// the program checks at start-up that the CPU has them (cpu_has_json_simd()).
+#if defined(__x86_64__) && !defined(__AVX2__)
+#pragma GCC target("avx2,bmi,bmi2,pclmul,lzcnt,popcnt")
+#define TLBF_JSON_HASWELL 1
+#endif
+#include <simdjson.h>
+
+#include "extract.hpp"
+
+namespace tlbf_dedup {
+
+static_assert(simdjson::SIMDJSON_PADDING <= RecordReader::kTailPadding, "the reader must keep simdjson's padding after each record");
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Finds `path` in `obj` with the literal-name-first rule described at the top of the file.
+simdjson::error_code find_dotted(od::object obj, std::string_view path, od::value& out) {
+  simdjson::error_code err = obj.find_field_unordered(path).get(out);
+  if (err != simdjson::NO_SUCH_FIELD) return err;
+  for (std::size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.', dot + 1)) {
+    od::value child;
+    err = obj.find_field_unordered(path.substr(0, dot)).get(child);
+    if (err == simdjson::NO_SUCH_FIELD) continue;
+    if (err) return err;
+    od::object sub;
+    err = child.get_object().get(sub);
+    if (err == simdjson::INCORRECT_TYPE) continue;
+    if (err) return err;
+    err = find_dotted(sub, path.substr(dot + 1), out);
+    if (err != simdjson::NO_SUCH_FIELD) return err;
+  }
+  return simdjson::NO_SUCH_FIELD;
+}
+
+class JsonExtractor final : public Extractor {
+ public:
+  JsonExtractor(const ExtractConfig& cfg, TimeParser time_parser)
+      : keys_(cfg.keys), ignore_case_(cfg.ignore_case), time_path_(cfg.time), time_parser_(std::move(time_parser)) {
+    if (!cfg.key_regex.empty()) throw SpecError("--key-regex applies to lines, not to JSON records");
+    if (cfg.delimiter >= 0) throw SpecError("-d/--delimiter applies to lines, not to JSON records");
+    for (const std::string& k : keys_)
+      if (k.empty()) throw SpecError("-k/--key: an empty JSON path");
+    wants_time_ = !time_path_.empty();
+  }
+
+  Extracted extract(const Record& record) override {
+    Extracted out;
+    od::document doc;
+    if (parser_.iterate(record.data, record.size, record.size + RecordReader::kTailPadding).get(doc)) {
+      out.status = ExtractStatus::malformed;
+      return out;
+    }
+    od::object root;
+    if (doc.get_object().get(root)) {
+      out.status = ExtractStatus::malformed;
+      return out;
+    }
+    // The time first: a single key's text may live in the parser's string buffer, which
+    // the next lookup would overwrite.
+    if (wants_time_) {
+      od::value v;
+      if (lookup(doc, time_path_, v) == simdjson::SUCCESS) {
+        std::string_view text;
+        if (scalar_text(v, text) == simdjson::SUCCESS) out.time = time_parser_(text);
+      }
+    }
+    if (keys_.empty()) {
+      out.key = record.text();
+    } else {
+      composite_.clear();
+      std::string_view single;
+      for (const std::string& k : keys_) {
+        od::value v;
+        simdjson::error_code err = lookup(doc, k, v);
+        std::string_view text;
+        if (!err) err = any_text(v, text);
+        if (err) {
+          out.status = err == simdjson::NO_SUCH_FIELD ? ExtractStatus::missing_key : ExtractStatus::malformed;
+          return out;
+        }
+        if (keys_.size() == 1) single = text;
+        else append_key_part(composite_, text);
+      }
+      out.key = keys_.size() == 1 ? single : std::string_view(composite_);
+    }
+    if (ignore_case_) {
+      ascii_fold(out.key, folded_);
+      out.key = folded_;
+    }
+    return out;
+  }
+
+ private:
+  static simdjson::error_code lookup(od::document& doc, const std::string& path, od::value& out) {
+    if (path[0] == '/') return doc.at_pointer(path).get(out);
+    doc.rewind();
+    od::object root;
+    simdjson::error_code err = doc.get_object().get(root);
+    if (err) return err;
+    return find_dotted(root, path, out);
+  }
+
+  // Strings as their unescaped content, numbers/booleans/null as written.
+  static simdjson::error_code scalar_text(od::value& v, std::string_view& text) {
+    od::json_type type;
+    simdjson::error_code err = v.type().get(type);
+    if (err) return err;
+    if (type == od::json_type::string) return v.get_string().get(text);
+    if (type == od::json_type::object || type == od::json_type::array) return simdjson::INCORRECT_TYPE;
+    text = trim(v.raw_json_token());
+    return simdjson::SUCCESS;
+  }
+  // As scalar_text, and objects/arrays as their raw JSON text.
+  static simdjson::error_code any_text(od::value& v, std::string_view& text) {
+    od::json_type type;
+    simdjson::error_code err = v.type().get(type);
+    if (err) return err;
+    if (type == od::json_type::object || type == od::json_type::array) {
+      err = simdjson::to_json_string(v).get(text);
+      text = trim(text);
+      return err;
+    }
+    return scalar_text(v, text);
+  }
+  static std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+  }
+
+  od::parser parser_;
+  std::vector<std::string> keys_;
+  bool ignore_case_;
+  std::string time_path_;
+  TimeParser time_parser_;
+  std::string composite_;
+  std::string folded_;
+};
+
+}  // namespace
+
+std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser) {
+#ifdef TLBF_JSON_HASWELL
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi2") || !__builtin_cpu_supports("pclmul"))
+    throw std::runtime_error("JSON input needs a CPU with AVX2, BMI2 and PCLMUL (this build's JSON parser uses them)");
+#endif
+  return std::make_unique<JsonExtractor>(cfg, std::move(time_parser));
+}
+
+std::string_view json_implementation() { return simdjson::builtin_implementation()->name(); }
+
+}  // namespace tlbf_dedup

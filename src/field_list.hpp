@@ -1,0 +1,82 @@
+// Field lists in the style of cut(1): "3", "1,4", "2-5", "6-", and the splitting of a line
+// into fields, either at every occurrence of one delimiter byte (like cut -d) or at runs of
+// blanks (spaces and tabs, like awk), with leading blanks ignored in the latter mode.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace tlbf_dedup {
+
+class FieldList {
+ public:
+  static constexpr std::uint32_t kOpenEnd = UINT32_MAX;
+  struct Range {
+    std::uint32_t first;  // 1-based
+    std::uint32_t last;   // inclusive; kOpenEnd for "N-"
+  };
+
+  // nullopt for anything that is not a valid list (empty items, 0, reversed ranges).
+  static std::optional<FieldList> parse(std::string_view spec);
+
+  // Ranges sorted by first field and merged, so fields come out in line order as with cut.
+  const std::vector<Range>& ranges() const { return ranges_; }
+  bool contains(std::uint32_t field) const;
+  // The line must have at least this many fields for the list to be complete: the last
+  // field of every closed range and the first field of an open one.
+  std::uint32_t required_fields() const { return required_; }
+  // The highest field that can be selected (kOpenEnd when a range is open).
+  std::uint32_t last_field() const { return ranges_.back().last; }
+
+ private:
+  std::vector<Range> ranges_;
+  std::uint32_t required_ = 0;
+};
+
+// Splits a line into fields. `delimiter` < 0 means runs of blanks.
+class FieldSplitter {
+ public:
+  explicit FieldSplitter(int delimiter) : delimiter_(delimiter) {}
+
+  // Calls visit(field_number, text) for each field of `line` in order, up to `last_field`;
+  // returns the number of fields visited (which is less than last_field when the line is
+  // shorter). `visit` returning false stops early.
+  template <typename Visit>
+  std::uint32_t split(std::string_view line, std::uint32_t last_field, Visit&& visit) const;
+
+ private:
+  int delimiter_;
+};
+
+template <typename Visit>
+std::uint32_t FieldSplitter::split(std::string_view line, std::uint32_t last_field, Visit&& visit) const {
+  const char* p = line.data();
+  const char* end = p + line.size();
+  std::uint32_t n = 0;
+  if (delimiter_ >= 0) {
+    const char d = static_cast<char>(delimiter_);
+    while (n < last_field) {
+      const char* q = static_cast<const char*>(std::memchr(p, d, static_cast<std::size_t>(end - p)));
+      const char* field_end = q ? q : end;
+      ++n;
+      if (!visit(n, std::string_view(p, static_cast<std::size_t>(field_end - p)))) return n;
+      if (!q) break;
+      p = q + 1;
+    }
+    return n;
+  }
+  while (n < last_field) {
+    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    if (p == end) break;
+    const char* s = p;
+    while (p < end && *p != ' ' && *p != '\t') ++p;
+    ++n;
+    if (!visit(n, std::string_view(s, static_cast<std::size_t>(p - s)))) return n;
+  }
+  return n;
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,231 @@
+// Command-line parsing with CLI11, then validation into an Options value.
+//
+// Invariant: parse_options() either returns Options that every later stage can use without
+// re-checking (a window > 0, exactly one window kind, an error rate in (0, 1), a compiled
+// time pattern when one is asked for, an algorithm that fits the window), or throws one
+// UsageError whose message names the option and the bad value. The option names and help
+// texts here are the ones man/tlbf-dedup.1 documents; tests/e2e/help_matches_man.sh checks
+// that the two list the same options.
+#include "options.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "duration.hpp"
+
+namespace tlbf_dedup {
+namespace {
+
+constexpr const char* kDescription =
+    "tlbf-dedup: remove duplicate records within a time window, in bounded memory.\n"
+    "Reads FILEs in order (none or \"-\" = stdin) and writes each record whose key was not\n"
+    "emitted within the window. See tlbf-dedup(1).";
+
+std::optional<InputFormat> parse_format(const std::string& s) {
+  if (s == "auto") return InputFormat::auto_detect;
+  if (s == "lines" || s == "text") return InputFormat::lines;
+  if (s == "json" || s == "ndjson") return InputFormat::json;
+  return std::nullopt;
+}
+
+std::optional<TimeFormat> parse_time_format(const std::string& s) {
+  if (s == "auto") return TimeFormat::auto_detect;
+  if (s == "epoch") return TimeFormat::epoch;
+  if (s == "epoch-ms") return TimeFormat::epoch_ms;
+  if (s == "epoch-us") return TimeFormat::epoch_us;
+  if (s == "epoch-ns") return TimeFormat::epoch_ns;
+  if (s == "rfc3339" || s == "iso8601") return TimeFormat::rfc3339;
+  if (s == "clf") return TimeFormat::clf;
+  if (s == "syslog") return TimeFormat::syslog;
+  if (s == "ctime") return TimeFormat::ctime;
+  return std::nullopt;
+}
+
+template <typename T>
+std::optional<T> parse_number(const std::string& s) {
+  std::istringstream in(s);
+  T v;
+  in >> v;
+  if (in.fail() || !in.eof()) return std::nullopt;
+  return v;
+}
+
+// "--mark" and "--stats" take an optional value only in the "--opt=VALUE" spelling, so that
+// "--mark file.log" does not read the file name as the value.
+std::vector<std::string> expand_optional_values(int argc, const char* const* argv) {
+  std::vector<std::string> args;
+  bool positional_only = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (!positional_only) {
+      if (a == "--") positional_only = true;
+      else if (a == "--mark") a = "--mark=dup";
+      else if (a == "--stats") a = "--stats=text";
+    }
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+}  // namespace
+
+std::optional<Options> parse_options(int argc, const char* const* argv) {
+  Options o;
+  CLI::App app{kDescription, "tlbf-dedup"};
+  app.set_version_flag("-V,--version", std::string("tlbf-dedup ") + TLBF_VERSION);
+  app.get_formatter()->column_width(32);
+
+  std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
+  std::string delimiter, mark, on_error = "pass", stats, max_memory, year, checkpoint;
+  std::vector<std::string> keys;
+
+  app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
+  app.add_option("-f,--format", format, "auto|lines|json (ndjson is json); auto: json when the first non-blank byte is '{'")->type_name("FMT");
+  app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
+  app.add_option("-k,--key", keys, "key: JSON path a.b.c or /a/b, or a field list 3 | 1,4 | 2-5 | 6-; repeatable (composite key); default: the whole record")
+      ->type_name("SPEC")->allow_extra_args(false);
+  app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
+  app.add_option("--key-regex", o.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
+  app.add_flag("-i,--ignore-case", o.extract.ignore_case, "compare keys with ASCII letters case-folded");
+  app.add_option("-t,--time", o.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
+  app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
+  app.add_option("--year", year, "year for timestamps without one (syslog, patterns without %Y); default: the current year")->type_name("N");
+  app.add_option("-w,--window", window, "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)")->type_name("DUR");
+  app.add_option("-n,--window-count", window_count, "count window: a duplicate when among the last N inserted keys")->type_name("N");
+  app.add_option("-e,--error-rate", error_rate, "target false-positive rate (default 1e-5)")->type_name("P");
+  app.add_option("-c,--capacity", capacity, "expected distinct keys per window, for initial sizing (default 100000)")->type_name("N");
+  app.add_option("-a,--algorithm", algorithm, "tlbf (default with -w) | apbf (default with -n) | gebf | exact")->type_name("NAME");
+  app.add_option("--max-memory", max_memory, "bound on the filter's memory: 512M, 2G (default 1G)")->type_name("SIZE");
+  app.add_flag("--refresh", "a duplicate renews its key (sliding window); default: the window runs from the last emitted copy");
+  app.add_option("--mark", mark, "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME default dup)")->type_name("[=NAME]");
+  app.add_flag("--only-dups", o.output.only_dups, "emit only the duplicates");
+  app.add_flag("--line-buffered", o.line_buffered, "flush the output after every record");
+  app.add_option("--on-error", on_error, "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)")->type_name("ACTION");
+  app.add_option("--stats", stats, "summary on stderr at exit: text (default) | json")->type_name("[=FMT]");
+  app.add_flag("--progress", o.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
+  app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
+  app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
+  app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
+  app.add_flag("-q,--quiet", o.quiet, "no warnings on stderr");
+
+  std::vector<std::string> args = expand_optional_values(argc, argv);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return std::nullopt;
+  } catch (const CLI::CallForVersion&) {
+    std::printf("tlbf-dedup %s\n", TLBF_VERSION);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+
+  // Input.
+  auto f = parse_format(format);
+  if (!f) throw UsageError("-f/--format '" + format + "': expected auto, lines or json");
+  o.format = *f;
+  o.extract.keys = keys;
+  if (given("--delimiter")) {
+    if (delimiter == "\\t" || delimiter == "tab") delimiter = "\t";
+    if (delimiter.size() != 1) throw UsageError("-d/--delimiter '" + delimiter + "': expected a single byte");
+    o.extract.delimiter = static_cast<unsigned char>(delimiter[0]);
+  }
+  if (!o.extract.key_regex.empty() && !keys.empty()) throw UsageError("--key-regex and -k/--key cannot be combined");
+  if (given("--key-regex") && o.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
+  if (given("--time") && o.extract.time.empty()) throw UsageError("-t/--time: empty specification");
+
+  // Time.
+  if (time_format.find('%') != std::string::npos) {
+    std::string err;
+    o.time_pattern = TimePattern::compile(time_format, &err);
+    if (!o.time_pattern) throw UsageError("--time-format '" + time_format + "': " + err);
+    o.time_format = TimeFormat::pattern;
+  } else {
+    auto tf = parse_time_format(time_format);
+    if (!tf) throw UsageError("--time-format '" + time_format + "': expected auto, epoch, epoch-ms, epoch-us, epoch-ns, rfc3339, clf, syslog, ctime or a pattern with '%'");
+    o.time_format = *tf;
+  }
+  o.year = current_year();
+  if (given("--year")) {
+    auto y = parse_number<int>(year);
+    if (!y || *y < 1678 || *y > 2261) throw UsageError("--year '" + year + "': expected a year between 1678 and 2261");
+    o.year = *y;
+  }
+
+  // Filter.
+  tlbf::FilterConfig& fc = o.filter;
+  for (const char* name : {"--window", "--window-count", "--error-rate", "--capacity", "--algorithm", "--max-memory"})
+    if (given(name)) o.explicit_filter_options.insert(name);
+  if (given("--window") && given("--window-count")) throw UsageError("-w/--window and -n/--window-count cannot be combined: choose a time or a count window");
+  if (given("--window-count")) {
+    auto n = parse_number<std::uint64_t>(window_count);
+    if (!n || *n == 0 || window_count[0] == '-') throw UsageError("-n/--window-count '" + window_count + "': expected a whole number > 0");
+    fc.window_count = *n;
+    fc.span = 0;
+    fc.algorithm = tlbf::Algorithm::apbf;
+  } else {
+    auto d = parse_duration(given("--window") ? window : "5m");
+    if (!d || *d <= 0) throw UsageError("-w/--window '" + window + "': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d");
+    fc.span = *d;
+    fc.algorithm = tlbf::Algorithm::tlbf;
+  }
+  if (given("--algorithm")) {
+    auto a = tlbf::parse_algorithm(algorithm);
+    if (!a) throw UsageError("-a/--algorithm '" + algorithm + "': expected tlbf, apbf, gebf or exact");
+    if (*a == tlbf::Algorithm::tlbf && !fc.is_time_window()) throw UsageError("-a/--algorithm tlbf needs a time window (-w); use apbf, gebf or exact with -n");
+    if (*a == tlbf::Algorithm::apbf && fc.is_time_window()) throw UsageError("-a/--algorithm apbf needs a count window (-n); use tlbf, gebf or exact with -w");
+    fc.algorithm = *a;
+  }
+  if (given("--error-rate")) {
+    auto p = parse_number<double>(error_rate);
+    if (!p || !(*p > 0 && *p < 1)) throw UsageError("-e/--error-rate '" + error_rate + "': expected a number between 0 and 1 (exclusive), e.g. 1e-5");
+    fc.error_rate = *p;
+  }
+  if (given("--capacity")) {
+    auto n = parse_number<std::uint64_t>(capacity);
+    if (!n || *n == 0 || capacity[0] == '-') throw UsageError("-c/--capacity '" + capacity + "': expected a whole number > 0");
+    fc.capacity = *n;
+  }
+  if (given("--max-memory")) {
+    auto m = parse_byte_size(max_memory);
+    if (!m || *m < 4096) throw UsageError("--max-memory '" + max_memory + "': expected a size of at least 4K, such as 512M or 2G");
+    fc.max_memory_bytes = *m;
+  }
+  o.refresh = app.get_option("--refresh")->count() > 0 ? Refresh::yes : Refresh::no;
+
+  // Output.
+  if (given("--mark")) {
+    if (mark.empty()) throw UsageError("--mark=NAME: the name is empty");
+    o.output.mark = true;
+    o.output.mark_name = mark;
+  }
+  if (on_error == "pass") o.on_error = OnError::pass;
+  else if (on_error == "drop") o.on_error = OnError::drop;
+  else if (on_error == "fail") o.on_error = OnError::fail;
+  else throw UsageError("--on-error '" + on_error + "': expected pass, drop or fail");
+  if (given("--stats")) {
+    if (stats == "text") o.stats = StatsFormat::text;
+    else if (stats == "json") o.stats = StatsFormat::json;
+    else throw UsageError("--stats='" + stats + "': expected text or json");
+  }
+
+  // State.
+  if (given("--checkpoint")) {
+    auto d = parse_duration(checkpoint);
+    if (!d || *d <= 0) throw UsageError("--checkpoint '" + checkpoint + "': expected a duration > 0 such as 30s or 5m");
+    if (o.state_file.empty()) throw UsageError("--checkpoint needs --state FILE");
+    o.checkpoint = *d;
+  }
+  if (o.state_reset && o.state_file.empty()) throw UsageError("--state-reset needs --state FILE");
+  if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
+  return o;
+}
+
+}  // namespace tlbf_dedup

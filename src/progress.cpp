@@ -1,0 +1,42 @@
+// Progress display for --progress.
+//
+// Invariant: it writes only to stderr, only whole lines ended by "\r" (and a final "\n"
+// from finish() when anything was drawn), at most five times a second, so it never mixes
+// into the data on stdout and costs nothing measurable per record.
+#include "progress.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace tlbf_dedup {
+
+Progress::Progress(std::uint64_t total_bytes) : total_(total_bytes), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+void Progress::maybe_draw(std::uint64_t bytes, std::uint64_t records, std::uint64_t emitted, bool force) {
+  auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+  last_ = now;
+  double secs = std::chrono::duration<double>(now - start_).count();
+  double mbps = secs > 0 ? static_cast<double>(bytes) / 1048576.0 / secs : 0;
+  double rps = secs > 0 ? static_cast<double>(records) / secs : 0;
+  std::string line;
+  if (total_ > 0) {
+    double frac = static_cast<double>(bytes) / static_cast<double>(total_);
+    if (frac > 1) frac = 1;
+    double eta = frac > 0 ? secs * (1 - frac) / frac : 0;
+    line = fmt::format("{:5.1f}%  {} records, {} emitted  {:.1f} MiB/s  ETA {:.0f}s", frac * 100, records, emitted, mbps, eta);
+  } else {
+    line = fmt::format("{} records, {} emitted  {:.0f} records/s  {:.1f} MiB/s", records, emitted, rps, mbps);
+  }
+  std::fprintf(stderr, "\r%-72s\r", line.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish(std::uint64_t bytes, std::uint64_t records, std::uint64_t emitted) {
+  maybe_draw(bytes, records, emitted, true);
+  std::fputc('\n', stderr);
+}
+
+}  // namespace tlbf_dedup

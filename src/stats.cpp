@@ -1,0 +1,41 @@
+// Rendering of the run's counters for --stats.
+//
+// Invariant: the text and JSON forms carry the same fields under the same names (JSON keys
+// are the text labels with spaces as underscores), so a script can switch between them.
+#include "stats.hpp"
+
+#include <fmt/format.h>
+
+namespace tlbf_dedup {
+
+std::string format_stats(const RunStats& s, StatsFormat format) {
+  const tlbf::FilterStats& f = s.filter;
+  double rate = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0;
+  if (format == StatsFormat::json) {
+    return fmt::format(
+        "{{\"records\":{},\"emitted\":{},\"duplicates\":{},\"errors\":{},\"malformed\":{},\"missing_key\":{},"
+        "\"untimed\":{},\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},"
+        "\"filter\":{{\"algorithm\":\"{}\",\"k\":{},\"l\":{},\"slices\":{},\"slice0_bits\":{},\"bits_allocated\":{},"
+        "\"keys_inserted\":{},\"live_keys\":{},\"bits_per_key\":{:.2f},\"memory_capped\":{},\"cap_evictions\":{}}}}}\n",
+        s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.bytes_in, s.bytes_out,
+        s.seconds, rate, f.algorithm, f.k, f.l, f.slices, f.slice0_bits, f.bits_allocated, f.keys_inserted, f.live_keys,
+        f.bits_per_live_key, f.memory_capped ? "true" : "false", f.cap_evictions);
+  }
+  std::string out;
+  out += fmt::format("records      {}\n", s.records);
+  out += fmt::format("emitted      {}\n", s.emitted);
+  out += fmt::format("duplicates   {}\n", s.duplicates);
+  out += fmt::format("errors       {} (malformed {}, missing key {})\n", s.errors(), s.malformed, s.missing_key);
+  out += fmt::format("untimed      {}\n", s.untimed);
+  out += fmt::format("bytes in     {}\n", s.bytes_in);
+  out += fmt::format("bytes out    {}\n", s.bytes_out);
+  out += fmt::format("seconds      {:.3f} ({:.0f} records/s)\n", s.seconds, rate);
+  out += fmt::format("filter       {} k={} l={} slices={} memory={:.1f} KiB\n", f.algorithm, f.k, f.l, f.slices,
+                     static_cast<double>(f.bits_allocated) / 8192.0);
+  out += fmt::format("keys         {} inserted, {} live, {:.2f} bits per key\n", f.keys_inserted, f.live_keys, f.bits_per_live_key);
+  out += fmt::format("memory cap   {}{}\n", f.memory_capped ? "reached" : "not reached",
+                     f.cap_evictions ? fmt::format(" ({} early evictions)", f.cap_evictions) : std::string());
+  return out;
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,434 @@
+// Hand-written parsers for the fixed timestamp formats of logs, and a small strftime-style
+// pattern matcher for the rest.
+//
+// Invariant: a parser either consumes its whole input (after the caller's stripping) and
+// returns a time that round-trips through the civil calendar (month 1-12, a day that exists
+// in that month, hour < 24, minute < 60, second <= 60), or returns nullopt. Civil dates are
+// converted with Howard Hinnant's days_from_civil algorithm
+// (http://howardhinnant.github.io/date_algorithms.html), valid for the proleptic Gregorian
+// calendar; overflow of the 64-bit nanosecond range (years beyond ~1677..2262) is nullopt.
+#include "timestamp.hpp"
+
+#include <ctime>
+
+namespace tlbf_dedup {
+namespace {
+
+using tlbf::Time;
+
+constexpr std::int64_t kNsPerSec = 1000000000;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+unsigned days_in_month(std::int64_t y, unsigned m) {
+  static constexpr unsigned kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
+}
+
+// The fields a textual timestamp names; `to_time` validates and converts them.
+struct Civil {
+  std::int64_t year = 1970;
+  unsigned month = 1, day = 1, hour = 0, minute = 0, second = 0;
+  std::int64_t nanos = 0;
+  std::int64_t offset_seconds = 0;  // east of UTC
+  int yday = 0;                     // %j, 1-based; 0 = unused
+};
+
+std::optional<Time> to_time(const Civil& c) {
+  if (c.month < 1 || c.month > 12 || c.hour > 23 || c.minute > 59 || c.second > 60) return std::nullopt;
+  std::int64_t days;
+  if (c.yday > 0) {
+    if (c.yday > (is_leap(c.year) ? 366 : 365)) return std::nullopt;
+    days = days_from_civil(c.year, 1, 1) + c.yday - 1;
+  } else {
+    if (c.day < 1 || c.day > days_in_month(c.year, c.month)) return std::nullopt;
+    days = days_from_civil(c.year, c.month, c.day);
+  }
+  std::int64_t secs = days * 86400 + c.hour * 3600 + c.minute * 60 + c.second - c.offset_seconds;
+  // int64 nanoseconds cover 1677-09-21 .. 2262-04-11.
+  if (secs < -9223372035LL || secs > 9223372035LL) return std::nullopt;
+  return secs * kNsPerSec + c.nanos;
+}
+
+// A cursor over the text with the small matchers every format needs.
+struct Scanner {
+  std::string_view s;
+  std::size_t i = 0;
+
+  bool done() const { return i == s.size(); }
+  char peek() const { return i < s.size() ? s[i] : '\0'; }
+  bool lit(char c) {
+    if (peek() != c) return false;
+    ++i;
+    return true;
+  }
+  // min..max digits.
+  bool num(std::size_t min, std::size_t max, unsigned& out) {
+    std::size_t start = i;
+    unsigned v = 0;
+    while (i < s.size() && i - start < max && is_digit(s[i])) v = v * 10 + static_cast<unsigned>(s[i++] - '0');
+    if (i - start < min) return false;
+    out = v;
+    return true;
+  }
+  bool num64(std::size_t min, std::size_t max, std::int64_t& out) {
+    unsigned v;
+    if (max > 9) return false;
+    if (!num(min, max, v)) return false;
+    out = v;
+    return true;
+  }
+  void blanks() {
+    while (i < s.size() && is_blank(s[i])) ++i;
+  }
+  // A fraction after '.' or ',': up to 9 digits count, further digits are consumed.
+  bool fraction(std::int64_t& nanos) {
+    std::size_t start = i;
+    std::int64_t v = 0;
+    std::size_t n = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      if (n < 9) {
+        v = v * 10 + (s[i] - '0');
+        ++n;
+      }
+      ++i;
+    }
+    if (i == start) return false;
+    for (; n < 9; ++n) v *= 10;
+    nanos = v;
+    return true;
+  }
+  // Z, ±HH, ±HHMM, ±HH:MM.
+  bool zone(std::int64_t& offset) {
+    if (lit('Z') || lit('z')) {
+      offset = 0;
+      return true;
+    }
+    char sign = peek();
+    if (sign != '+' && sign != '-') return false;
+    ++i;
+    unsigned hh, mm = 0;
+    if (!num(2, 2, hh)) return false;
+    if (lit(':')) {
+      if (!num(2, 2, mm)) return false;
+    } else if (is_digit(peek())) {
+      if (!num(2, 2, mm)) return false;
+    }
+    if (hh > 23 || mm > 59) return false;
+    offset = (sign == '-' ? -1 : 1) * static_cast<std::int64_t>(hh * 3600 + mm * 60);
+    return true;
+  }
+  // A month name, abbreviated or full, any case; 1-12.
+  bool month_name(unsigned& month) {
+    static constexpr const char* kNames[12] = {"january", "february", "march",     "april",   "may",      "june",
+                                               "july",    "august",   "september", "october", "november", "december"};
+    if (i + 3 > s.size()) return false;
+    for (unsigned m = 0; m < 12; ++m) {
+      const char* n = kNames[m];
+      if (lower(s[i]) == n[0] && lower(s[i + 1]) == n[1] && lower(s[i + 2]) == n[2]) {
+        i += 3;
+        std::size_t k = 3;
+        std::size_t save = i;
+        while (n[k] && i < s.size() && lower(s[i]) == n[k]) ++i, ++k;
+        if (n[k]) i = save;  // only a full name may extend the abbreviation
+        month = m + 1;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool weekday_name() {
+    static constexpr const char* kNames[7] = {"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"};
+    if (i + 3 > s.size()) return false;
+    for (const char* n : kNames) {
+      if (lower(s[i]) == n[0] && lower(s[i + 1]) == n[1] && lower(s[i + 2]) == n[2]) {
+        i += 3;
+        std::size_t k = 3;
+        std::size_t save = i;
+        while (n[k] && i < s.size() && lower(s[i]) == n[k]) ++i, ++k;
+        if (n[k]) i = save;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool clock(Civil& c, bool seconds_optional) {
+    if (!num(1, 2, c.hour) || !lit(':') || !num(2, 2, c.minute)) return false;
+    if (!lit(':')) return seconds_optional;
+    if (!num(2, 2, c.second)) return false;
+    if (peek() == '.' || peek() == ',') {
+      ++i;
+      if (!fraction(c.nanos) && !done()) return false;  // "04:30:30," (a bare separator) is allowed at the end
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  std::int64_t whole = 0;
+  std::size_t start = i;
+  for (; i < text.size() && is_digit(text[i]); ++i) {
+    if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, text[i] - '0', &whole)) return std::nullopt;
+  }
+  bool any = i > start;
+  std::int64_t frac = 0, frac_scale = 1;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    std::size_t fstart = i;
+    for (; i < text.size() && is_digit(text[i]); ++i) {
+      if (frac_scale < 1000000000000000000LL / 10) {
+        frac = frac * 10 + (text[i] - '0');
+        frac_scale *= 10;
+      }
+    }
+    any = any || i > fstart;
+  }
+  if (!any || i != text.size()) return std::nullopt;
+  std::int64_t ns;
+  if (__builtin_mul_overflow(whole, unit, &ns)) return std::nullopt;
+  // frac/frac_scale of one unit; both are powers of ten, so one divides the other exactly.
+  std::int64_t part = frac_scale <= unit ? frac * (unit / frac_scale) : frac / (frac_scale / unit);
+  if (__builtin_add_overflow(ns, part, &ns)) return std::nullopt;
+  return negative ? -ns : ns;
+}
+
+std::optional<Time> parse_epoch_auto(std::string_view text) {
+  std::size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  std::size_t digits = 0;
+  while (i + digits < text.size() && is_digit(text[i + digits])) ++digits;
+  while (digits > 1 && text[i] == '0') ++i, --digits;  // leading zeros do not add magnitude
+  tlbf::Duration unit = digits <= 11 ? tlbf::kSecond : digits <= 14 ? tlbf::kMillisecond : digits <= 17 ? tlbf::kMicrosecond : 1;
+  return parse_epoch(text, unit);
+}
+
+std::optional<Time> parse_rfc3339(std::string_view text) {
+  Scanner sc{text};
+  Civil c;
+  if (!sc.num64(4, 4, c.year) || !sc.lit('-') || !sc.num(1, 2, c.month) || !sc.lit('-') || !sc.num(1, 2, c.day)) return std::nullopt;
+  if (!sc.done()) {
+    if (!(sc.lit('T') || sc.lit('t') || sc.lit(' '))) return std::nullopt;
+    if (!sc.clock(c, true)) return std::nullopt;
+    if (!sc.done()) {
+      if (sc.peek() == ' ') sc.blanks();
+      if (!sc.zone(c.offset_seconds) || !sc.done()) return std::nullopt;
+    }
+  }
+  return to_time(c);
+}
+
+std::optional<Time> parse_clf(std::string_view text) {
+  Scanner sc{text};
+  Civil c;
+  if (!sc.num(1, 2, c.day) || !sc.lit('/') || !sc.month_name(c.month) || !sc.lit('/') || !sc.num64(4, 4, c.year) ||
+      !sc.lit(':') || !sc.clock(c, false))
+    return std::nullopt;
+  if (!sc.done()) {
+    sc.blanks();
+    if (!sc.zone(c.offset_seconds) || !sc.done()) return std::nullopt;
+  }
+  return to_time(c);
+}
+
+std::optional<Time> parse_syslog(std::string_view text, int year) {
+  Scanner sc{text};
+  Civil c;
+  c.year = year;
+  if (!sc.month_name(c.month) || !is_blank(sc.peek())) return std::nullopt;
+  sc.blanks();
+  if (!sc.num(1, 2, c.day) || !is_blank(sc.peek())) return std::nullopt;
+  sc.blanks();
+  if (!sc.clock(c, false) || !sc.done()) return std::nullopt;
+  return to_time(c);
+}
+
+std::optional<Time> parse_ctime(std::string_view text) {
+  Scanner sc{text};
+  Civil c;
+  if (!sc.weekday_name() || !is_blank(sc.peek())) return std::nullopt;
+  sc.blanks();
+  if (!sc.month_name(c.month) || !is_blank(sc.peek())) return std::nullopt;
+  sc.blanks();
+  if (!sc.num(1, 2, c.day) || !is_blank(sc.peek())) return std::nullopt;
+  sc.blanks();
+  if (!sc.clock(c, false) || !is_blank(sc.peek())) return std::nullopt;
+  sc.blanks();
+  if (!sc.num64(4, 4, c.year) || !sc.done()) return std::nullopt;
+  return to_time(c);
+}
+
+std::optional<Time> parse_auto(std::string_view text, int year) {
+  if (text.empty()) return std::nullopt;
+  char c0 = text[0];
+  if (is_digit(c0) || c0 == '-' || c0 == '+' || c0 == '.') {
+    if (auto t = parse_epoch_auto(text)) return t;
+    if (text.size() > 4 && text[4] == '-') return parse_rfc3339(text);
+    return parse_clf(text);
+  }
+  if (auto t = parse_syslog(text, year)) return t;
+  return parse_ctime(text);
+}
+
+std::optional<TimePattern> TimePattern::compile(std::string_view pattern, std::string* error) {
+  TimePattern p;
+  bool any_field = false;
+  auto fail = [&](std::string msg) -> std::optional<TimePattern> {
+    if (error) *error = std::move(msg);
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    char ch = pattern[i];
+    if (is_blank(ch)) {
+      if (p.ops_.empty() || p.ops_.back().kind != ' ') p.ops_.push_back({' ', {}});
+      continue;
+    }
+    if (ch != '%') {
+      if (p.ops_.empty() || p.ops_.back().kind != 0) p.ops_.push_back({0, {}});
+      p.ops_.back().text += ch;
+      continue;
+    }
+    if (++i == pattern.size()) return fail("pattern ends with a lone '%'");
+    char d = pattern[i];
+    switch (d) {
+      case 'T': p.ops_.insert(p.ops_.end(), {{'H', {}}, {0, ":"}, {'M', {}}, {0, ":"}, {'S', {}}}); any_field = true; break;
+      case 'F': p.ops_.insert(p.ops_.end(), {{'Y', {}}, {0, "-"}, {'m', {}}, {0, "-"}, {'d', {}}}); any_field = true; break;
+      case 'D': p.ops_.insert(p.ops_.end(), {{'m', {}}, {0, "/"}, {'d', {}}, {0, "/"}, {'y', {}}}); any_field = true; break;
+      case '%': p.ops_.push_back({0, "%"}); break;
+      case 'n': case 't': p.ops_.push_back({' ', {}}); break;
+      case 'Y': case 'y': case 'm': case 'd': case 'e': case 'H': case 'I': case 'M': case 'S': case 'f':
+      case 'z': case 'Z': case 'b': case 'h': case 'B': case 'a': case 'A': case 'j': case 'p': case 's':
+        p.ops_.push_back({d == 'h' ? 'b' : d == 'B' ? 'b' : d == 'A' ? 'a' : d == 'e' ? 'd' : d, {}});
+        any_field = true;
+        break;
+      default: return fail(std::string("unsupported directive %") + d);
+    }
+  }
+  if (!any_field) return fail("the pattern has no time field");
+  return p;
+}
+
+std::optional<Time> TimePattern::parse(std::string_view text, int default_year) const {
+  Scanner sc{text};
+  Civil c;
+  c.year = default_year;
+  bool pm = false, twelve = false, have_epoch = false;
+  std::int64_t epoch = 0;
+  for (const Op& op : ops_) {
+    switch (op.kind) {
+      case 0:
+        if (sc.s.substr(sc.i, op.text.size()) != op.text) return std::nullopt;
+        sc.i += op.text.size();
+        break;
+      case ' ': sc.blanks(); break;
+      case 'Y': {
+        bool neg = sc.lit('-');
+        if (!sc.num64(1, 4, c.year)) return std::nullopt;
+        if (neg) c.year = -c.year;
+        break;
+      }
+      case 'y': {
+        unsigned yy;
+        if (!sc.num(1, 2, yy)) return std::nullopt;
+        c.year = yy < 69 ? 2000 + yy : 1900 + yy;
+        break;
+      }
+      case 'm': if (!sc.num(1, 2, c.month)) return std::nullopt; break;
+      case 'd': sc.blanks(); if (!sc.num(1, 2, c.day)) return std::nullopt; break;
+      case 'H': if (!sc.num(1, 2, c.hour)) return std::nullopt; break;
+      case 'I': if (!sc.num(1, 2, c.hour) || c.hour < 1 || c.hour > 12) return std::nullopt; twelve = true; break;
+      case 'M': if (!sc.num(1, 2, c.minute)) return std::nullopt; break;
+      case 'S': if (!sc.num(1, 2, c.second)) return std::nullopt; break;
+      case 'f': if (!sc.fraction(c.nanos)) return std::nullopt; break;
+      case 'z': if (!sc.zone(c.offset_seconds)) return std::nullopt; break;
+      case 'Z': while (!sc.done() && ((sc.peek() >= 'A' && sc.peek() <= 'Z') || (sc.peek() >= 'a' && sc.peek() <= 'z'))) ++sc.i; break;
+      case 'b': if (!sc.month_name(c.month)) return std::nullopt; break;
+      case 'a': if (!sc.weekday_name()) return std::nullopt; break;
+      case 'j': {
+        unsigned j;
+        if (!sc.num(1, 3, j) || j == 0) return std::nullopt;
+        c.yday = static_cast<int>(j);
+        break;
+      }
+      case 'p': {
+        if (sc.i + 2 > text.size()) return std::nullopt;
+        char a = lower(text[sc.i]), b = lower(text[sc.i + 1]);
+        if (b != 'm' || (a != 'a' && a != 'p')) return std::nullopt;
+        pm = a == 'p';
+        sc.i += 2;
+        break;
+      }
+      case 's': {
+        std::size_t start = sc.i;
+        if (sc.peek() == '-') ++sc.i;
+        while (!sc.done() && is_digit(sc.peek())) ++sc.i;
+        auto t = parse_epoch(text.substr(start, sc.i - start), tlbf::kSecond);
+        if (!t) return std::nullopt;
+        epoch = *t;
+        have_epoch = true;
+        break;
+      }
+      default: return std::nullopt;
+    }
+  }
+  sc.blanks();
+  if (!sc.done()) return std::nullopt;
+  if (have_epoch) return epoch + c.nanos;
+  if (twelve) c.hour = (c.hour % 12) + (pm ? 12 : 0);
+  return to_time(c);
+}
+
+std::optional<Time> parse_strftime(std::string_view text, std::string_view pattern, int default_year) {
+  auto p = TimePattern::compile(pattern);
+  if (!p) return std::nullopt;
+  return p->parse(text, default_year);
+}
+
+std::optional<Time> TimeParser::operator()(std::string_view text) const {
+  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
+  if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '"' && text.back() == '"') ||
+                           (text.front() == '(' && text.back() == ')'))) {
+    text = text.substr(1, text.size() - 2);
+  } else if (!text.empty() && text.front() == '[') {
+    text.remove_prefix(1);  // "[2016-12-19 16:31:47,999]" cut off before its "]" by a field list
+  }
+  switch (format_) {
+    case TimeFormat::auto_detect: return parse_auto(text, year_);
+    case TimeFormat::epoch: return parse_epoch(text, tlbf::kSecond);
+    case TimeFormat::epoch_ms: return parse_epoch(text, tlbf::kMillisecond);
+    case TimeFormat::epoch_us: return parse_epoch(text, tlbf::kMicrosecond);
+    case TimeFormat::epoch_ns: return parse_epoch(text, 1);
+    case TimeFormat::rfc3339: return parse_rfc3339(text);
+    case TimeFormat::clf: return parse_clf(text);
+    case TimeFormat::syslog: return parse_syslog(text, year_);
+    case TimeFormat::ctime: return parse_ctime(text);
+    case TimeFormat::pattern: return pattern_ ? pattern_->parse(text, year_) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+int current_year() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  return tm.tm_year + 1900;
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,68 @@
+// Buffered output of records to a file descriptor, with the program's output modes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace tlbf_dedup {
+
+// Downstream closed the pipe (EPIPE). Not an error: the program ends quietly with status 0.
+struct BrokenPipe {};
+
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Writer {
+ public:
+  explicit Writer(int fd, std::size_t buffer_size = std::size_t{1} << 20);
+  ~Writer();  // does not flush (flushing can fail; call flush() explicitly)
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  void write(std::string_view bytes) {
+    if (bytes.size() <= cap_ - len_) {
+      std::memcpy(buf_.get() + len_, bytes.data(), bytes.size());
+      len_ += bytes.size();
+    } else {
+      write_slow(bytes);
+    }
+  }
+  void flush();
+  std::uint64_t bytes_written() const { return written_ + len_; }
+
+ private:
+  void write_slow(std::string_view bytes);
+  void write_all(const char* p, std::size_t n);
+
+  int fd_;
+  std::unique_ptr<char[]> buf_;
+  std::size_t cap_;
+  std::size_t len_ = 0;
+  std::uint64_t written_ = 0;
+};
+
+// How a kept or dropped record is written.
+struct OutputMode {
+  bool only_dups = false;
+  bool mark = false;
+  std::string mark_name = "dup";  // JSON member name for --mark
+};
+
+// Writes `record` (its bytes exactly as read, `text` being them without the terminator)
+// with the flag of --mark: lines get "dup\t" or "new\t" in front; a JSON object gets
+// ,"NAME":true|false before its closing brace. A record that is not a JSON object in JSON
+// mode is written unchanged.
+void write_marked(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool duplicate,
+                  std::string_view escaped_name);
+
+// NAME as a JSON string body (quotes and backslashes escaped, control bytes as \u00XX).
+std::string json_escape(std::string_view name);
+
+}  // namespace tlbf_dedup
