@@ -17,10 +17,20 @@
 //
 // Insert. Sets one bit in each of positions 0..k-1 and stamps them with `now`. A shift comes
 // first when the generation counter is spent (§6.2) or when the current generation started
-// more than span/l ago (a time-forced shift). Staleness bound that follows: the oldest of a
-// key's slices stops taking inserts when its generation ends, at most span/l after the
-// generation began, so a key inserted at t is not reported (up to the false-positive rate)
-// once now >= t + span + span/l; if nothing is inserted after it, once now >= t + span.
+// more than span/l ago (a time-forced shift), so a generation's inserts lie within span/l.
+//
+// Staleness bound. A key inserted at t is reported while now - t < span. It is forgotten
+// (reported only at the false-positive rate, like a key never inserted) once all k of its
+// slices have expired. Its newest slice takes inserts for k generations; each lies within
+// span/l, and the next starts with the first insert after that, so if consecutive inserts
+// are at most d apart its last update is at most t + k*span/l + (k-1)*d and the key is
+// forgotten from
+//     t + span + k*span/l + (k-1)*d.
+// (An idle gap of span or more clears the key's slices at the next shift, so d < span is
+// the only case that matters.) In between it fades: once its oldest slice expires (by
+// t + span + span/l) a query finds only k-1 of its bits in a run and needs a neighbouring
+// slice to complete it by chance. If nothing is inserted after t, all its slices carry
+// stamp t and it is gone at exactly t + span (zero slack).
 //
 // Shift, at time now:
 //  1. Rate: G inserts in the ending generation over t_s = max(1 ns, now - start) give the
