@@ -23,9 +23,11 @@
 // insert count of the last finished epoch (plus 2σ headroom); if the epoch outgrows it, a
 // block of twice the capacity is added, with targets tightened geometrically (0.9·f, then
 // 0.05·f, 0.025·f, ...) so the epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap
-// (max_memory_bytes): blocks beyond the cap are not allocated; the epoch keeps filling its
-// last block (or a first block shrunk to fit), so false negatives stay impossible and only
-// the false-positive rate rises above the target while the cap binds (memory_capped = true).
+// (max_memory_bytes): each epoch may hold 1/(r+1) of it. An epoch that needs more gets a
+// first block shrunk to its share, or stops adding blocks and keeps filling its last one, so
+// false negatives stay impossible and staleness is unchanged; what is lost is the
+// false-positive rate, which rises above the target in the epochs where the cap binds
+// (memory_capped = true in stats).
 #pragma once
 
 #include <algorithm>
@@ -326,7 +328,7 @@ class TimedEpochFilter final : public WindowFilter {
     double live = 0;
     for (const Slot& s : slots_) {
       if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
-      if (s.epoch == c) {
+      if (s.epoch == current_) {  // the newest segment
         st.k = s.blocks.back().k;
         for (const Block& b : s.blocks) st.slice0_bits += b.bits;
       }
@@ -419,31 +421,35 @@ class TimedEpochFilter final : public WindowFilter {
     s.epoch = e;
     double pred = static_cast<double>(last_count_);
     auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 64.0);
-    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), /*first=*/true));
+    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), epoch_budget(), detail::unit_bits(blocked_)));
   }
 
-  // The epoch has outgrown its blocks: add one of twice the capacity at a tighter rate.
+  // The epoch has outgrown its blocks: add one of twice the capacity at a tighter rate. If
+  // the epoch's share of the cap cannot hold a block at least as large as the last one, the
+  // last block keeps filling instead (a tiny overfilled block would answer yes to anything).
   void grow(Slot& s) {
     std::size_t j = s.blocks.size();
     double f = 0.1 * epoch_target() * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(j, 60)));
-    std::uint64_t capacity = s.blocks.back().capacity * 2;
-    Block b = make_block(capacity, f, /*first=*/false);
+    std::uint64_t held = 0;
+    for (const Block& b : s.blocks) held += b.bits;
+    std::uint64_t left = epoch_budget() > held ? epoch_budget() - held : 0;
+    Block b = make_block(s.blocks.back().capacity * 2, f, left, s.blocks.back().bits);
     if (b.bits > 0) s.blocks.push_back(std::move(b));
-    else s.blocks.back().capacity = std::numeric_limits<std::uint64_t>::max();  // capped: keep filling
+    else s.blocks.back().capacity = std::numeric_limits<std::uint64_t>::max();
   }
 
-  // bits == 0 in the result means "does not fit under the cap" (never for a first block,
-  // which shrinks to what is left, and to one unit at least, so an epoch can always insert).
-  Block make_block(std::uint64_t capacity, double f, bool first) {
+  // A block for `capacity` keys at rate f, within `budget` bits. When it does not fit, a block
+  // of the whole budget (if at least `min_bits`) that is never grown past; else none (bits 0).
+  Block make_block(std::uint64_t capacity, double f, std::uint64_t budget, std::uint64_t min_bits) {
     SegmentShape shape = segment_shape_for(blocked_, static_cast<double>(capacity), f);
     const std::uint64_t unit = detail::unit_bits(blocked_);
     Block b;
     b.capacity = capacity;
-    if (used_bits_ + shape.bits > cap_bits_) {
+    if (shape.bits > budget) {
       capped_ = true;
-      if (!first) return b;
-      std::uint64_t left = cap_bits_ > used_bits_ ? (cap_bits_ - used_bits_) / unit * unit : 0;
-      shape.bits = std::max(left, unit);
+      budget = budget / unit * unit;
+      if (budget < min_bits || budget == 0) return b;
+      shape.bits = budget;
       shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(shape.bits));
       b.capacity = std::numeric_limits<std::uint64_t>::max();
     }
@@ -452,6 +458,12 @@ class TimedEpochFilter final : public WindowFilter {
     b.words.assign(b.bits / 64, 0);
     used_bits_ += b.bits;
     return b;
+  }
+
+  // Each epoch may hold 1/(r+1) of the cap, so the r+1 epochs together never exceed it.
+  std::uint64_t epoch_budget() const {
+    const std::uint64_t unit = detail::unit_bits(blocked_);
+    return std::max(unit, cap_bits_ / (r_ + 1) / unit * unit);
   }
 
   void release(Slot& s) {

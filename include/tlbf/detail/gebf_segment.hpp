@@ -20,12 +20,26 @@ struct Probe {
   std::uint64_t mask;
 };
 
+// SplitMix64's finaliser: a bijection whose output bits all depend on every input bit.
+inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 // Fills probes[0..k) for a key. probes must hold k entries (k <= kGebfMaxK).
+// Blocked: the block comes from the high bits of h.hi and the in-block positions from 9-bit
+// chunks of mix64(h.lo + c), so they are independent. (Deriving both from the same double
+// hash made keys that share a block share most of their in-block positions too, and the
+// measured rate came out 1.5-6x the formula's.)
 inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blocked, Probe* probes) {
   if (blocked) {
-    std::uint64_t base = reduce(h.lo, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
+    std::uint64_t base = reduce(h.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
+    std::uint64_t z = 0;
     for (std::uint32_t i = 0; i < k; ++i) {
-      std::uint64_t pos = probe_hash(h, i + 1) >> 55;  // top 9 bits: a bit of the block
+      if (i % 7 == 0) z = mix64(h.lo + (i / 7 + 1) * 0x9E3779B97F4A7C15ULL);
+      std::uint64_t pos = z & (kGebfBlockBits - 1);
+      z >>= 9;
       probes[i] = Probe{base + (pos >> 6), std::uint64_t{1} << (pos & 63)};
     }
   } else {
