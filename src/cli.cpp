@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "duration.hpp"
 #include "options.hpp"
 #include "pipeline.hpp"
 #include "record_reader.hpp"
@@ -48,7 +49,7 @@ void check_state_matches(const Options& o, const tlbf::FilterConfig& saved, cons
                      "); drop the option, or use --state-reset to start over");
   };
   const auto& given = o.explicit_filter_options;
-  if (given.count("--window") && (saved.span != want.span)) conflict("-w/--window", saved.span ? std::to_string(saved.span) + " ns" : "a count window");
+  if (given.count("--window") && (saved.span != want.span)) conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
   if (given.count("--window-count") && saved.window_count != want.window_count)
     conflict("-n/--window-count", saved.window_count ? std::to_string(saved.window_count) : "a time window");
   if (given.count("--algorithm") && saved.algorithm != want.algorithm) conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));

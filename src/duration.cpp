@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace tlbf_dedup {
 namespace {
@@ -69,6 +70,16 @@ std::optional<tlbf::Duration> parse_duration(std::string_view text) {
   auto v = scale(*d, ns);
   if (!v || *v > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())) return std::nullopt;
   return static_cast<tlbf::Duration>(*v);
+}
+
+std::string format_duration(tlbf::Duration d) {
+  static constexpr std::pair<tlbf::Duration, const char*> kUnits[] = {
+      {86400 * tlbf::kSecond, "d"}, {3600 * tlbf::kSecond, "h"}, {60 * tlbf::kSecond, "m"}, {tlbf::kSecond, "s"},
+      {tlbf::kMillisecond, "ms"},   {tlbf::kMicrosecond, "us"}};
+  if (d == 0) return "0s";
+  for (const auto& [unit, name] : kUnits)
+    if (d % unit == 0) return std::to_string(d / unit) + name;
+  return std::to_string(d) + "ns";
 }
 
 std::optional<std::uint64_t> parse_byte_size(std::string_view text) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "tlbf/types.hpp"
@@ -15,6 +16,9 @@ namespace tlbf_dedup {
 // Units: ns, us, ms, s, m, h, d; a bare number means seconds. A fraction is allowed
 // ("1.5s"). The result is > 0 unless the text says 0.
 std::optional<tlbf::Duration> parse_duration(std::string_view text);
+
+// The shortest exact spelling parse_duration() reads back: "5m", "250ms", "1500us".
+std::string format_duration(tlbf::Duration d);
 
 // A byte count with an optional binary suffix K, M, G, T (powers of 1024, an optional
 // trailing "B" or "iB" is accepted).

@@ -165,12 +165,12 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   if (!cfg_.quiet) {
     const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
     if (stats_.malformed)
-      std::fprintf(stderr, "tlbf-dedup: warning: %llu records were not readable JSON objects (%s)\n",
+      std::fprintf(stderr, "tlbf-dedup: warning: %llu record(s) were not readable JSON objects (%s)\n",
                    static_cast<unsigned long long>(stats_.malformed), action);
     if (stats_.missing_key)
-      std::fprintf(stderr, "tlbf-dedup: warning: %llu records had no key (%s)\n", static_cast<unsigned long long>(stats_.missing_key), action);
+      std::fprintf(stderr, "tlbf-dedup: warning: %llu record(s) had no key (%s)\n", static_cast<unsigned long long>(stats_.missing_key), action);
     if (stats_.untimed)
-      std::fprintf(stderr, "tlbf-dedup: warning: %llu records had no readable time at -t %s (judged at the current clock)\n",
+      std::fprintf(stderr, "tlbf-dedup: warning: %llu record(s) had no readable time at -t %s (judged at the current clock)\n",
                    static_cast<unsigned long long>(stats_.untimed), cfg_.extract.time.c_str());
   }
   return stats_;

@@ -22,12 +22,12 @@ check "pass: missing key counted" 1 "$(stat "$WORK/pass.json" missing_key)"
 check "pass: errors total" 5 "$(stat "$WORK/pass.json" errors)"
 check "pass: duplicates" 2 "$(stat "$WORK/pass.json" duplicates)"
 check "pass: one immediate warning per kind + one summary per kind" 4 "$(grep -c 'warning' "$WORK/pass.err")"
-check "pass: the summary has the count" 1 "$(grep -c '4 records were not readable JSON objects' "$WORK/pass.err")"
+check "pass: the summary has the count" 1 "$(grep -c '4 record(s) were not readable JSON objects' "$WORK/pass.err")"
 check "pass: the first warning names the record" 1 "$(grep -c 'record 2: not a readable JSON object' "$WORK/pass.err")"
 
 "$D" -k id --on-error drop "$WORK/bad.ndjson" > "$WORK/drop.out" 2> "$WORK/drop.err"
 check_files "drop: bad records dropped" "$WORK/drop.want" "$WORK/drop.out"
-check "drop: the warning says dropped" 1 "$(grep -c '4 records were not readable JSON objects (dropped)' "$WORK/drop.err")"
+check "drop: the warning says dropped" 1 "$(grep -c '4 record(s) were not readable JSON objects (dropped)' "$WORK/drop.err")"
 
 "$D" -k id --on-error fail "$WORK/bad.ndjson" > "$WORK/fail.out" 2> "$WORK/fail.err" && status=0 || status=$?
 check "fail: status 1" 1 "$status"
@@ -53,7 +53,7 @@ grep '^{"records"' "$WORK/times.err" > "$WORK/times.json"
 check "untimed: counted" 2 "$(stat "$WORK/times.json" untimed)"
 check "untimed: not errors" 0 "$(stat "$WORK/times.json" errors)"
 check "untimed: judged at the clock (100 a kept, bad a at clock 100 dropped)" "$(printf '10 a\nnonsense b\n100 a')" "$(cat "$WORK/times.out")"
-check "untimed: warned once with the count" 1 "$(grep -c '2 records had no readable time' "$WORK/times.err")"
+check "untimed: warned once with the count" 1 "$(grep -c '2 record(s) had no readable time' "$WORK/times.err")"
 
 # JSON time of the wrong type or format.
 printf '{"k":1,"t":"yesterday"}\n{"k":1,"t":true}\n{"k":2,"t":{"x":1}}\n' | "$D" -k k -t t --stats=json 2> "$WORK/jt.err" > /dev/null
