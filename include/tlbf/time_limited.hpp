@@ -88,6 +88,7 @@ class TimeLimitedFilter final : public WindowFilter {
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
     if (cfg.span <= 0) throw invalid_parameter("span must be > 0 ns for tlbf, got " + std::to_string(cfg.span));
+    if (cfg.capacity == 0) throw invalid_parameter("capacity must be > 0, got 0");
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
@@ -161,6 +162,8 @@ class TimeLimitedFilter final : public WindowFilter {
       s.bits = s.words.size() * 64;
       s.hash_index = (f->seq_next_ - n + i) % f->k_;
       if (s.bits < f->min_bits_) throw state_error("state: tlbf slice smaller than the minimum");
+      // A real count stays far below this; refusing more keeps ++inserts from wrapping.
+      if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
       total += s.bits;
       if (total > f->max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
     }
@@ -284,6 +287,7 @@ class TimeLimitedFilter final : public WindowFilter {
     Time stamp = kNever;
   };
   static constexpr Time kNever = std::numeric_limits<Time>::min();  // no insert yet: not live
+  static constexpr std::uint64_t kMaxInserts = std::uint64_t{1} << 62;
 
   TimeLimitedFilter() = default;
 

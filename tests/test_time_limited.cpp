@@ -1,0 +1,505 @@
+// The time-limited Bloom filter (include/tlbf/time_limited.hpp): one regression test for each
+// defect a-h of the reference implementation (issue 2), the per-slice invariants (hash
+// indices, sizes, fill), and saved state.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "filter_checks.hpp"
+#include "tlbf/apbf.hpp"
+#include "tlbf/detail/age_partitioned.hpp"
+#include "tlbf/time_limited.hpp"
+
+namespace {
+
+using filter_checks::key;
+using tlbf::Duration;
+using tlbf::Time;
+using tlbf::TimeLimitedFilter;
+constexpr auto kTag = static_cast<std::uint8_t>(tlbf::Algorithm::tlbf);
+constexpr Duration kMs = tlbf::kMillisecond;
+constexpr Duration kSec = tlbf::kSecond;
+
+tlbf::FilterConfig time_config(Duration span, double error_rate, std::uint64_t capacity) {
+  tlbf::FilterConfig cfg;
+  cfg.algorithm = tlbf::Algorithm::tlbf;
+  cfg.span = span;
+  cfg.error_rate = error_rate;
+  cfg.capacity = capacity;
+  return cfg;
+}
+
+tlbf::FilterConfig time_config(Duration span, std::uint64_t capacity, std::uint32_t k, std::uint32_t l) {
+  tlbf::FilterConfig cfg = time_config(span, 0.01, capacity);
+  cfg.k = k;
+  cfg.l = l;
+  return cfg;
+}
+
+// Fraction of `n` never-inserted keys the filter reports at `now`.
+double measured_fpr(const TimeLimitedFilter& f, Time now, std::uint64_t n) {
+  std::uint64_t hits = 0;
+  for (std::uint64_t i = 0; i < n; ++i) hits += f.may_contain(key((std::uint64_t{1} << 60) + i), now);
+  return static_cast<double>(hits) / static_cast<double>(n);
+}
+
+// Fill invariant: a slice in the insert range never takes more than floor(m ln2) inserts,
+// and no slice has more set bits than inserts (each insert sets at most one bit per slice).
+std::uint64_t invariant_violations(const TimeLimitedFilter& f) {
+  std::uint64_t bad = 0;
+  for (std::size_t pos = 0; pos < f.slice_count(); ++pos) {
+    const tlbf::SliceView s = f.slice(pos);
+    if (pos < f.k() && s.inserts > tlbf::detail::half_fill_capacity(s.bits)) ++bad;
+    if (s.ones > s.inserts) ++bad;
+    if (s.bits < f.min_slice_bits() || s.bits > f.max_slice_bits()) ++bad;
+  }
+  return bad;
+}
+
+// The documented saved form, parsed so tests can make states the filter never makes itself.
+struct Payload {
+  std::uint32_t k, l;
+  std::int64_t span;
+  std::uint64_t min_bits, max_slice_bits, max_bits;
+  std::uint32_t max_slices;
+  std::int64_t latest;
+  std::uint8_t started;
+  std::int64_t gen_start;
+  std::uint64_t gen_left, gen_inserts, seq_next, keys, evictions;
+  std::uint8_t capped;
+  struct Slice {
+    std::int64_t stamp;
+    std::uint64_t inserts;
+    std::vector<std::uint64_t> words;
+  };
+  std::vector<Slice> slices;  // oldest first
+
+  static Payload parse(const std::string& bytes) {
+    tlbf::ByteReader r(bytes);
+    REQUIRE(r.u8() == kTag);
+    Payload p;
+    p.k = r.u32();
+    p.l = r.u32();
+    p.span = r.i64();
+    p.min_bits = r.u64();
+    p.max_slice_bits = r.u64();
+    p.max_bits = r.u64();
+    p.max_slices = r.u32();
+    p.latest = r.i64();
+    p.started = r.u8();
+    p.gen_start = r.i64();
+    p.gen_left = r.u64();
+    p.gen_inserts = r.u64();
+    p.seq_next = r.u64();
+    p.keys = r.u64();
+    p.evictions = r.u64();
+    p.capped = r.u8();
+    p.slices.resize(r.u64());
+    for (Slice& s : p.slices) {
+      s.stamp = r.i64();
+      s.inserts = r.u64();
+      s.words = r.words(std::uint64_t{1} << 40);
+    }
+    REQUIRE(r.at_end());
+    return p;
+  }
+  std::string write() const {
+    tlbf::ByteWriter w;
+    w.u8(kTag);
+    w.u32(k);
+    w.u32(l);
+    w.i64(span);
+    w.u64(min_bits);
+    w.u64(max_slice_bits);
+    w.u64(max_bits);
+    w.u32(max_slices);
+    w.i64(latest);
+    w.u8(started);
+    w.i64(gen_start);
+    w.u64(gen_left);
+    w.u64(gen_inserts);
+    w.u64(seq_next);
+    w.u64(keys);
+    w.u64(evictions);
+    w.u8(capped);
+    w.u64(slices.size());
+    for (const Slice& s : slices) {
+      w.i64(s.stamp);
+      w.u64(s.inserts);
+      w.words(s.words);
+    }
+    return w.take();
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("time_limited") {
+  TEST_CASE("regression a: the clock keeps every nanosecond and survives long idle gaps") {
+    // The reference rounds to milliseconds at each update and its clock wraps after ~71 min.
+    const Duration span = 1 * kMs + 500 * tlbf::kMicrosecond + 7;
+    TimeLimitedFilter f(time_config(span, 1e-3, 100));
+    const Time t0 = 3 * kMs + 123456;
+    f.insert(key(1), t0);
+    CHECK(f.may_contain(key(1), t0 + span - 1));
+    CHECK_FALSE(f.may_contain(key(1), t0 + span));
+
+    // 100 days idle (8.64e15 ns), then the filter works and expires at the right nanosecond.
+    const Time t1 = t0 + Time{100} * 24 * 3600 * kSec;
+    CHECK_FALSE(f.may_contain(key(1), t1));
+    f.insert(key(2), t1);
+    CHECK(f.may_contain(key(2), t1 + span - 1));
+    CHECK_FALSE(f.may_contain(key(2), t1 + span));
+    CHECK_FALSE(f.may_contain(key(1), t1));
+    CHECK(f.stats(t1).live_keys == 1);
+
+    // A 2 h span with a 90 min idle gap, on a Unix-epoch clock (~1.76e18 ns).
+    TimeLimitedFilter g(time_config(2 * 3600 * kSec, 1e-3, 100));
+    const Time epoch = Time{1763700000} * kSec + 999999;
+    g.insert(key(3), epoch);
+    CHECK(g.may_contain(key(3), epoch + 90 * 60 * kSec));
+    g.insert(key(4), epoch + 90 * 60 * kSec);
+    CHECK(g.may_contain(key(3), epoch + 2 * 3600 * kSec - 1));
+    CHECK_FALSE(g.may_contain(key(3), epoch + 2 * 3600 * kSec + 90 * 60 * kSec));
+    CHECK(g.may_contain(key(4), epoch + 2 * 3600 * kSec + 90 * 60 * kSec - 1));
+  }
+
+  TEST_CASE("regression b: generations that end within one clock tick stay bounded") {
+    // The reference divides by t_s = 0 here; under bursts its slices shrank to 2k bits and
+    // it reached 76,600 slices after 200k inserts with a 1 s span.
+    TimeLimitedFilter f(time_config(kSec, 0.01, 1000));
+    const Time now = 5 * kSec;
+    std::uint64_t misses = 0;
+    for (std::uint64_t i = 0; i < 200000; ++i) {
+      f.insert(key(i), now);
+      if (!f.may_contain(key(i / 2), now)) ++misses;
+    }
+    const tlbf::FilterStats s = f.stats(now);
+    MESSAGE("200k inserts in one tick: " << s.slices << " slices (k+l = " << f.k() + f.l() << "), slice 0 "
+                                         << s.slice0_bits << " bits, " << s.bits_per_live_key << " bits/key");
+    CHECK(misses == 0);
+    CHECK(s.slices < 200);
+    CHECK(s.slice0_bits >= f.min_slice_bits());
+    CHECK(f.min_slice_bits() >= 4 * f.k());
+    CHECK(invariant_violations(f) == 0);
+    CHECK(measured_fpr(f, now, 100000) <= 0.02);
+
+    // The same inserts spread over 1 s: t_s is tiny but not zero.
+    TimeLimitedFilter g(time_config(kSec, 0.01, 1000));
+    for (std::uint64_t i = 0; i < 200000; ++i) g.insert(key(i), 5 * kSec + static_cast<Time>(i) * 5000);
+    MESSAGE("200k inserts in 1 s: " << g.slice_count() << " slices");
+    CHECK(g.slice_count() < 200);
+    CHECK(invariant_violations(g) == 0);
+  }
+
+  TEST_CASE("regression c: generations round down, slices never overfill, shifts never stop") {
+    // The reference rounds u_i up, lets slices overfill, wraps its counters, and once g = 0
+    // never shifts again.
+    TimeLimitedFilter f(time_config(kSec, 500, 5, 4));
+    Time now = 0;
+    std::uint64_t violations = 0, i = 0;
+    auto run = [&](std::uint64_t n, Duration step) {
+      for (std::uint64_t j = 0; j < n; ++j, ++i) {
+        now += step;
+        f.insert(key(i), now);
+        if (i % 61 == 0) violations += invariant_violations(f);
+      }
+    };
+    run(3000, kMs);          // steady, 1000/s for 3 spans
+    run(20000, kMs / 10);    // 10x burst
+    run(20000, 0);           // one clock tick
+    run(300, 20 * kMs);      // trickle
+    run(3000, kMs);          // steady again
+    CHECK(violations == 0);
+    CHECK(invariant_violations(f) == 0);
+
+    // A state with a full (over-counted) slice in the insert range and g spent: every insert
+    // must shift until that slice has left positions 0..k-1, then generations grow again.
+    Payload p = Payload::parse(filter_checks::saved(f));
+    Payload::Slice& full = p.slices[p.slices.size() - 2];  // position 1
+    full.inserts = std::numeric_limits<std::uint64_t>::max();
+    {
+      const std::string wrapped = p.write();
+      tlbf::ByteReader r(wrapped);
+      r.u8();
+      CHECK_THROWS_AS(TimeLimitedFilter::load(r), tlbf::state_error);  // a count that would wrap
+    }
+    full.inserts = tlbf::detail::half_fill_capacity(full.words.size() * 64) + 1000;
+    p.gen_left = 0;
+    const std::string crafted = p.write();
+    tlbf::ByteReader r(crafted);
+    r.u8();
+    auto g = TimeLimitedFilter::load(r);
+    const std::uint64_t created = g->slices_created();
+    // The full slice moves from position 1 to 2, 3, ... and leaves the insert range after
+    // k - 1 shifts; until then eq. 4 gives it u = 0, so g = max(1, 0) and each insert shifts.
+    for (std::uint64_t j = 0; j + 2 < g->k(); ++j) {
+      g->insert(key(900000 + j), now);
+      CHECK(g->slices_created() == created + j + 1);  // shifted before this insert
+      CHECK(g->generation_left() == 0);
+    }
+    g->insert(key(900100), now);
+    CHECK(g->slices_created() == created + g->k() - 1);
+    CHECK(g->generation_left() > 0);
+    for (std::uint64_t j = 0; j < 5000; ++j) g->insert(key(910000 + j), now);
+    CHECK(g->slices_created() > created + g->k());
+    CHECK(g->may_contain(key(900000), now));
+    CHECK(g->may_contain(key(914999), now));
+  }
+
+  TEST_CASE("regression d: a key stops being reported when the stream goes idle") {
+    // The reference stamps a slice only when its generation ends, so keys of an unfinished
+    // generation stay positive forever once the stream stops.
+    const Duration span = 10 * kSec;
+    TimeLimitedFilter f(time_config(span, 1e-3, 1000));
+    Time t = 0;
+    for (std::uint64_t i = 0; i < 5000; ++i) f.insert(key(i), t += kMs);
+    f.insert(key(99999), t += kMs);
+    CHECK(f.may_contain(key(99999), t + span - 1));
+    CHECK_FALSE(f.may_contain(key(99999), t + span));  // zero slack when idle after the insert
+    CHECK_FALSE(f.may_contain(key(99999), t + 365 * 24 * 3600 * kSec));
+    std::uint64_t reported = 0;
+    for (std::uint64_t i = 0; i < 5000; ++i) reported += f.may_contain(key(i), t + span);
+    CHECK(reported == 0);  // every slice has expired: no key can be reported at all
+  }
+
+  TEST_CASE("regression d: under a trickle a key is forgotten by t + span + k*span/l + (k-1)*d") {
+    const Duration span = kSec, d = 2 * kMs;
+    TimeLimitedFilter f(time_config(span, 1e-4, 2000));
+    const Duration bound = span + f.k() * (span / f.l()) + (f.k() - 1) * d;
+    struct Probe {
+      Time when;
+      std::uint64_t id;
+      bool early;  // checked just before t + span (must be present) or at the bound
+    };
+    std::vector<Probe> probes;
+    std::size_t next = 0;
+    std::uint64_t early_misses = 0, late_reports = 0, late_checked = 0;
+    Time now = 0;
+    for (std::uint64_t i = 0; i < 20000; ++i) {
+      now += d;
+      // Due probes first, against the state as it is at `now`.
+      while (next < probes.size() && probes[next].when <= now) {
+        const Probe& p = probes[next++];
+        const bool got = f.may_contain(key(p.id), p.early ? p.when : now);
+        if (p.early && !got) ++early_misses;
+        if (!p.early) {
+          ++late_checked;
+          late_reports += got;
+        }
+      }
+      f.insert(key(i), now);
+      if (i % 20 == 0 && i < 15000) {
+        probes.push_back({now + span - 1, i, true});
+        probes.push_back({now + bound, i, false});
+      }
+      std::sort(probes.begin() + static_cast<std::ptrdiff_t>(next), probes.end(),
+                [](const Probe& a, const Probe& b) { return a.when < b.when; });
+    }
+    MESSAGE("trickle: k=" << f.k() << " l=" << f.l() << ", " << late_reports << " of " << late_checked
+                          << " keys reported after t + " << bound << " ns");
+    CHECK(late_checked > 500);
+    CHECK(early_misses == 0);
+    CHECK(late_reports <= 3);  // at the false-positive rate 1e-4: expected 0.1
+  }
+
+  TEST_CASE("regression e: a recycled slice is cleared in full") {
+    // The reference clears only size/8 bytes of the slice it recycles.
+    TimeLimitedFilter f(time_config(kSec, 2000, 4, 3));
+    Time now = 0;
+    std::uint64_t shifts = 0, dirty = 0;
+    for (std::uint64_t i = 0; i < 90000; ++i) {
+      // Steady, then a 10x burst (bigger slices), then slow (big buffers reused for small).
+      now += (i >= 30000 && i < 60000) ? kMs / 20 : kMs / 2;
+      const std::uint64_t before = f.slices_created();
+      f.insert(key(i), now);
+      if (f.slices_created() != before) {
+        ++shifts;
+        const tlbf::SliceView fresh = f.slice(0);
+        if (fresh.inserts != 1 || fresh.ones > 1) ++dirty;
+      }
+      if (i % 1000 == 0) CHECK(invariant_violations(f) == 0);
+    }
+    CHECK(shifts > 50);
+    CHECK(dirty == 0);
+  }
+
+  TEST_CASE("regression f: every bad parameter is refused with a message naming it") {
+    // The reference crashes on or silently accepts a bad level, a zero or negative span and
+    // a zero capacity.
+    auto refuses = [](auto make, const tlbf::FilterConfig& cfg, const std::string& name) {
+      try {
+        make(cfg);
+        FAIL("accepted a bad " << name);
+      } catch (const tlbf::invalid_parameter& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find(name) != std::string::npos);
+      }
+    };
+    auto tlbf_make = [](const tlbf::FilterConfig& c) { TimeLimitedFilter f(c); };
+    auto apbf_make = [](const tlbf::FilterConfig& c) { tlbf::AgePartitionedFilter f(c); };
+    const tlbf::FilterConfig good = time_config(kSec, 0.01, 1000);
+    CHECK_NOTHROW(tlbf_make(good));
+    auto with = [&](auto change) {
+      tlbf::FilterConfig c = good;
+      change(c);
+      return c;
+    };
+    refuses(tlbf_make, with([](auto& c) { c.span = 0; }), "span");
+    refuses(tlbf_make, with([](auto& c) { c.span = -5 * kSec; }), "span");
+    for (double e : {0.0, 1.0, -0.1, 2.0, std::nan("")})
+      refuses(tlbf_make, with([e](auto& c) { c.error_rate = e; }), "error_rate");
+    refuses(tlbf_make, with([](auto& c) { c.capacity = 0; }), "capacity");
+    refuses(tlbf_make, with([](auto& c) { c.k = 0u, c.l = 3u; }), "k");
+    refuses(tlbf_make, with([](auto& c) { c.k = 4u, c.l = 0u; }), "l");
+    refuses(tlbf_make, with([](auto& c) { c.k = 4u; }), "l");
+    refuses(tlbf_make, with([](auto& c) { c.l = 4u; }), "k");
+    refuses(tlbf_make, with([](auto& c) { c.k = 40u, c.l = 40u; }), "max_kl");
+    refuses(tlbf_make, with([](auto& c) { c.max_kl = 1; }), "max_kl");
+    refuses(tlbf_make, with([](auto& c) { c.max_slices = 5; }), "max_slices");
+    refuses(tlbf_make, with([](auto& c) { c.max_memory_bytes = 64; }), "max_memory");
+    tlbf::FilterConfig count = good;
+    count.span = 0;
+    count.window_count = 0;
+    refuses(apbf_make, count, "window_count");
+    count.window_count = 100;
+    count.error_rate = 0;
+    refuses(apbf_make, count, "error_rate");
+  }
+
+  TEST_CASE("regression g: a query is const and changes nothing, not even the clock") {
+    // The reference's read-only query advances the filter's clock.
+    static_assert(std::is_same<decltype(&TimeLimitedFilter::may_contain),
+                               bool (TimeLimitedFilter::*)(tlbf::KeyHash, Time) const>::value,
+                  "may_contain must be const");
+    TimeLimitedFilter f(time_config(kSec, 0.01, 1000));
+    for (std::uint64_t i = 0; i < 10000; ++i) f.insert(key(i), static_cast<Time>(i) * 200000);  // 0..2 s
+    const Time last = 9999 * 200000;
+    const std::string before = filter_checks::saved(f);
+    for (Time t : {Time{0}, last, last + 10 * kSec, Time{1} << 62})
+      for (std::uint64_t i = 0; i < 10000; ++i) (void)f.may_contain(key(i * 7), t);
+    (void)f.stats(Time{1} << 62);
+    CHECK(filter_checks::saved(f) == before);
+    // Had the far-future query moved the clock, these would be expired now.
+    f.insert(key(123456789), last + 1);
+    CHECK(f.may_contain(key(9999), last + 1));
+    CHECK(f.may_contain(key(5000), last + 1));
+  }
+
+  TEST_CASE("regression h: growth is capped and the filter keeps working under the cap") {
+    // The reference has no bound on slices or memory.
+    const tlbf::FilterConfig base = time_config(kSec, 1000, 4, 3);
+    auto burst = [](TimeLimitedFilter& f, std::uint64_t max_slices, std::uint64_t max_bits) {
+      std::uint64_t over = 0, misses = 0;
+      Time now = kSec;
+      for (std::uint64_t i = 0; i < 100000; ++i) {
+        now += 10000;  // 100k/s against a capacity of 1000 per second
+        f.insert(key(i), now);
+        if (f.slice_count() > max_slices || f.stats(now).bits_allocated > max_bits) ++over;
+        if (i >= 50 && !f.may_contain(key(i - 50), now)) ++misses;  // the newest keys survive
+      }
+      CHECK(over == 0);
+      CHECK(misses == 0);
+      return now;
+    };
+    TimeLimitedFilter unbounded(base);
+    Time now = burst(unbounded, 4096, std::uint64_t{1} << 33);
+    CHECK_FALSE(unbounded.stats(now).memory_capped);
+    CHECK(unbounded.stats(now).cap_evictions == 0);
+    const std::size_t natural = unbounded.slice_count();
+
+    tlbf::FilterConfig few = base;
+    few.max_slices = 10;
+    TimeLimitedFilter by_count(few);
+    now = burst(by_count, 10, std::uint64_t{1} << 33);
+    tlbf::FilterStats s = by_count.stats(now);
+    MESSAGE("burst: " << natural << " slices uncapped; capped at 10: " << s.cap_evictions << " live slices dropped");
+    CHECK(natural > 10);
+    CHECK(s.memory_capped);
+    CHECK(s.cap_evictions > 0);
+    CHECK(measured_fpr(by_count, now, 20000) <= 0.2);  // capped, not saturated (k=4, l=3: F = 0.1)
+
+    tlbf::FilterConfig small = base;
+    small.max_memory_bytes = 4096;
+    TimeLimitedFilter by_memory(small);
+    now = burst(by_memory, 4096, 4096 * 8);
+    s = by_memory.stats(now);
+    CHECK(s.memory_capped);
+    CHECK(s.cap_evictions > 0);
+    CHECK(s.bits_allocated <= 4096 * 8);
+    // After the burst the rate drops back and the capped filter recovers its window.
+    for (std::uint64_t i = 0; i < 5000; ++i) by_memory.insert(key(500000 + i), now += kMs);
+    std::uint64_t misses = 0;
+    for (std::uint64_t i = 4000; i < 5000; ++i) misses += !by_memory.may_contain(key(500000 + i), now);
+    CHECK(misses == 0);
+  }
+
+  TEST_CASE("slices at positions 0..k-1 always use k distinct probe hashes") {
+    TimeLimitedFilter f(time_config(kSec, 0.001, 500));
+    Time now = 0;
+    std::uint64_t bad = 0;
+    for (std::uint64_t i = 0; i < 50000; ++i) {
+      now += (i / 5000) % 2 ? kMs / 10 : kMs;
+      f.insert(key(i), now);
+      if (i % 97 != 0) continue;
+      // Consecutive creation order: each position's hash is the next one's plus 1 (mod k).
+      for (std::size_t pos = 0; pos + 1 < f.slice_count(); ++pos)
+        if ((f.slice(pos + 1).hash_index + 1) % f.k() != f.slice(pos).hash_index) ++bad;
+    }
+    CHECK(bad == 0);
+    CHECK(f.slices_created() > 100);
+  }
+
+  TEST_CASE("an earlier clock value counts as the latest seen") {
+    TimeLimitedFilter f(time_config(kSec, 0.001, 100));
+    f.insert(key(1), 10 * kSec);
+    f.insert(key(2), 5 * kSec);  // late arrival: stamped as 10 s
+    CHECK(f.may_contain(key(2), 0));
+    CHECK(f.may_contain(key(2), 11 * kSec - 1));
+    CHECK_FALSE(f.may_contain(key(2), 11 * kSec));
+  }
+
+  TEST_CASE("statistics describe the slices") {
+    TimeLimitedFilter f(time_config(kSec, 0.01, 1000));
+    Time now = 0;
+    for (std::uint64_t i = 0; i < 5000; ++i) f.insert(key(i), now += kMs);
+    const tlbf::FilterStats s = f.stats(now);
+    CHECK(s.algorithm == "tlbf");
+    CHECK(s.k == f.k());
+    CHECK(s.l == f.l());
+    CHECK(s.slices == f.slice_count());
+    CHECK(s.keys_inserted == 5000);
+    CHECK(s.slice0_bits == f.slice(0).bits);
+    std::uint64_t total = 0;
+    for (std::size_t pos = 0; pos < f.slice_count(); ++pos) total += f.slice(pos).bits;
+    CHECK(s.bits_allocated == total);
+    // 1000 inserts per second: the estimate counts the window in full and, in part, the
+    // keys of the k generations before it whose slices are still live.
+    CHECK(s.live_keys >= 1000);
+    CHECK(s.live_keys <= 1000 + f.k() * (1000 / f.l() + 1));
+    CHECK(s.bits_per_live_key == doctest::Approx(static_cast<double>(total) / static_cast<double>(s.live_keys)));
+    CHECK(f.stats(now + 2 * kSec).live_keys == 0);
+  }
+
+  TEST_CASE("save and load give a filter that answers and evolves identically") {
+    TimeLimitedFilter f(time_config(kSec, 0.01, 1000));
+    Time now = 0;
+    for (std::uint64_t i = 0; i < 30000; ++i) f.insert(key(i), now += (i / 3000) % 2 ? kMs / 10 : kMs);
+    filter_checks::check_round_trip(f, kTag, now, 100 * kMs);
+  }
+
+  TEST_CASE("damaged saved state is refused or still loads into a working filter") {
+    tlbf::FilterConfig cfg = time_config(kSec, 50, 3, 2);
+    cfg.max_memory_bytes = 1 << 20;
+    cfg.max_slices = 64;
+    TimeLimitedFilter f(cfg);
+    Time now = 0;
+    for (std::uint64_t i = 0; i < 400; ++i) f.insert(key(i), now += kMs);
+    filter_checks::check_damaged_state(f, kTag, now, kMs);
+  }
+}
