@@ -140,6 +140,15 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (!o.extract.key_regex.empty() && !keys.empty()) throw UsageError("--key-regex and -k/--key cannot be combined");
   if (given("--key-regex") && o.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
   if (given("--time") && o.extract.time.empty()) throw UsageError("-t/--time: empty specification");
+  // Field lists and the regex are checked now when lines are certain (or a regex implies
+  // them), not at the first record.
+  if (o.format == InputFormat::lines || !o.extract.key_regex.empty()) {
+    try {
+      (void)make_line_extractor(o.extract, TimeParser(TimeFormat::auto_detect, std::nullopt, 1970));
+    } catch (const SpecError& e) {
+      throw UsageError(e.what());
+    }
+  }
 
   // Time.
   if (time_format.find('%') != std::string::npos) {

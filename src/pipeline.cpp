@@ -14,6 +14,7 @@
 //    first occurrence at once, the total at the end).
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -79,9 +80,12 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size());
   in.set_stop_flag(stop);
   // Input paused: what has been decided goes out now (tail -f), and a due checkpoint runs.
-  in.on_input_pause([&] {
+  in.on_input_pause([&]() -> int {
     out.flush();
     maybe_checkpoint(out);
+    if (!hooks_.save || hooks_.every <= 0) return -1;
+    std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - steady_ns();
+    return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
   const bool wants_time = !cfg_.extract.time.empty();
   const bool only_dups = cfg_.output.only_dups;

@@ -82,9 +82,20 @@ bool RecordReader::fill() {
   }
   while (true) {
     if (!fd_is_regular_ && pause_hook_) {
-      pollfd pfd{fd_, POLLIN, 0};
-      int r = ::poll(&pfd, 1, 0);
-      if (r == 0) pause_hook_();
+      // Input not ready: let the hook run (flush, checkpoint), then wait as it says.
+      int timeout = 0;
+      while (true) {
+        pollfd pfd{fd_, POLLIN, 0};
+        int r = ::poll(&pfd, 1, timeout);
+        if (r < 0 && errno == EINTR && stop_ && *stop_) {
+          eof_ = true;
+          next_path_ = paths_.size();
+          return false;
+        }
+        if (r != 0) break;
+        timeout = pause_hook_();
+        if (timeout < 0) break;
+      }
     }
     ssize_t n = ::read(fd_, buf_.get() + end_, cap_ - end_);
     if (n > 0) {

@@ -43,8 +43,10 @@ class RecordReader {
   bool next(Record& out);
 
   // Called when the reader is about to wait for input that has not arrived yet (a read
-  // would block), so buffered output can be flushed exactly then.
-  void on_input_pause(std::function<void()> hook) { pause_hook_ = std::move(hook); }
+  // would block), so buffered output can be flushed exactly then. The hook returns how
+  // many milliseconds to wait for input before calling it again (periodic work such as
+  // checkpoints while the input is idle), or -1 to wait as long as it takes.
+  void on_input_pause(std::function<int()> hook) { pause_hook_ = std::move(hook); }
   // A flag checked whenever read(2) is interrupted (EINTR).
   void set_stop_flag(const volatile int* stop) { stop_ = stop; }
 
@@ -72,7 +74,7 @@ class RecordReader {
   std::size_t scan_ = 0;   // bytes before this (from begin_) hold no terminator
   std::size_t end_ = 0;    // end of valid bytes
 
-  std::function<void()> pause_hook_;
+  std::function<int()> pause_hook_;
   const volatile int* stop_ = nullptr;
   std::uint64_t bytes_read_ = 0;
   std::uint64_t total_size_ = 0;
