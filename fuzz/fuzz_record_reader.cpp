@@ -1,0 +1,102 @@
+// Fuzzes the record reader (src/record_reader.hpp) over two inputs read in turn: a memory file
+// (memfd, a regular file) and, chosen by the control byte, a second memory file or a pipe
+// (which takes the reader's non-regular path with its input-pause hook).
+//
+// Input: a control byte (bit 0: NUL-terminated records instead of lines; bit 1: second input
+// is a pipe), two bytes giving where the data splits between the inputs, then the data.
+// Invariants checked: the records' bytes put together are exactly the input; a record's text
+// holds no terminator; term_len is 2 only for CR LF, 1 for the terminator alone, 0 only for a
+// non-empty last piece of an input; every record is followed by kTailPadding readable bytes
+// (ASan checks the reads); the byte counts add up.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "record_reader.hpp"
+
+namespace {
+
+void require(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "fuzz_record_reader: invariant broken: %s\n", what);
+    std::abort();
+  }
+}
+
+int memory_file(const char* name) {
+  int fd = ::memfd_create(name, MFD_CLOEXEC);
+  require(fd >= 0, "memfd_create works");
+  return fd;
+}
+
+void fill_memory_file(int fd, std::string_view data) {
+  require(::ftruncate(fd, 0) == 0, "ftruncate works");
+  require(::pwrite(fd, data.data(), data.size(), 0) == static_cast<ssize_t>(data.size()), "pwrite works");
+}
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const int first_fd = memory_file("fuzz-first");
+  static const int second_fd = memory_file("fuzz-second");
+  if (size < 3) return 0;
+  const char term = (data[0] & 1) ? '\0' : '\n';
+  const bool second_is_pipe = (data[0] & 2) != 0;
+  const std::string_view all(reinterpret_cast<const char*>(data) + 3, size - 3);
+  const std::size_t split = (static_cast<std::size_t>(data[1]) << 8 | data[2]) % (all.size() + 1);
+  const std::string_view first = all.substr(0, split), second = all.substr(split);
+
+  fill_memory_file(first_fd, first);
+  std::string second_path;
+  int pipe_read = -1;
+  if (second_is_pipe && second.size() <= 65536) {  // fits in a default pipe buffer: no writer thread needed
+    int p[2];
+    require(::pipe2(p, O_CLOEXEC) == 0, "pipe works");
+    require(::write(p[1], second.data(), second.size()) == static_cast<ssize_t>(second.size()), "pipe write works");
+    ::close(p[1]);
+    pipe_read = p[0];
+    second_path = fd_path(pipe_read);
+  } else {
+    fill_memory_file(second_fd, second);
+    second_path = fd_path(second_fd);
+  }
+
+  std::string rebuilt;
+  {
+    tlbf_dedup::RecordReader reader({fd_path(first_fd), second_path}, term, 0);
+    unsigned pauses = 0;
+    reader.on_input_pause([&] { ++pauses; });
+    require(reader.total_size() == (pipe_read >= 0 ? first.size() : all.size()), "total_size counts regular files");
+    tlbf_dedup::Record r;
+    volatile char sink = 0;
+    while (reader.next(r)) {
+      const std::string_view text = r.text(), bytes = r.bytes();
+      require(text.find(term) == std::string_view::npos, "a record's text holds no terminator");
+      if (r.term_len == 2) require(term == '\n' && bytes.substr(bytes.size() - 2) == "\r\n", "term_len 2 is CR LF");
+      if (r.term_len == 1) {
+        require(bytes.back() == term, "term_len 1 is the terminator");
+        if (term == '\n') require(text.empty() || text.back() != '\r', "a CR before LF belongs to the terminator");
+      }
+      if (r.term_len == 0) {
+        const std::size_t end = rebuilt.size() + bytes.size();
+        require(!text.empty() && (end == first.size() || end == all.size()), "term_len 0 only ends an input");
+      }
+      require(r.term_len <= 2, "term_len is 0, 1 or 2");
+      for (std::size_t i = 0; i < tlbf_dedup::RecordReader::kTailPadding; ++i) sink = sink ^ r.data[r.size + i];
+      rebuilt.append(bytes.data(), bytes.size());
+    }
+    require(reader.bytes_read() == all.size(), "bytes_read counts every byte");
+    (void)pauses;
+  }
+  if (pipe_read >= 0) ::close(pipe_read);
+  require(rebuilt == all, "the records put together are the input");
+  return 0;
+}

@@ -1,0 +1,150 @@
+// Fuzzes every timestamp parser (src/timestamp.hpp) with the input as the timestamp text; when
+// the input holds a newline, the part before it is also compiled as a strftime-style pattern
+// and the part after it parsed with that pattern.
+//
+// Invariants checked: a time any parser accepts, written back in that parser's own format (in
+// UTC, with nanoseconds), parses to the same time; parse_auto only returns what one of the
+// fixed parsers returns; TimeParser strips brackets without changing the result; and a time
+// written with the pattern "%Y-%m-%dT%H:%M:%S.%f%z" parses back through TimePattern.
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "timestamp.hpp"
+
+namespace {
+
+using tlbf::Time;
+constexpr std::int64_t kNs = 1000000000;
+
+[[noreturn]] void broken(const char* what, std::string_view input, Time t) {
+  std::fprintf(stderr, "fuzz_timestamp: invariant broken: %s (input \"%.*s\", time %" PRId64 ")\n", what,
+               static_cast<int>(input.size()), input.data(), t);
+  std::abort();
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// UTC fields of a time, by Howard Hinnant's civil_from_days
+// (http://howardhinnant.github.io/date_algorithms.html), written independently of the parser's
+// days_from_civil so the round trip checks one against the other.
+struct Fields {
+  std::int64_t year;
+  unsigned month, day, hour, minute, second, weekday;  // weekday 0 = Sunday
+  std::int64_t nanos;
+};
+
+Fields fields_of(Time t) {
+  const std::int64_t secs = floor_div(t, kNs);
+  Fields f{};
+  f.nanos = t - secs * kNs;
+  std::int64_t days = floor_div(secs, 86400);
+  const std::int64_t sod = secs - days * 86400;
+  f.hour = static_cast<unsigned>(sod / 3600);
+  f.minute = static_cast<unsigned>(sod % 3600 / 60);
+  f.second = static_cast<unsigned>(sod % 60);
+  f.weekday = static_cast<unsigned>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
+  days += 719468;
+  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const std::int64_t doe = days - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  f.day = static_cast<unsigned>(doy - (153 * mp + 2) / 5 + 1);
+  f.month = static_cast<unsigned>(mp < 10 ? mp + 3 : mp - 9);
+  f.year = yoe + era * 400 + (f.month <= 2 ? 1 : 0);
+  return f;
+}
+
+const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+const char* const kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+
+std::string fmt(const char* format, const Fields& f, const char* zone = "") {
+  char buf[128];
+  int n = 0;
+  const std::string frac = f.nanos ? "." + std::to_string(kNs + f.nanos).substr(1) : std::string();
+  if (format[0] == 'R')
+    n = std::snprintf(buf, sizeof buf, "%04" PRId64 "-%02u-%02uT%02u:%02u:%02u%sZ", f.year, f.month, f.day, f.hour,
+                      f.minute, f.second, frac.c_str());
+  else if (format[0] == 'C')
+    n = std::snprintf(buf, sizeof buf, "%02u/%s/%04" PRId64 ":%02u:%02u:%02u%s%s", f.day, kMonths[f.month - 1], f.year,
+                      f.hour, f.minute, f.second, frac.c_str(), zone);
+  else if (format[0] == 'S')
+    n = std::snprintf(buf, sizeof buf, "%s %2u %02u:%02u:%02u%s", kMonths[f.month - 1], f.day, f.hour, f.minute,
+                      f.second, frac.c_str());
+  else if (format[0] == 'T')
+    n = std::snprintf(buf, sizeof buf, "%s %s %02u %02u:%02u:%02u%s %04" PRId64, kDays[f.weekday],
+                      kMonths[f.month - 1], f.day, f.hour, f.minute, f.second, frac.c_str(), f.year);
+  else if (format[0] == 'P')  // for the pattern "%Y-%m-%dT%H:%M:%S.%f%z"
+    n = std::snprintf(buf, sizeof buf, "%04" PRId64 "-%02u-%02uT%02u:%02u:%02u.%09" PRId64 "+0000", f.year, f.month,
+                      f.day, f.hour, f.minute, f.second, f.nanos);
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// "<seconds>.<nanoseconds>" with the sign in front, as parse_epoch reads it.
+std::string epoch_text(Time t) {
+  const std::uint64_t mag = t < 0 ? 0 - static_cast<std::uint64_t>(t) : static_cast<std::uint64_t>(t);
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%09" PRIu64, t < 0 ? "-" : "", mag / kNs, mag % kNs);
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+void expect_same(std::optional<Time> got, Time want, const char* what, std::string_view input) {
+  if (!got || *got != want) broken(what, input, want);
+}
+
+bool strippable(char c) { return c == ' ' || c == '\t' || c == '[' || c == ']' || c == '"' || c == '(' || c == ')'; }
+
+void check_fixed_parsers(std::string_view s, int year) {
+  using namespace tlbf_dedup;
+  std::optional<Time> rfc = parse_rfc3339(s), clf = parse_clf(s), sys = parse_syslog(s, year), ct = parse_ctime(s),
+                      ep = parse_epoch_auto(s);
+  if (rfc) {
+    Fields f = fields_of(*rfc);
+    expect_same(parse_rfc3339(fmt("R", f)), *rfc, "rfc3339 round trip", s);
+    expect_same(parse_strftime(fmt("P", f), "%Y-%m-%dT%H:%M:%S.%f%z", year), *rfc, "pattern agrees with rfc3339", s);
+  }
+  if (clf) expect_same(parse_clf(fmt("C", fields_of(*clf), " +0000")), *clf, "clf round trip", s);
+  if (sys) {
+    Fields f = fields_of(*sys);
+    if (f.year == year) expect_same(parse_syslog(fmt("S", f), year), *sys, "syslog round trip", s);
+  }
+  if (ct) expect_same(parse_ctime(fmt("T", fields_of(*ct))), *ct, "ctime round trip", s);
+  for (Time unit : {tlbf::kSecond, tlbf::kMillisecond, Time{1}}) {
+    if (auto t = parse_epoch(s, unit)) expect_same(parse_epoch(epoch_text(*t), tlbf::kSecond), *t, "epoch round trip", s);
+  }
+  if (ep) expect_same(parse_epoch(epoch_text(*ep), tlbf::kSecond), *ep, "epoch_auto round trip", s);
+
+  const std::optional<Time> a = parse_auto(s, year);
+  if (a && *a != rfc.value_or(~*a) && *a != clf.value_or(~*a) && *a != sys.value_or(~*a) && *a != ct.value_or(~*a) &&
+      *a != ep.value_or(~*a))
+    broken("parse_auto returned what no fixed parser did", s, *a);
+
+  if (!s.empty() && !strippable(s.front()) && !strippable(s.back())) {
+    TimeParser parser(TimeFormat::auto_detect, std::nullopt, year);
+    const std::string bracketed = "  [" + std::string(s) + "]\t";
+    if (parser(bracketed) != a) broken("TimeParser strips brackets and blanks only", s, a.value_or(0));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  for (int year : {2024, 1677, 2262, 0, -44})  // year-less formats at the edges of the time range
+    check_fixed_parsers(text, year);
+
+  const std::size_t newline = text.find('\n');
+  if (newline != std::string_view::npos) {
+    std::string error;
+    if (auto pattern = tlbf_dedup::TimePattern::compile(text.substr(0, newline), &error)) {
+      (void)pattern->parse(text.substr(newline + 1), 2024);
+    } else if (error.empty()) {
+      broken("a refused pattern says why", text, 0);
+    }
+  }
+  return 0;
+}
