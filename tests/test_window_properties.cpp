@@ -1,0 +1,330 @@
+// Window properties of the APBF (count window) and TLBF (time window) against an exact
+// oracle, a hash map of key -> last insert (index or time), over streams of 10^6 records
+// with a manual clock: a steady rate, a 10x burst, a ramp, and idle gaps longer than the
+// span. Checked: no false negatives inside the window (including the oldest key still in
+// it, at every step), the false-positive rate at steady state for targets 1e-1..1e-4, and
+// the TLBF's return to k + l slices with a converged slice 0 once the rate settles
+// (the behaviour of Figures 1-2 of Rodrigues et al. 2023).
+//
+// Two ways of feeding the filter: the program's default, insert_if_absent (a duplicate does
+// not renew its key), and insert-always (every record refreshes its key).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tlbf/apbf.hpp"
+#include "tlbf/hash.hpp"
+#include "tlbf/params.hpp"
+#include "tlbf/time_limited.hpp"
+
+namespace {
+
+using tlbf::Duration;
+using tlbf::Time;
+constexpr Duration kUs = tlbf::kMicrosecond;
+constexpr Duration kSec = tlbf::kSecond;
+
+enum class Refresh { no, yes };
+
+tlbf::KeyHash key(std::uint64_t id) { return tlbf::hash_key(&id, sizeof id); }
+
+// Keys never inserted anywhere in these tests.
+tlbf::KeyHash absent_key(std::uint64_t i) { return key((std::uint64_t{1} << 62) + i); }
+
+// Record ids: a quarter repeat one of the last `recent` ids seen (ages spread over a few
+// windows, so repeats fall inside, at the edge of and outside the window), the rest new.
+class IdStream {
+ public:
+  IdStream(std::uint64_t seed, std::size_t recent) : rng_(seed), recent_(recent) {}
+  std::uint64_t next() {
+    std::uint64_t id;
+    if (ring_.size() == recent_ && rng_() % 4 == 0) {
+      id = ring_[rng_() % ring_.size()];
+    } else {
+      id = fresh_++;
+    }
+    if (ring_.size() < recent_) {
+      ring_.push_back(id);
+    } else {
+      ring_[pos_] = id;
+      pos_ = (pos_ + 1) % recent_;
+    }
+    return id;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::size_t recent_;
+  std::vector<std::uint64_t> ring_;
+  std::size_t pos_ = 0;
+  std::uint64_t fresh_ = 0;
+};
+
+struct Outcome {
+  std::uint64_t events = 0, inserts = 0, false_negatives = 0, edge_checks = 0, outside_reported = 0, outside = 0;
+};
+
+// Drives a time-window filter through `n` records; step(i) is the clock advance before
+// record i; observe(i, now) runs after each record.
+template <class Step, class Observe>
+Outcome run_time_window(tlbf::TimeLimitedFilter& f, Duration span, Refresh refresh, std::uint64_t n, Step step,
+                        Observe observe) {
+  Outcome out;
+  IdStream ids(n + span, 60000);
+  std::unordered_map<std::uint64_t, Time> last;
+  last.reserve(n);
+  std::deque<std::pair<Time, std::uint64_t>> inserted;  // (time, id) in insert order
+  Time now = kSec;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    now += step(i);
+    const std::uint64_t id = ids.next();
+    const tlbf::KeyHash h = key(id);
+    auto it = last.find(id);
+    const bool in_window = it != last.end() && now - it->second < span;
+    const bool reported = f.may_contain(h, now);
+    ++out.events;
+    if (in_window && !reported) ++out.false_negatives;
+    if (!in_window) {
+      ++out.outside;
+      out.outside_reported += reported;
+    }
+    // The oldest insert still inside the window must be reported too.
+    while (!inserted.empty() && now - inserted.front().first >= span) inserted.pop_front();
+    if (!inserted.empty()) {
+      ++out.edge_checks;
+      if (!f.may_contain(key(inserted.front().second), now)) ++out.false_negatives;
+    }
+    if (refresh == Refresh::yes || !reported) {
+      f.insert(h, now);
+      last[id] = now;
+      inserted.emplace_back(now, id);
+      ++out.inserts;
+    }
+    observe(i, now);
+  }
+  return out;
+}
+
+template <class Step>
+Outcome run_time_window(tlbf::TimeLimitedFilter& f, Duration span, Refresh refresh, std::uint64_t n, Step step) {
+  return run_time_window(f, span, refresh, n, step, [](std::uint64_t, Time) {});
+}
+
+tlbf::FilterConfig time_config(Duration span, double error_rate, std::uint64_t capacity) {
+  tlbf::FilterConfig cfg;
+  cfg.algorithm = tlbf::Algorithm::tlbf;
+  cfg.span = span;
+  cfg.error_rate = error_rate;
+  cfg.capacity = capacity;
+  return cfg;
+}
+
+std::string name(Refresh r) { return r == Refresh::yes ? "insert-always" : "insert_if_absent"; }
+
+void report(const std::string& what, Refresh r, const Outcome& o) {
+  MESSAGE(what << " (" << name(r) << "): " << o.events << " records, " << o.inserts << " inserts, "
+               << o.edge_checks << " window-edge checks, " << o.false_negatives << " false negatives; "
+               << o.outside_reported << " of " << o.outside << " records outside the window reported");
+}
+
+// Base load of the time-window tests: 20,000 records per 1 s span.
+constexpr Duration kSpan = kSec;
+constexpr Duration kBaseStep = 50 * kUs;
+constexpr std::uint64_t kRecords = 1000000;
+
+}  // namespace
+
+TEST_SUITE("window_properties") {
+  TEST_CASE("apbf: no false negatives among the last window_count inserts") {
+    const std::uint64_t window = 20000;
+    for (Refresh refresh : {Refresh::no, Refresh::yes}) {
+      tlbf::FilterConfig cfg;
+      cfg.algorithm = tlbf::Algorithm::apbf;
+      cfg.window_count = window;
+      cfg.error_rate = 0.01;
+      tlbf::AgePartitionedFilter f(cfg);
+      IdStream ids(refresh == Refresh::yes ? 1 : 2, 3 * window);
+      std::unordered_map<std::uint64_t, std::uint64_t> last;  // id -> index of its last insert
+      std::vector<std::uint64_t> by_index(window);             // ring: id of insert number i
+      std::uint64_t inserts = 0, false_negatives = 0, outside = 0, outside_reported = 0;
+      for (std::uint64_t i = 0; i < kRecords; ++i) {
+        const std::uint64_t id = ids.next();
+        auto it = last.find(id);
+        const bool in_window = it != last.end() && it->second + window >= inserts;
+        const bool reported = f.may_contain(key(id), 0);
+        if (in_window && !reported) ++false_negatives;
+        if (!in_window) {
+          ++outside;
+          outside_reported += reported;
+        }
+        if (inserts >= window && !f.may_contain(key(by_index[inserts % window]), 0)) ++false_negatives;
+        if (refresh == Refresh::yes || !reported) {
+          f.insert(key(id), 0);
+          last[id] = inserts;
+          by_index[inserts % window] = id;
+          ++inserts;
+        }
+      }
+      MESSAGE("apbf (" << name(refresh) << "): " << inserts << " inserts, " << false_negatives << " false negatives, "
+                       << outside_reported << " of " << outside << " outside the window reported");
+      CHECK(inserts > kRecords / 2);
+      CHECK(false_negatives == 0);
+    }
+  }
+
+  TEST_CASE("tlbf: no false negatives at a steady rate") {
+    for (Refresh refresh : {Refresh::no, Refresh::yes}) {
+      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.01, 20000));
+      const Outcome o = run_time_window(f, kSpan, refresh, kRecords, [](std::uint64_t) { return kBaseStep; });
+      report("steady", refresh, o);
+      CHECK(o.edge_checks > kRecords / 2);
+      CHECK(o.false_negatives == 0);
+      CHECK(f.slice_count() == f.k() + f.l());
+    }
+  }
+
+  TEST_CASE("tlbf: a 10x burst grows the filter, which then returns to k + l slices") {
+    for (Refresh refresh : {Refresh::no, Refresh::yes}) {
+      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.01, 20000));
+      // 10 s steady (200k records), 2 s at 10x (400k), then steady (400k records, 20 s).
+      auto step = [](std::uint64_t i) { return i >= 200000 && i < 600000 ? kBaseStep / 10 : kBaseStep; };
+      std::vector<std::size_t> slices_per_half_span;
+      std::size_t peak = 0;
+      std::vector<std::uint64_t> slice0_late;
+      Time next_sample = kSec;
+      const Outcome o = run_time_window(f, kSpan, refresh, kRecords, step, [&](std::uint64_t i, Time now) {
+        peak = std::max(peak, f.slice_count());
+        if (now >= next_sample) {
+          slices_per_half_span.push_back(f.slice_count());
+          next_sample += kSpan / 2;
+        }
+        if (i >= kRecords - 200000) slice0_late.push_back(f.slice(0).bits);  // the last 10 s
+      });
+      report("10x burst", refresh, o);
+      std::ostringstream counts;
+      for (std::size_t c : slices_per_half_span) counts << c << ' ';
+      MESSAGE("slice count every 0.5 s (k+l = " << f.k() + f.l() << ", burst from 10 s to 12 s): " << counts.str());
+      MESSAGE("peak " << peak << " slices; at the end " << f.slice_count() << " slices, slice 0 = " << f.slice(0).bits
+                      << " bits");
+      CHECK(o.false_negatives == 0);
+      CHECK(peak > f.k() + f.l());
+      CHECK(f.slice_count() == f.k() + f.l());
+      const auto [lo, hi] = std::minmax_element(slice0_late.begin(), slice0_late.end());
+      CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));
+    }
+  }
+
+  TEST_CASE("tlbf: no false negatives through a ramp up and down") {
+    for (Refresh refresh : {Refresh::no, Refresh::yes}) {
+      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.001, 20000));
+      // The gap between records falls linearly from 50 us to 5 us and back, twice.
+      auto step = [](std::uint64_t i) {
+        const std::uint64_t phase = i % 500000;
+        const std::uint64_t d = phase < 250000 ? phase : 500000 - phase;
+        return kBaseStep - static_cast<Duration>(d * 45 / 250000) * kUs;
+      };
+      const Outcome o = run_time_window(f, kSpan, refresh, kRecords, step);
+      report("ramp", refresh, o);
+      CHECK(o.false_negatives == 0);
+    }
+  }
+
+  TEST_CASE("tlbf: no false negatives across idle gaps longer than the span") {
+    for (Refresh refresh : {Refresh::no, Refresh::yes}) {
+      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.01, 20000));
+      // Every 100k records, a silence of 1.5 spans; every 100k + 50k, one of 0.9 span.
+      auto step = [](std::uint64_t i) {
+        if (i > 0 && i % 100000 == 0) return kSpan + kSpan / 2;
+        if (i % 100000 == 50000) return kSpan * 9 / 10;
+        return kBaseStep;
+      };
+      std::uint64_t stale_after_gap = 0;
+      Time previous = 0;
+      const Outcome o = run_time_window(f, kSpan, refresh, kRecords, step, [&](std::uint64_t, Time now) {
+        // Right after a gap longer than the span nothing from before it can be reported.
+        if (now - previous > kSpan) stale_after_gap += f.stats(now).live_keys > 1;
+        previous = now;
+      });
+      report("idle gaps", refresh, o);
+      CHECK(o.false_negatives == 0);
+      CHECK(stale_after_gap == 0);
+    }
+  }
+
+  TEST_CASE("false-positive rate at steady state is within 1.5x of the target (1e-1 .. 1e-4)") {
+    for (double target : {1e-1, 1e-2, 1e-3, 1e-4}) {
+      const std::uint64_t queries = static_cast<std::uint64_t>(200 / target);  // >= 100 / target
+      const std::uint64_t points = 40;
+      // APBF: window 10,000; measure over 4 cycles of k + l generations after warm-up.
+      tlbf::FilterConfig cc;
+      cc.algorithm = tlbf::Algorithm::apbf;
+      cc.window_count = 10000;
+      cc.error_rate = target;
+      tlbf::AgePartitionedFilter a(cc);
+      const std::uint64_t cycle = (a.k() + a.l()) * a.generation();
+      std::uint64_t id = 0, hits = 0, asked = 0;
+      for (std::uint64_t i = 0; i < 2 * cycle; ++i) a.insert(key(id++), 0);
+      for (std::uint64_t p = 0; p < points; ++p) {
+        for (std::uint64_t i = 0; i < cycle / 10 + 7; ++i) a.insert(key(id++), 0);  // lands all over a generation
+        for (std::uint64_t q = 0; q < queries / points; ++q, ++asked) hits += a.may_contain(absent_key(asked), 0);
+      }
+      const double apbf_rate = static_cast<double>(hits) / static_cast<double>(asked);
+
+      // TLBF: 10,000 records per 1 s span, capacity as configured; 5 s of warm-up, then
+      // measurements spread over 4 s.
+      tlbf::TimeLimitedFilter t(time_config(kSec, target, 10000));
+      Time now = 0;
+      hits = 0;
+      asked = 0;
+      for (std::uint64_t i = 0; i < 50000; ++i) t.insert(key(id++), now += 100 * kUs);
+      for (std::uint64_t p = 0; p < points; ++p) {
+        for (std::uint64_t i = 0; i < 997; ++i) t.insert(key(id++), now += 100 * kUs);
+        for (std::uint64_t q = 0; q < queries / points; ++q, ++asked) hits += t.may_contain(absent_key(asked), now);
+      }
+      const double tlbf_rate = static_cast<double>(hits) / static_cast<double>(asked);
+      MESSAGE("target " << target << ": apbf (k=" << a.k() << ", l=" << a.l() << ") " << apbf_rate << ", tlbf (k="
+                        << t.k() << ", l=" << t.l() << ", " << t.slice_count() << " slices, "
+                        << t.stats(now).bits_per_live_key << " bits per live key) " << tlbf_rate << " over " << asked
+                        << " absent keys");
+      CHECK(apbf_rate <= 1.5 * target);
+      CHECK(tlbf_rate <= 1.5 * target);
+      CHECK(tlbf_rate > 0);  // the measurement can see false positives at all
+    }
+  }
+
+  TEST_CASE("tlbf sizing follows the rate: under- and over-dimensioned filters converge (paper Figs 1-2)") {
+    // The paper's setting: error 0.1, a 300 s span, a record every 0.1 s (3000 per span),
+    // initial capacity 1000 (under) and 10000 (over). 30000 records: 10 spans.
+    for (std::uint64_t capacity : {1000ull, 10000ull}) {
+      tlbf::TimeLimitedFilter f(time_config(300 * kSec, 0.1, capacity));
+      const std::size_t base = f.k() + f.l();
+      std::size_t peak = 0;
+      std::vector<std::uint64_t> slice0_last_span;
+      std::ostringstream trace;
+      Time now = 0;
+      for (std::uint64_t i = 0; i < 30000; ++i) {
+        f.insert(key(i), now += 100 * tlbf::kMillisecond);
+        peak = std::max(peak, f.slice_count());
+        if (i % 1500 == 0) trace << f.slice_count() << '/' << f.slice(0).bits << ' ';
+        if (i >= 27000) slice0_last_span.push_back(f.slice(0).bits);
+      }
+      MESSAGE("capacity " << capacity << " (k=" << f.k() << ", l=" << f.l() << "): slices/slice-0 bits every 150 s: "
+                          << trace.str());
+      // Expected slice 0 at the settled rate: k generations of 3000/l records, 10% headroom.
+      const double expected = f.k() * 3000.0 / f.l() * 1.1 / 0.6931471805599453;
+      const auto [lo, hi] = std::minmax_element(slice0_last_span.begin(), slice0_last_span.end());
+      CHECK(f.slice_count() == base);
+      CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));
+      CHECK(static_cast<double>(f.slice(0).bits) == doctest::Approx(expected).epsilon(0.1));
+      if (capacity == 1000) CHECK(peak > base);  // under-dimensioned: it had to grow
+      if (capacity == 10000) CHECK(peak == base);  // over-dimensioned: never grows
+    }
+  }
+}
