@@ -62,10 +62,12 @@ std::optional<FieldList> FieldList::parse(std::string_view spec) {
     }
   }
   list.ranges_ = std::move(merged);
+  for (const Range& r : list.ranges_)
+    for (std::uint32_t f = r.first; f <= r.last && f < 64; ++f) list.mask_ |= std::uint64_t{1} << f;
   return list;
 }
 
-bool FieldList::contains(std::uint32_t field) const {
+bool FieldList::contains_beyond_63(std::uint32_t field) const {
   for (const Range& r : ranges_)
     if (field >= r.first && field <= r.last) return true;
   return false;

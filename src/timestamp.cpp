@@ -180,32 +180,57 @@ struct Scanner {
 }  // namespace
 
 std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
-  std::size_t i = 0;
+  static constexpr std::int64_t kPow10[19] = {1,
+                                              10,
+                                              100,
+                                              1000,
+                                              10000,
+                                              100000,
+                                              1000000,
+                                              10000000,
+                                              100000000,
+                                              1000000000,
+                                              10000000000,
+                                              100000000000,
+                                              1000000000000,
+                                              10000000000000,
+                                              100000000000000,
+                                              1000000000000000,
+                                              10000000000000000,
+                                              100000000000000000,
+                                              1000000000000000000};
+  const char* p = text.data();
+  const char* end = p + text.size();
   bool negative = false;
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+  // At most 18 digits fit an int64 without checks; more is not a time we can represent.
   std::int64_t whole = 0;
-  std::size_t start = i;
-  for (; i < text.size() && is_digit(text[i]); ++i) {
-    if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, text[i] - '0', &whole)) return std::nullopt;
+  const char* start = p;
+  for (; p < end && static_cast<unsigned>(*p - '0') < 10; ++p) {
+    if (p - start == 18) return std::nullopt;
+    whole = whole * 10 + (*p - '0');
   }
-  bool any = i > start;
-  std::int64_t frac = 0, frac_scale = 1;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    std::size_t fstart = i;
-    for (; i < text.size() && is_digit(text[i]); ++i) {
-      if (frac_scale < 1000000000000000000LL / 10) {
-        frac = frac * 10 + (text[i] - '0');
-        frac_scale *= 10;
+  bool any = p > start;
+  std::int64_t frac = 0;
+  int frac_digits = 0;
+  if (p < end && *p == '.') {
+    const char* fstart = ++p;
+    for (; p < end && static_cast<unsigned>(*p - '0') < 10; ++p) {
+      if (frac_digits < 18) {
+        frac = frac * 10 + (*p - '0');
+        ++frac_digits;
       }
     }
-    any = any || i > fstart;
+    any = any || p > fstart;
   }
-  if (!any || i != text.size()) return std::nullopt;
+  if (!any || p != end) return std::nullopt;
   std::int64_t ns;
   if (__builtin_mul_overflow(whole, unit, &ns)) return std::nullopt;
-  // frac/frac_scale of one unit; both are powers of ten, so one divides the other exactly.
-  std::int64_t part = frac_scale <= unit ? frac * (unit / frac_scale) : frac / (frac_scale / unit);
+  // frac / 10^frac_digits of one unit = 10^unit_digits ns: a multiplication unless the
+  // text is finer than a nanosecond (no division on the common path).
+  int unit_digits = 0;
+  while (unit_digits < 18 && kPow10[unit_digits] < unit) ++unit_digits;
+  std::int64_t part = frac_digits <= unit_digits ? frac * kPow10[unit_digits - frac_digits] : frac / kPow10[frac_digits - unit_digits];
   if (__builtin_add_overflow(ns, part, &ns)) return std::nullopt;
   return negative ? -ns : ns;
 }

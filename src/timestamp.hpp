@@ -16,7 +16,7 @@
 namespace tlbf_dedup {
 
 // "1763750000", "1763750000.001", "-5": a count of `unit`s (tlbf::kSecond, kMillisecond...)
-// with an optional fraction.
+// with an optional fraction. `unit` is a power of ten.
 std::optional<tlbf::Time> parse_epoch(std::string_view text, tlbf::Duration unit);
 // The unit chosen by magnitude of the whole part: < 1e11 seconds, < 1e14 milliseconds,
 // < 1e17 microseconds, else nanoseconds.
