@@ -10,7 +10,12 @@ describe_machine() {
   mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
   echo "machine: ${model:-unknown CPU}, $cores cores, $mem RAM; $(uname -sr);" \
     "L2 $(lscpu 2>/dev/null | sed -n 's/^L2 cache: *//p'), L3 $(lscpu 2>/dev/null | sed -n 's/^L3 cache: *//p')"
+  # Other work on the machine slows every row alike only roughly; say how busy it was.
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
+
+# The filter's memory lines of tlbf-dedup --stats, joined into one.
+filter_line() { grep -E '^(filter|keys) ' | tr -s ' ' | paste -sd ';' -; }
 
 human_size() { stat -c %s "$1" | awk '{ printf "%.0f MB", $1 / 1e6 }'; }
 
@@ -19,17 +24,18 @@ median() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# run_timed CMD: runs CMD once with output discarded; prints "SECONDS RSS_KB", or "fail STATUS".
+# run_timed CMD: runs CMD once with output discarded; prints "WALL_S RSS_KB CPU_S" (CPU =
+# user + system, which a busy machine inflates less than wall time), or "fail STATUS".
 run_timed() {
   local out t0 t1 status=0
   out=$(mktemp)
   t0=$EPOCHREALTIME
-  /usr/bin/time -f %M -o "$out" bash -c "exec $1" >/dev/null 2>&1 || status=$?
+  /usr/bin/time -f '%M %U %S' -o "$out" bash -c "exec $1" >/dev/null 2>&1 || status=$?
   t1=$EPOCHREALTIME
   if [ "$status" -ne 0 ]; then
     echo "fail $status"
   else
-    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') $(tail -1 "$out")"
+    tail -1 "$out" | awk -v a="$t0" -v b="$t1" '{ printf "%.6f %s %.2f\n", b - a, $1, $2 + $3 }'
   fi
   rm -f "$out"
 }
@@ -40,25 +46,27 @@ run_timed() {
 bench_table() {
   local title=$1 file=$2 records=$3
   shift 3
-  local bytes ref_t="" ref_rss="" label cmd emitted r res t rss
+  local bytes ref_t="" ref_rss="" label cmd emitted r res t rss cpu
   bytes=$(stat -c %s "$file")
   echo
   echo "== $title =="
-  printf '%-30s %9s %9s %9s %9s %9s %8s %8s\n' command "median s" "MB/s" "Mrec/s" "RSS MB" emitted "speed x" "RSS /"
+  printf '%-30s %9s %7s %9s %9s %9s %9s %8s %8s\n' command "median s" "CPU s" "MB/s" "Mrec/s" "RSS MB" emitted "speed x" "RSS /"
   while [ $# -gt 0 ]; do
     label=$1 cmd=$2
     shift 2
     # Untimed: warms the page cache and counts what the command emits.
     emitted=$(bash -c "exec $cmd" 2>/dev/null | wc -l) || true
-    local times=() rsses=() failed=""
+    local times=() rsses=() cpus=() failed=""
     for ((r = 0; r < REPS; r++)); do
       res=$(run_timed "$cmd")
       if [ "${res%% *}" = fail ]; then
         failed=${res#fail }
         break
       fi
-      times+=("${res% *}")
-      rsses+=("${res#* }")
+      read -r t rss cpu <<<"$res"
+      times+=("$t")
+      rsses+=("$rss")
+      cpus+=("$cpu")
     done
     if [ -n "$failed" ]; then
       printf '%-30s failed (exit status %s): %s\n' "$label" "$failed" "$cmd"
@@ -68,12 +76,13 @@ bench_table() {
     fi
     t=$(median "${times[@]}")
     rss=$(median "${rsses[@]}")
+    cpu=$(median "${cpus[@]}")
     if [ -z "$ref_t" ]; then
       ref_t=$t ref_rss=$rss
     fi
-    awk -v l="$label" -v t="$t" -v rss="$rss" -v b="$bytes" -v n="$records" -v e="$emitted" \
+    awk -v l="$label" -v t="$t" -v rss="$rss" -v cpu="$cpu" -v b="$bytes" -v n="$records" -v e="$emitted" \
       -v rt="$ref_t" -v rr="$ref_rss" 'BEGIN {
-        printf "%-30s %9.3f %9.1f %9.2f %9.1f %9s", l, t, b / 1e6 / t, n / 1e6 / t, rss / 1024, e
+        printf "%-30s %9.3f %7.2f %9.1f %9.2f %9.1f %9s", l, t, cpu, b / 1e6 / t, n / 1e6 / t, rss / 1024, e
         if (rt == "none") printf " %8s %8s\n", "-", "-"
         else printf " %8.2f %8.2f\n", t / rt, rss / rr }'
   done

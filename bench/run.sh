@@ -77,8 +77,13 @@ for profile in steady burst; do
     "tlbf-dedup -a gebf" "$TLBF -k id -t ts -w 60s -a gebf $json" \
     "jq -c . (parse only)" "jq -c . $json" \
     "mlr head -n 1 -g id" "mlr --ijson --ojsonl head -n 1 -g id $json"
+
+  # What the default filter held on these inputs (memory per live key at the window's end).
+  echo "tlbf-dedup --stats, $profile: text: $("$TLBF" -k 3 -t 1 -w 60s --stats "$text" 2>&1 >/dev/null | filter_line);" \
+    "ndjson: $("$TLBF" -k id -t ts -w 60s --stats "$json" 2>&1 >/dev/null | filter_line)"
 done
 cat <<'EOF'
+CPU s: median user + system time (sort -u runs two threads, so it can exceed the wall time).
 emitted: records written by the untimed run. The unbounded peers (gawk/mawk '!seen', sort -u,
 mlr head -g) keep every key forever, so they emit fewer records than a 60 s window; the exact
 awk windows and tlbf-dedup -a exact implement the window itself and should agree with each
