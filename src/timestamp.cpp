@@ -203,12 +203,15 @@ std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
   const char* end = p + text.size();
   bool negative = false;
   if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
-  // At most 18 digits fit an int64 without checks; more is not a time we can represent.
+  // 18 digits always fit an int64; from the 19th on, check for overflow.
   std::int64_t whole = 0;
   const char* start = p;
   for (; p < end && static_cast<unsigned>(*p - '0') < 10; ++p) {
-    if (p - start == 18) return std::nullopt;
-    whole = whole * 10 + (*p - '0');
+    if (p - start >= 18) {
+      if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, *p - '0', &whole)) return std::nullopt;
+    } else {
+      whole = whole * 10 + (*p - '0');
+    }
   }
   bool any = p > start;
   std::int64_t frac = 0;

@@ -1,0 +1,137 @@
+// The record reader (src/record_reader.hpp): terminators, CRLF, the unterminated last
+// record, several inputs, buffer growth for long records, and the input-pause hook.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "record_reader.hpp"
+#include "test_helpers_cli.hpp"
+
+namespace {
+struct Got {
+  std::string text;
+  std::uint32_t term;
+};
+
+std::vector<Got> read_all(tlbf_dedup::RecordReader& r) {
+  std::vector<Got> out;
+  tlbf_dedup::Record rec;
+  while (r.next(rec)) {
+    // The padding after every record is readable (simdjson parses in place).
+    volatile char last_pad = rec.data[rec.size + tlbf_dedup::RecordReader::kTailPadding - 1];
+    (void)last_pad;
+    out.push_back({std::string(rec.text()), rec.term_len});
+  }
+  return out;
+}
+}  // namespace
+
+TEST_SUITE("record_reader") {
+  using tlbf_dedup::RecordReader;
+  using tlbf_dedup_test::TempFile;
+
+  TEST_CASE("LF, CRLF, a lone CR and the last record without terminator") {
+    TempFile f("a\nb\r\nc\rd\n\nlast");
+    RecordReader r({f.path()}, '\n');
+    auto got = read_all(r);
+    REQUIRE(got.size() == 5);
+    CHECK(got[0].text == "a");
+    CHECK(got[0].term == 1);
+    CHECK(got[1].text == "b");
+    CHECK(got[1].term == 2);  // the CR belongs to the terminator
+    CHECK(got[2].text == "c\rd");
+    CHECK(got[3].text == "");
+    CHECK(got[4].text == "last");
+    CHECK(got[4].term == 0);
+    CHECK(r.bytes_read() == 14);
+    CHECK(r.total_size() == 14);
+  }
+
+  TEST_CASE("NUL records keep newlines and CRs inside") {
+    TempFile f(std::string("x\r\ny\0z\r\0", 8));
+    RecordReader r({f.path()}, '\0');
+    auto got = read_all(r);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].text == "x\r\ny");
+    CHECK(got[0].term == 1);
+    CHECK(got[1].text == "z\r");  // a CR before NUL is data
+  }
+
+  TEST_CASE("files in order; each one's unterminated last record ends with the file") {
+    TempFile a("1\n2"), b(""), c("3\n");
+    RecordReader r({a.path(), b.path(), c.path()}, '\n');
+    auto got = read_all(r);
+    REQUIRE(got.size() == 3);
+    CHECK(got[1].text == "2");
+    CHECK(got[1].term == 0);
+    CHECK(got[2].text == "3");
+  }
+
+  TEST_CASE("records far longer than the buffer grow it; bytes are intact") {
+    std::string big(300000, 'x');
+    for (std::size_t i = 0; i < big.size(); i += 997) big[i] = static_cast<char>('a' + i % 26);
+    std::string contents = "s\n" + big + "\r\nt\n" + big;
+    TempFile f(contents);
+    RecordReader r({f.path()}, '\n', 4096);
+    auto got = read_all(r);
+    REQUIRE(got.size() == 4);
+    CHECK(got[1].text == big);
+    CHECK(got[1].term == 2);
+    CHECK(got[2].text == "t");
+    CHECK(got[3].text == big);
+    CHECK(got[3].term == 0);
+  }
+
+  TEST_CASE("a CR LF split across two reads is still one terminator") {
+    // 4096-byte buffer: put the CR as the last byte of the first read.
+    std::string first(4095, 'a');
+    TempFile f(first + "\r\nb\n");
+    RecordReader r({f.path()}, '\n', 4096);
+    auto got = read_all(r);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].text == first);
+    CHECK(got[0].term == 2);
+  }
+
+  TEST_CASE("a missing file is an InputError naming it") {
+    RecordReader r({"/nonexistent/tlbf-input"}, '\n');
+    tlbf_dedup::Record rec;
+    CHECK_THROWS_WITH_AS(r.next(rec), doctest::Contains("/nonexistent/tlbf-input"), tlbf_dedup::InputError);
+  }
+
+  TEST_CASE("the pause hook runs when a pipe has no data yet, before blocking") {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    int saved_stdin = ::dup(0);
+    ::dup2(fds[0], 0);
+    ::close(fds[0]);
+    int pauses = 0;
+    std::vector<std::string> seen_at_pause;
+    {
+      RecordReader r({"-"}, '\n');
+      std::vector<std::string> got;
+      r.on_input_pause([&]() -> int {
+        ++pauses;
+        seen_at_pause.push_back(got.empty() ? "" : got.back());
+        return -1;
+      });
+      REQUIRE(::write(fds[1], "a\n", 2) == 2);
+      std::thread writer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        (void)::write(fds[1], "b\n", 2);
+        ::close(fds[1]);
+      });
+      tlbf_dedup::Record rec;
+      while (r.next(rec)) got.emplace_back(rec.text());
+      writer.join();
+      CHECK(got == std::vector<std::string>{"a", "b"});
+    }
+    ::dup2(saved_stdin, 0);
+    ::close(saved_stdin);
+    CHECK(pauses >= 1);
+    CHECK(std::find(seen_at_pause.begin(), seen_at_pause.end(), "a") != seen_at_pause.end());  // "a" was out before the wait
+  }
+}
