@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <ctime>
+#include <random>
 #include <vector>
 
+#include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
@@ -36,7 +38,60 @@ inline tlbf::KeyHash key_hash(std::uint64_t key) { return tlbf::hash_key(&key, s
 // Keys of the fresh (never inserted) space are disjoint from inserted ones by the top bit.
 inline constexpr std::uint64_t kFreshBase = std::uint64_t{1} << 63;
 
+// The GEBF paper's queries after keys 0 .. inserts-1 went in with a window of w: the last w
+// keys (live), w never-inserted keys (fresh) and the first w keys (expired long ago),
+// shuffled so that the branch predictor cannot learn the answer pattern.
+inline std::vector<std::uint64_t> paper_queries(std::uint64_t inserts, std::uint64_t w, std::mt19937_64& rng) {
+  std::vector<std::uint64_t> q;
+  for (std::uint64_t i = inserts - w; i < inserts; ++i) q.push_back(i);
+  for (std::uint64_t i = 0; i < w; ++i) q.push_back(kFreshBase + i);
+  for (std::uint64_t i = 0; i < w; ++i) q.push_back(i);
+  std::shuffle(q.begin(), q.end(), rng);
+  return q;
+}
+
+// Wrong answers on those three groups: fresh keys reported present (false positives),
+// expired keys reported present (stale), live keys reported absent (must be 0).
+struct PaperErrors {
+  std::uint64_t fp = 0, stale = 0, fn = 0;
+};
+inline PaperErrors paper_errors(const tlbf::WindowFilter& f, std::uint64_t inserts, std::uint64_t w, tlbf::Time now) {
+  PaperErrors e;
+  for (std::uint64_t i = 0; i < w; ++i) {
+    e.fn += !f.may_contain(key_hash(inserts - w + i), now);
+    e.fp += f.may_contain(key_hash(kFreshBase + i), now);
+    e.stale += f.may_contain(key_hash(i), now);
+  }
+  return e;
+}
+
 // Results flow into this so that no query or insert loop can be optimised away.
 inline volatile std::uint64_t sink = 0;
+
+// One round of the paper's set-up on a fresh filter: keys 0 .. inserts-1 go in (key i at
+// time_of(i)), then `passes` passes over the queries at the last insert's time.
+struct PaperRound {
+  double insert_mops = 0, query_mops = 0;
+  PaperErrors errors;
+  std::uint64_t bits = 0;
+};
+template <class TimeOf>
+PaperRound paper_round(tlbf::WindowFilter& f, std::uint64_t inserts, std::uint64_t w,
+                       const std::vector<std::uint64_t>& queries, int passes, TimeOf&& time_of) {
+  PaperRound r;
+  double t0 = cpu_seconds();
+  for (std::uint64_t i = 0; i < inserts; ++i) f.insert(key_hash(i), time_of(i));
+  r.insert_mops = static_cast<double>(inserts) / (cpu_seconds() - t0) / 1e6;
+  const tlbf::Time now = time_of(inserts - 1);
+  std::uint64_t positives = 0;
+  t0 = cpu_seconds();
+  for (int pass = 0; pass < passes; ++pass)
+    for (std::uint64_t q : queries) positives += f.may_contain(key_hash(q), now);
+  r.query_mops = static_cast<double>(queries.size() * static_cast<std::uint64_t>(passes)) / (cpu_seconds() - t0) / 1e6;
+  sink = sink + positives;
+  r.errors = paper_errors(f, inserts, w, now);
+  r.bits = f.stats(now).bits_allocated;
+  return r;
+}
 
 }  // namespace tlbf_bench

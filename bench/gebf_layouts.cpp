@@ -207,13 +207,8 @@ class InterleavedBlockedGebf final : public PrototypeBase {
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
-  constexpr std::uint64_t kFresh = tlbf_bench::kFreshBase;
-  std::vector<std::uint64_t> queries;
-  for (std::uint64_t i = kInserts - kW; i < kInserts; ++i) queries.push_back(i);
-  for (std::uint64_t i = 0; i < kW; ++i) queries.push_back(kFresh + i);
-  for (std::uint64_t i = 0; i < kW; ++i) queries.push_back(i);
   std::mt19937_64 rng(42);
-  std::shuffle(queries.begin(), queries.end(), rng);
+  const std::vector<std::uint64_t> queries = tlbf_bench::paper_queries(kInserts, kW, rng);
   constexpr int kPasses = 10;
 
   tlbf::FilterConfig cfg;
@@ -245,28 +240,16 @@ int main(int argc, char** argv) {
              "stale", "live FN");
   for (const Row& row : rows) {
     std::vector<double> ins, qry;
-    std::uint64_t fp = 0, stale = 0, fn = 0, bits = 0;
+    tlbf_bench::PaperRound round;
     for (int rep = 0; rep < reps; ++rep) {
       auto f = row.make();
-      double t0 = tlbf_bench::cpu_seconds();
-      for (std::uint64_t i = 0; i < kInserts; ++i) f->insert(tlbf_bench::key_hash(i), 0);
-      ins.push_back(static_cast<double>(kInserts) / (tlbf_bench::cpu_seconds() - t0) / 1e6);
-      std::uint64_t positives = 0;
-      t0 = tlbf_bench::cpu_seconds();
-      for (int pass = 0; pass < kPasses; ++pass)
-        for (std::uint64_t q : queries) positives += f->may_contain(tlbf_bench::key_hash(q), 0);
-      qry.push_back(static_cast<double>(queries.size() * kPasses) / (tlbf_bench::cpu_seconds() - t0) / 1e6);
-      tlbf_bench::sink = tlbf_bench::sink + positives;
-      fp = stale = fn = 0;
-      for (std::uint64_t i = 0; i < kW; ++i) {
-        fn += !f->may_contain(tlbf_bench::key_hash(kInserts - kW + i), 0);
-        fp += f->may_contain(tlbf_bench::key_hash(kFresh + i), 0);
-        stale += f->may_contain(tlbf_bench::key_hash(i), 0);
-      }
-      bits = f->stats(0).bits_allocated;
+      round = tlbf_bench::paper_round(*f, kInserts, kW, queries, kPasses, [](std::uint64_t) { return Time{0}; });
+      ins.push_back(round.insert_mops);
+      qry.push_back(round.query_mops);
     }
-    fmt::print("{:<26} {:>8.1f} {:>10.1f} {:>10.1f} {:>9.4f} {:>9.4f} {:>7}\n", row.name, static_cast<double>(bits) / kW,
-               tlbf_bench::median(ins), tlbf_bench::median(qry), static_cast<double>(fp) / kW, static_cast<double>(stale) / kW, fn);
+    fmt::print("{:<26} {:>8.1f} {:>10.1f} {:>10.1f} {:>9.4f} {:>9.4f} {:>7}\n", row.name,
+               static_cast<double>(round.bits) / kW, tlbf_bench::median(ins), tlbf_bench::median(qry),
+               static_cast<double>(round.errors.fp) / kW, static_cast<double>(round.errors.stale) / kW, round.errors.fn);
   }
   return 0;
 }

@@ -147,15 +147,9 @@ void part_w20k(const Options& opt) {
   }
   subjects.push_back({"exact (time)", time_window(Algorithm::exact, span, e, kW)});
 
-  // Queries: the last W inserted keys (live), never-inserted keys (fresh) and the first W
-  // inserted keys (expired 100,000 inserts ago, well past any staleness bound), shuffled so
-  // that the branch predictor cannot learn the answer pattern.
-  std::vector<std::uint64_t> queries;
-  for (std::uint64_t i = kInserts - kW; i < kInserts; ++i) queries.push_back(i);
-  for (std::uint64_t i = 0; i < kW; ++i) queries.push_back(kFreshBase + i);
-  for (std::uint64_t i = 0; i < kW; ++i) queries.push_back(i);
+  // The expired keys went in 100,000 inserts ago, well past any staleness bound.
   std::mt19937_64 rng(42);
-  std::shuffle(queries.begin(), queries.end(), rng);
+  const std::vector<std::uint64_t> queries = tlbf_bench::paper_queries(kInserts, kW, rng);
   constexpr int kQueryPasses = 10;
 
   // The dedup stream: 30 % of records repeat one of the last W distinct keys.
@@ -180,39 +174,23 @@ void part_w20k(const Options& opt) {
   for (const Subject& s : subjects) {
     guarded_row(s.label, [&] {
       std::vector<double> ins, qry, ded;
-      std::uint64_t fp = 0, stale = 0, fn = 0, bits = 0;
+      tlbf_bench::PaperRound round;
       for (int rep = 0; rep < opt.reps; ++rep) {
         std::unique_ptr<WindowFilter> f = tlbf::make_filter(s.cfg);
-        double t0 = cpu_seconds();
-        for (std::uint64_t i = 0; i < kInserts; ++i) f->insert(key_hash(i), tick_time(i));
-        ins.push_back(static_cast<double>(kInserts) / (cpu_seconds() - t0) / 1e6);
-
-        const Time now = tick_time(kInserts - 1);
-        std::uint64_t positives = 0;
-        t0 = cpu_seconds();
-        for (int pass = 0; pass < kQueryPasses; ++pass)
-          for (std::uint64_t q : queries) positives += f->may_contain(key_hash(q), now);
-        qry.push_back(static_cast<double>(queries.size() * kQueryPasses) / (cpu_seconds() - t0) / 1e6);
-        tlbf_bench::sink = tlbf_bench::sink + positives;
-
-        fp = stale = fn = 0;
-        for (std::uint64_t i = 0; i < kW; ++i) {
-          fn += !f->may_contain(key_hash(kInserts - kW + i), now);
-          fp += f->may_contain(key_hash(kFreshBase + i), now);
-          stale += f->may_contain(key_hash(i), now);
-        }
-        bits = f->stats(now).bits_allocated;
+        round = tlbf_bench::paper_round(*f, kInserts, kW, queries, kQueryPasses, tick_time);
+        ins.push_back(round.insert_mops);
+        qry.push_back(round.query_mops);
 
         std::unique_ptr<WindowFilter> d = tlbf::make_filter(s.cfg);
         std::uint64_t kept = 0;
-        t0 = cpu_seconds();
+        const double t0 = cpu_seconds();
         for (std::uint64_t i = 0; i < stream.size(); ++i) kept += d->insert_if_absent(key_hash(stream[i]), tick_time(i));
         ded.push_back(static_cast<double>(stream.size()) / (cpu_seconds() - t0) / 1e6);
         tlbf_bench::sink = tlbf_bench::sink + kept;
       }
       fmt::print("{:<26} {:>8.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>9.4f} {:>9.4f} {:>7}\n", s.label,
-                 static_cast<double>(bits) / kW, median(ins), median(qry), median(ded),
-                 static_cast<double>(fp) / kW, static_cast<double>(stale) / kW, fn);
+                 static_cast<double>(round.bits) / kW, median(ins), median(qry), median(ded),
+                 static_cast<double>(round.errors.fp) / kW, static_cast<double>(round.errors.stale) / kW, round.errors.fn);
     });
   }
   fmt::print("FPR: fresh keys reported present; stale: keys expired 100,000 inserts ago reported present;\n"
