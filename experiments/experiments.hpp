@@ -21,6 +21,7 @@ namespace tlbf_experiments {
 struct Context {
   std::filesystem::path out;
   bool quick = false;  // smaller streams and fewer seeds, for the smoke test
+  bool paper_queries = false;  // TLBF Figures 4-5 with the paper's 10^i × 10,000 queries
   std::vector<std::string> plots;  // gnuplot scripts written so far, rendered at the end
 };
 

@@ -1,6 +1,6 @@
 // tlbf-experiments: regenerates the tables and figures of both papers from this library.
 //
-//   tlbf-experiments --out DIR [--quick] [--only gebf|tlbf]
+//   tlbf-experiments --out DIR [--quick] [--paper-queries] [--no-plots] [--only gebf|tlbf]
 //
 // Writes one CSV per table or figure into DIR and, when gnuplot is installed, one PNG per
 // figure (the .gp scripts stay next to the CSVs, so a figure can be re-rendered or restyled
@@ -23,6 +23,10 @@ int main(int argc, char** argv) {
   std::string only;
   app.add_option("--out", out, "directory for the CSV, gnuplot and PNG files (created if missing)")->required();
   app.add_flag("--quick", ctx.quick, "smaller streams and fewer seeds: a smoke run of a few seconds");
+  app.add_flag("--paper-queries", ctx.paper_queries,
+               "TLBF Figures 4-5 with the paper's 10^i x 10,000 queries per sample (10x slower)");
+  bool no_plots = false;
+  app.add_flag("--no-plots", no_plots, "write the CSVs and .gp scripts but do not run gnuplot");
   app.add_option("--only", only, "run one paper's experiments: gebf | tlbf")->check(CLI::IsMember({"gebf", "tlbf"}));
   CLI11_PARSE(app, argc, argv);
 
@@ -53,7 +57,8 @@ int main(int argc, char** argv) {
       step("time-window GEBF vs TLBF", tx::run_gebf_timed);
     }
     // 5. Pictures last, so a plotting problem never costs a CSV.
-    if (tx::render_plots(ctx)) fmt::print("plots: {} PNG files in {}\n", ctx.plots.size(), ctx.out.string());
+    if (no_plots) fmt::print("plots not rendered (--no-plots); run gnuplot on the .gp scripts in {}\n", ctx.out.string());
+    else if (tx::render_plots(ctx)) fmt::print("plots: {} PNG files in {}\n", ctx.plots.size(), ctx.out.string());
     else fmt::print("plots skipped: gnuplot not found (install gnuplot-nox); the CSVs and .gp scripts are in {}\n", ctx.out.string());
     fmt::print("total {:.1f} s\n", tx::seconds_since(start));
   } catch (const std::exception& e) {

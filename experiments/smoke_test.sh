@@ -6,7 +6,7 @@ set -euo pipefail
 bin=$1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$bin" --out "$out" --quick > "$out/log.txt"
+"$bin" --out "$out" --quick --no-plots > "$out/log.txt"
 fail=0
 for f in gebf_table1.csv gebf_table1_runs.csv gebf_fpr_model.csv tlbf_fig1_3.csv tlbf_table2.csv tlbf_fig4_5.csv gebf_timed.csv; do
   if [ ! -s "$out/$f" ] || [ "$(wc -l < "$out/$f")" -lt 2 ]; then echo "FAIL: $f missing or empty"; fail=1; fi

@@ -20,7 +20,7 @@
 // passed (several boundaries at once just free several slots). It stays positive only while
 // t − t0 < (r+1)·E, i.e. at most one epoch (plus rounding, < r ns) beyond the span.
 // Segments adapt to the rate like TLBF slices: an epoch's first block is sized from the
-// insert count of the last finished epoch (plus 2σ headroom); if the epoch outgrows it, a
+// insert count of the last finished epoch (plus 2σ of Poisson headroom); if the epoch outgrows it, a
 // block of twice the capacity is added, with targets tightened geometrically (0.9·f, then
 // 0.05·f, 0.025·f, ...) so the epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap
 // (max_memory_bytes): each epoch may hold 1/(r+1) of it. An epoch that needs more gets a
@@ -420,7 +420,7 @@ class TimedEpochFilter final : public WindowFilter {
     release(s);
     s.epoch = e;
     double pred = static_cast<double>(last_count_);
-    auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 64.0);
+    auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 4.0);
     s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), epoch_budget(), detail::unit_bits(blocked_)));
   }
 
