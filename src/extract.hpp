@@ -59,9 +59,8 @@ class Extractor {
 };
 
 std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser);
-// Throws std::runtime_error when the CPU lacks the instructions the JSON parser was built for.
 std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser);
-// The simdjson kernel JSON records are parsed with ("haswell", "fallback", ...).
+// The simdjson kernel JSON records are indexed with ("icelake", "haswell", "fallback"...).
 std::string_view json_implementation();
 
 // Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
