@@ -11,7 +11,8 @@
 # runs the library micro-benchmarks (tlbf-bench-micro).
 #
 # Environment: EVENTS (default 2000000) and REPS (default 5) scale it; EVENTS=200000 REPS=1
-# is a quick check. KEEP_INPUTS=DIR keeps the generated inputs there (and reuses them);
+# is a quick check. A command whose first run takes over SLOW seconds (default 20) is run
+# three times in all. KEEP_INPUTS=DIR keeps the generated inputs there (and reuses them);
 # SKIP_MICRO=1 skips the micro-benchmarks; MICRO_ARGS passes options to tlbf-bench-micro.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -83,8 +84,10 @@ for profile in steady burst; do
     "ndjson: $("$TLBF" -k id -t ts -w 60s --stats "$json" 2>&1 >/dev/null | filter_line)"
 done
 cat <<'EOF'
-CPU s: median user + system time (sort -u runs two threads, so it can exceed the wall time).
-emitted: records written by the untimed run. The unbounded peers (gawk/mawk '!seen', sort -u,
+CPU s: median user + system time (sort -u runs two threads, so it can exceed the wall time);
+CPU x: this row's CPU time over the reference's, steadier than wall time on a busy machine.
+Commands slower than SLOW (20) seconds are run 3 times instead of REPS.
+emitted: records written by the first run. The unbounded peers (gawk/mawk '!seen', sort -u,
 mlr head -g) keep every key forever, so they emit fewer records than a 60 s window; the exact
 awk windows and tlbf-dedup -a exact implement the window itself and should agree with each
 other (tlbf-dedup's default may drop a few more: its false positives). speed x and RSS /:
