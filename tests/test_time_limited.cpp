@@ -446,6 +446,20 @@ TEST_SUITE("time_limited") {
     CHECK(misses == 0);
   }
 
+  TEST_CASE("a capacity beyond max_memory is clamped to the cap and reported") {
+    tlbf::FilterConfig cfg = time_config(kSec, 0.01, 100000000);
+    cfg.max_memory_bytes = 1 << 16;
+    TimeLimitedFilter f(cfg);
+    const tlbf::FilterStats s = f.stats(0);
+    CHECK(s.memory_capped);
+    CHECK(s.bits_allocated <= (1u << 16) * 8);
+    CHECK(s.slice0_bits == f.max_slice_bits());
+    Time now = 0;
+    for (std::uint64_t i = 0; i < 20000; ++i) f.insert(key(i), now += 10000);
+    CHECK(f.may_contain(key(19999), now));
+    CHECK(f.stats(now).bits_allocated <= (1u << 16) * 8);
+  }
+
   TEST_CASE("slices at positions 0..k-1 always use k distinct probe hashes") {
     TimeLimitedFilter f(time_config(kSec, 0.001, 500));
     Time now = 0;
