@@ -161,6 +161,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (!tf) throw UsageError("--time-format '" + time_format + "': expected auto, epoch, epoch-ms, epoch-us, epoch-ns, rfc3339, clf, syslog, ctime or a pattern with '%'");
     o.time_format = *tf;
   }
+  if (given("--time-format") && o.extract.time.empty())
+    throw UsageError("--time-format has no effect without -t/--time (records are timed by the wall clock)");
   o.year = current_year();
   if (given("--year")) {
     auto y = parse_number<int>(year);

@@ -109,8 +109,9 @@ TEST_SUITE("options") {
     CHECK(usage_error({"-a", "tlbf", "-n", "5"}).find("tlbf") != std::string::npos);
     CHECK(usage_error({"-f", "xml"}).find("--format") != std::string::npos);
     CHECK(usage_error({"-d", "ab"}).find("--delimiter") != std::string::npos);
-    CHECK(usage_error({"--time-format", "%Q"}).find("%Q") != std::string::npos);
-    CHECK(usage_error({"--time-format", "iso"}).find("--time-format") != std::string::npos);
+    CHECK(usage_error({"-t", "1", "--time-format", "%Q"}).find("%Q") != std::string::npos);
+    CHECK(usage_error({"-t", "1", "--time-format", "iso"}).find("--time-format") != std::string::npos);
+    CHECK(usage_error({"--time-format", "epoch"}).find("without -t") != std::string::npos);
     CHECK(usage_error({"--year", "12"}).find("--year") != std::string::npos);
     CHECK(usage_error({"--max-memory", "1"}).find("--max-memory") != std::string::npos);
     CHECK(usage_error({"--on-error", "skip"}).find("--on-error") != std::string::npos);

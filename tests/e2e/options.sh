@@ -83,8 +83,9 @@ check "--time-format ctime" 1 "$(tf 1-5 '[Sun Dec 04 04:47:44 2005]' '[Sun Dec 0
 check "--time-format pattern" 2 "$(tf 1,2 '081109 203615' '081109 203630' 3 '%y%m%d %H%M%S')"
 check "--time-format pattern (5 s apart)" 1 "$(tf 1,2 '081109 203615' '081109 203620' 3 '%y%m%d %H%M%S')"
 check "--time-format auto on RFC 3339" 2 "$(tf 1 2018-03-24T17:15:20.865716Z 2018-03-24T17:15:31Z 2 auto)"
-check "--time-format bad name" 2 "$("$D" --time-format nope < /dev/null > /dev/null 2>&1; echo $?)"
-check "--time-format bad pattern" 2 "$("$D" --time-format '%Q' < /dev/null > /dev/null 2>&1; echo $?)"
+check "--time-format without -t is a usage error" 2 "$("$D" --time-format epoch < /dev/null > /dev/null 2>&1; echo $?)"
+check "--time-format bad name" 2 "$("$D" -t 1 --time-format nope < /dev/null > /dev/null 2>&1; echo $?)"
+check "--time-format bad pattern" 2 "$("$D" -t 1 --time-format '%Q' < /dev/null > /dev/null 2>&1; echo $?)"
 # A time in the wrong format is untimed, not an error.
 printf '2020-01-01T00:00:00Z k\n' | "$D" -t 1 -k 2 --time-format epoch --stats=json > /dev/null 2> "$WORK/tf.err"
 grep '^{' "$WORK/tf.err" > "$WORK/tf.json"
