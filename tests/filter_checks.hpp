@@ -1,5 +1,5 @@
-// Checks shared by the APBF and TLBF unit tests: keys from integers, save/load round trips
-// and damaged-state loading. A filter type F here has save(), static load(ByteReader&),
+// Checks shared by the APBF and TLBF unit tests: keys from integers, a time-window
+// configuration, save/load round trips and damaged-state loading. A filter type F here has save(), static load(ByteReader&),
 // may_contain(), insert() and stats().
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "tlbf/config.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/serialize.hpp"
 #include "tlbf/types.hpp"
@@ -16,6 +17,15 @@
 namespace filter_checks {
 
 inline tlbf::KeyHash key(std::uint64_t i) { return tlbf::hash_key(&i, sizeof i); }
+
+inline tlbf::FilterConfig time_config(tlbf::Duration span, double error_rate, std::uint64_t capacity) {
+  tlbf::FilterConfig cfg;
+  cfg.algorithm = tlbf::Algorithm::tlbf;
+  cfg.span = span;
+  cfg.error_rate = error_rate;
+  cfg.capacity = capacity;
+  return cfg;
+}
 
 template <class F>
 std::string saved(const F& f) {

@@ -18,21 +18,13 @@
 namespace {
 
 using filter_checks::key;
+using filter_checks::time_config;
 using tlbf::Duration;
 using tlbf::Time;
 using tlbf::TimeLimitedFilter;
 constexpr auto kTag = static_cast<std::uint8_t>(tlbf::Algorithm::tlbf);
 constexpr Duration kMs = tlbf::kMillisecond;
 constexpr Duration kSec = tlbf::kSecond;
-
-tlbf::FilterConfig time_config(Duration span, double error_rate, std::uint64_t capacity) {
-  tlbf::FilterConfig cfg;
-  cfg.algorithm = tlbf::Algorithm::tlbf;
-  cfg.span = span;
-  cfg.error_rate = error_rate;
-  cfg.capacity = capacity;
-  return cfg;
-}
 
 tlbf::FilterConfig time_config(Duration span, std::uint64_t capacity, std::uint32_t k, std::uint32_t l) {
   tlbf::FilterConfig cfg = time_config(span, 0.01, capacity);

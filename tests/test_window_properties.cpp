@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "filter_checks.hpp"
 #include "tlbf/apbf.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
@@ -33,7 +34,8 @@ constexpr Duration kSec = tlbf::kSecond;
 
 enum class Refresh { no, yes };
 
-tlbf::KeyHash key(std::uint64_t id) { return tlbf::hash_key(&id, sizeof id); }
+using filter_checks::key;
+using filter_checks::time_config;
 
 // Keys never inserted anywhere in these tests.
 tlbf::KeyHash absent_key(std::uint64_t i) { return key((std::uint64_t{1} << 62) + i); }
@@ -115,15 +117,6 @@ Outcome run_time_window(tlbf::TimeLimitedFilter& f, Duration span, Refresh refre
 template <class Step>
 Outcome run_time_window(tlbf::TimeLimitedFilter& f, Duration span, Refresh refresh, std::uint64_t n, Step step) {
   return run_time_window(f, span, refresh, n, step, [](std::uint64_t, Time) {});
-}
-
-tlbf::FilterConfig time_config(Duration span, double error_rate, std::uint64_t capacity) {
-  tlbf::FilterConfig cfg;
-  cfg.algorithm = tlbf::Algorithm::tlbf;
-  cfg.span = span;
-  cfg.error_rate = error_rate;
-  cfg.capacity = capacity;
-  return cfg;
 }
 
 std::string name(Refresh r) { return r == Refresh::yes ? "insert-always" : "insert_if_absent"; }
