@@ -56,12 +56,18 @@ void run_gebf_timed(Context& ctx) {
         tlbf::WindowFilter* f;
         tlbf::ExactWindow oracle;
         std::uint64_t fn = 0, live_checks = 0;
-        std::vector<double> bits, fpr;
+        std::vector<double> bits, fpr;  // settled samples, for the summary
+        struct Sample {
+          double time_s;
+          std::uint64_t live_keys;
+          double bits, fpr;
+        };
+        std::vector<Sample> samples;  // all samples; written per filter so plot lines join
       };
       std::vector<Entry> filters;
-      filters.push_back(Entry{"tlbf", &tl, tlbf::ExactWindow(ocfg), 0, 0, {}, {}});
-      filters.push_back(Entry{"gebf-timed", &ge, tlbf::ExactWindow(ocfg), 0, 0, {}, {}});
-      filters.push_back(Entry{"exact", &exact, tlbf::ExactWindow(ocfg), 0, 0, {}, {}});
+      filters.push_back(Entry{"tlbf", &tl, tlbf::ExactWindow(ocfg), 0, 0, {}, {}, {}});
+      filters.push_back(Entry{"gebf-timed", &ge, tlbf::ExactWindow(ocfg), 0, 0, {}, {}, {}});
+      filters.push_back(Entry{"exact", &exact, tlbf::ExactWindow(ocfg), 0, 0, {}, {}, {}});
 
       std::mt19937_64 rng(7);
       const bool burst = std::string(profile) == "burst", idle = std::string(profile) == "idle";
@@ -105,13 +111,16 @@ void run_gebf_timed(Context& ctx) {
               e.bits.push_back(bits);
               e.fpr.push_back(fpr);
             }
-            series << profile << rate << e.name << static_cast<double>(now) / 1e9 << live_keys << bits << fpr;
-            series.end_row();
+            e.samples.push_back({static_cast<double>(now) / 1e9, live_keys, bits, fpr});
           }
           fresh_id += fresh_queries;
         }
       }
       for (Entry& e : filters) {
+        for (const auto& x : e.samples) {
+          series << profile << rate << e.name << x.time_s << x.live_keys << x.bits << x.fpr;
+          series.end_row();
+        }
         summary << profile << rate << e.name << events << median(e.bits) << percentile(e.bits, 0.9) << median(e.fpr)
                 << percentile(e.fpr, 0.9) << e.fn << e.live_checks;
         summary.end_row();
@@ -120,10 +129,15 @@ void run_gebf_timed(Context& ctx) {
       }
     }
   }
-  add_plot(ctx, "gebf_timed_bits", "Bits per live key over time, 60 s window, error rate 1e-3", "stream time (s)",
-           "bits per live key",
-           "set yrange [0:80]\nplot for [p in 'steady burst idle'] for [f in 'tlbf gebf-timed'] 'gebf_timed_series.csv' "
-           "using (strcol(1) eq p && strcol(3) eq f && $2 == 0.001 ? $4 : 1/0):6 with lines title f.' '.p");
+  std::string body = "set multiplot layout 3,1\nset yrange [0:60]\nset key inside right top\n";
+  for (const char* p : {"steady", "burst", "idle"}) {
+    body += fmt::format("set title 'Bits per live key, 60 s window, error rate 1e-3: {} rate'\n", p);
+    body += fmt::format("plot for [f in 'tlbf gebf-timed'] 'gebf_timed_series.csv' "
+                        "using (strcol(1) eq '{}' && strcol(3) eq f && $2 == 0.001 ? $4 : 1/0):6 with lines lw 2 title f\n", p);
+  }
+  body += "unset multiplot";
+  add_plot(ctx, "gebf_timed_bits", "", "stream time (s)", "bits per live key", body);
+
 }
 
 }  // namespace tlbf_experiments

@@ -153,9 +153,9 @@ void run_tlbf_slices(Context& ctx) {
                tmax, gmin, gmax);
   }
   add_plot(ctx, "tlbf_table2", "TLBF Table 2: range of bits per element at steady state", "error rate", "bits per element",
-           "set logscale x\nset xrange [*:*] reverse\nset yrange [0:*]\n"
-           "plot 'tlbf_table2.csv' using 1:2:3 with filledcurves title 'TLBF (ours)' fs transparent solid 0.3, "
-           "'' using 1:4:5 with filledcurves title 'GEBF time window (ours)' fs transparent solid 0.3, "
+           "set logscale x\nset xrange [0.3:3e-6]\nset yrange [0:*]\n"
+           "plot 'tlbf_table2.csv' using 1:2:3 with filledcurves title 'TLBF (ours), min-max' fs transparent solid 0.3, "
+           "'' using 1:4 with linespoints pt 7 lw 2 title 'GEBF time window (ours)', "
            "'-' using 1:2:3:4 with yerrorbars title 'TLBF paper, min-max' lw 2\n"
            "0.1,11.5,10,13\n0.01,21.5,19,24\n0.001,30.5,26,35\n0.0001,38.5,32,45\n0.00001,48.5,41,56\ne");
 }

@@ -20,10 +20,11 @@
 // passed (several boundaries at once just free several slots). It stays positive only while
 // t − t0 < (r+1)·E, i.e. at most one epoch (plus rounding, < r ns) beyond the span.
 // Segments adapt to the rate like TLBF slices: an epoch's first block is sized from the
-// insert count of the last finished epoch (plus 2σ of Poisson headroom); if the epoch outgrows it, a
-// block of twice the capacity is added, with targets tightened geometrically (0.9·f, then
-// 0.05·f, 0.025·f, ...) so the epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap
-// (max_memory_bytes): each epoch may hold 1/(r+1) of it. An epoch that needs more gets a
+// insert count of the last finished epoch (plus 2σ of Poisson headroom); if the epoch
+// outgrows it, a block sized for the rest of the epoch at its pace so far is added (see
+// grow()), with targets tightened geometrically (0.9·f, then 0.05·f, 0.025·f, ...) so the
+// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap (max_memory_bytes): each
+// epoch may hold 1/(r+1) of it. An epoch that needs more gets a
 // first block shrunk to its share, or stops adding blocks and keeps filling its last one, so
 // false negatives stay impossible and staleness is unchanged; what is lost is the
 // false-positive rate, which rises above the target in the epochs where the cap binds
@@ -305,7 +306,7 @@ class TimedEpochFilter final : public WindowFilter {
     const Time e = epoch_of(latest_);
     if (keys_inserted_ == 0 || e != current_) advance(e);
     Slot& s = slots_[slot_index(e)];
-    if (s.blocks.back().count >= s.blocks.back().capacity) grow(s);
+    if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
     Block& b = s.blocks.back();
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, b.k, b.bits, blocked_, probes);
@@ -421,26 +422,42 @@ class TimedEpochFilter final : public WindowFilter {
     s.epoch = e;
     double pred = static_cast<double>(last_count_);
     auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 4.0);
-    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), epoch_budget(), detail::unit_bits(blocked_)));
+    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), epoch_budget(), /*shrink_to=*/0.0));
   }
 
-  // The epoch has outgrown its blocks: add one of twice the capacity at a tighter rate. If
-  // the epoch's share of the cap cannot hold a block at least as large as the last one, the
+  // The epoch has outgrown its blocks: add one at a tighter rate, sized for what the epoch's
+  // pace so far projects for the rest of it (with 25% + 2σ headroom; a slowly rising rate
+  // then costs a small block, not a doubling), and at least a quarter of what the epoch
+  // already holds, doubling it from the 8th block on, so an epoch holds few blocks however
+  // steep a burst. If the epoch's share of the cap cannot hold at least half that block, the
   // last block keeps filling instead (a tiny overfilled block would answer yes to anything).
-  void grow(Slot& s) {
-    std::size_t j = s.blocks.size();
-    double f = 0.1 * epoch_target() * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(j, 60)));
-    std::uint64_t held = 0;
-    for (const Block& b : s.blocks) held += b.bits;
-    std::uint64_t left = epoch_budget() > held ? epoch_budget() - held : 0;
-    Block b = make_block(s.blocks.back().capacity * 2, f, left, s.blocks.back().bits);
+  void grow(Slot& s, Time now) {
+    const std::size_t j = s.blocks.size();
+    const double f = 0.1 * epoch_target() * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(j, 60)));
+    std::uint64_t held = 0, capacity_so_far = 0;
+    for (const Block& b : s.blocks) {
+      held += b.bits;
+      capacity_so_far = b.capacity > UINT64_MAX - capacity_so_far ? UINT64_MAX : capacity_so_far + b.capacity;
+    }
+    // Elapsed share of the epoch, at least 1/16 so the first instants do not extrapolate wildly.
+    const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch) * static_cast<double>(epoch_ns_),
+                                    static_cast<double>(epoch_ns_) / 16.0);
+    const double count = static_cast<double>(s.count);
+    const double rest = std::max(0.0, count * static_cast<double>(epoch_ns_) / elapsed - count);
+    double want = 1.25 * rest + 2.0 * std::sqrt(rest) + 4.0;
+    want = std::max(want, static_cast<double>(capacity_so_far) / 4.0);
+    if (j >= 8) want = std::max(want, 2.0 * static_cast<double>(capacity_so_far));
+    const auto capacity = static_cast<std::uint64_t>(std::min(want, 1e15));
+    const std::uint64_t left = epoch_budget() > held ? epoch_budget() - held : 0;
+    Block b = make_block(capacity, f, left, /*shrink_to=*/0.5);
     if (b.bits > 0) s.blocks.push_back(std::move(b));
     else s.blocks.back().capacity = std::numeric_limits<std::uint64_t>::max();
   }
 
-  // A block for `capacity` keys at rate f, within `budget` bits. When it does not fit, a block
-  // of the whole budget (if at least `min_bits`) that is never grown past; else none (bits 0).
-  Block make_block(std::uint64_t capacity, double f, std::uint64_t budget, std::uint64_t min_bits) {
+  // A block for `capacity` keys at rate f, within `budget` bits. When it does not fit: a block
+  // of the whole budget if that is at least `shrink_to` of the wanted size (and one unit),
+  // never grown past; else none (bits 0).
+  Block make_block(std::uint64_t capacity, double f, std::uint64_t budget, double shrink_to) {
     SegmentShape shape = segment_shape_for(blocked_, static_cast<double>(capacity), f);
     const std::uint64_t unit = detail::unit_bits(blocked_);
     Block b;
@@ -448,7 +465,7 @@ class TimedEpochFilter final : public WindowFilter {
     if (shape.bits > budget) {
       capped_ = true;
       budget = budget / unit * unit;
-      if (budget < min_bits || budget == 0) return b;
+      if (budget == 0 || static_cast<double>(budget) < shrink_to * static_cast<double>(shape.bits)) return b;
       shape.bits = budget;
       shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(shape.bits));
       b.capacity = std::numeric_limits<std::uint64_t>::max();
