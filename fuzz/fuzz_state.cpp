@@ -60,6 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             "a reloaded filter answers as the loaded one");
   }
   // The loaded filter must also survive use, not only queries.
-  for (int i = 0; i < 8; ++i) state.filter->insert(tlbf::hash_key(&i, sizeof i), state.clock + i);
+  // (The clock is any int64 a file holds; step it without overflowing.)
+  for (int i = 0; i < 8; ++i) {
+    const tlbf::Time now = state.clock > INT64_MAX - 8 ? state.clock : state.clock + i;
+    state.filter->insert(tlbf::hash_key(&i, sizeof i), now);
+  }
   return 0;
 }
