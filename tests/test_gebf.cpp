@@ -137,6 +137,21 @@ TEST_SUITE("gebf") {
     }
   }
 
+  TEST_CASE("insert_if_absent is may_contain then insert") {
+    for (bool blocked : {false, true}) {
+      tlbf::GuardedEpochFilter a(count_cfg(500, 4, 6, blocked)), b(count_cfg(500, 4, 6, blocked));
+      std::mt19937_64 rng(5);
+      for (int i = 0; i < 20000; ++i) {
+        tlbf::KeyHash h = key(rng() % 3000);
+        bool absent = !b.may_contain(h, 0);
+        if (absent) b.insert(h, 0);
+        REQUIRE(a.insert_if_absent(h, 0) == absent);
+        REQUIRE(a.may_contain(h, 0));
+      }
+      CHECK(roundtrip(a) == roundtrip(b));
+    }
+  }
+
   TEST_CASE("sizing from error_rate meets the target") {
     for (bool blocked : {false, true}) {
       for (double p : {1e-2, 1e-3}) {

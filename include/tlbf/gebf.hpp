@@ -134,24 +134,22 @@ class GuardedEpochFilter final : public WindowFilter {
   bool may_contain(KeyHash h, Time) const override {
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
-    const std::uint64_t seg_words = seg_bits_ / 64;
-    for (std::uint64_t s = 0; s <= r_; ++s)
-      if (detail::all_set(words_.data() + s * seg_words, probes, k_)) return true;
-    return false;
+    return contains_probes(probes);
   }
 
   void insert(KeyHash h, Time) override {
-    if (in_active_ == ell_) {
-      active_ = (active_ + 1) % (r_ + 1);
-      auto first = words_.begin() + static_cast<std::ptrdiff_t>(active_ * (seg_bits_ / 64));
-      std::fill(first, first + static_cast<std::ptrdiff_t>(seg_bits_ / 64), 0);
-      in_active_ = 0;
-    }
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
-    detail::set_all(words_.data() + active_ * (seg_bits_ / 64), probes, k_);
-    ++in_active_;
-    ++keys_inserted_;
+    insert_probes(probes);
+  }
+
+  // The probe positions are computed once for the query and the insert.
+  bool insert_if_absent(KeyHash h, Time) override {
+    detail::Probe probes[kGebfMaxK];
+    detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
+    if (contains_probes(probes)) return false;
+    insert_probes(probes);
+    return true;
   }
 
   FilterStats stats(Time) const override {
@@ -194,6 +192,26 @@ class GuardedEpochFilter final : public WindowFilter {
 
  private:
   GuardedEpochFilter() = default;
+
+  bool contains_probes(const detail::Probe* probes) const {
+    const std::uint64_t seg_words = seg_bits_ / 64;
+    for (std::uint64_t s = 0; s <= r_; ++s)
+      if (detail::all_set(words_.data() + s * seg_words, probes, k_)) return true;
+    return false;
+  }
+
+  // Lazy rotation: the insert that finds the active segment full clears the next one.
+  void insert_probes(const detail::Probe* probes) {
+    if (in_active_ == ell_) {
+      active_ = (active_ + 1) % (r_ + 1);
+      auto first = words_.begin() + static_cast<std::ptrdiff_t>(active_ * (seg_bits_ / 64));
+      std::fill(first, first + static_cast<std::ptrdiff_t>(seg_bits_ / 64), 0);
+      in_active_ = 0;
+    }
+    detail::set_all(words_.data() + active_ * (seg_bits_ / 64), probes, k_);
+    ++in_active_;
+    ++keys_inserted_;
+  }
 
   std::uint64_t window_ = 0;
   std::uint32_t r_ = 0;
