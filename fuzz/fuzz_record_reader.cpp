@@ -73,7 +73,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   {
     tlbf_dedup::RecordReader reader({fd_path(first_fd), second_path}, term, 0);
     unsigned pauses = 0;
-    reader.on_input_pause([&] { ++pauses; });
+    reader.on_input_pause([&] {
+      ++pauses;
+      return -1;  // wait for input as long as it takes
+    });
     require(reader.total_size() == (pipe_read >= 0 ? first.size() : all.size()), "total_size counts regular files");
     tlbf_dedup::Record r;
     volatile char sink = 0;
