@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", ctx.quick, "smaller streams and fewer seeds: a smoke run of a few seconds");
   app.add_flag("--paper-queries", ctx.paper_queries,
                "TLBF Figures 4-5 with the paper's 10^i x 10,000 queries per sample (10x slower)");
+  ctx.shared_data = TLBF_SHARED_DATA_DIR;
+  app.add_option("--shared-data", ctx.shared_data, "directory holding apache_access_elastic.log (default: the source tree's ../shared/data)");
   bool no_plots = false;
   app.add_flag("--no-plots", no_plots, "write the CSVs and .gp scripts but do not run gnuplot");
   app.add_option("--only", only, "run one part: gebf (GEBF paper) | tlbf (TLBF paper) | timed (time-window GEBF vs TLBF)")
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
       // 1. GEBF paper: Table 1 (FPR, stale rate, live FNR, throughput) and the §4 model.
       step("GEBF Table 1", tx::run_gebf_table1);
       step("GEBF FPR approximation vs measurement", tx::run_gebf_fpr_model);
+      step("GEBF on a real access log", tx::run_gebf_real_log);
     }
     if (only.empty() || only == "tlbf") {
       // 2. TLBF paper: slices, slice-0 size and bits per element (Figures 1-3, Table 2).
