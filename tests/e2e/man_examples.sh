@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every example in the man page and in docs/usage.md runs, over the fixtures in testdata/.
+# Every example in the man page, docs/usage.md and README.md runs, over the fixtures in testdata/.
 # Examples are the .EX/.EE blocks after a '.\" example' comment (man page) and the ```sh
 # blocks after an '<!-- example -->' comment (Markdown). They run in a scratch directory
 # holding the fixtures under the names the examples use, with tlbf-dedup first on PATH;
@@ -17,16 +17,18 @@ awk '/^\.\\" example/ { want = 1; next }
      inside && /^\.EE/ { inside = 0; want = 0; next }
      inside { print > (dir "/man_" n ".sh") }' dir="$WORK" "$SOURCE_DIR/man/tlbf-dedup.1"
 sed -i 's/\\-/-/g; s/\\e/\\/g; s/\\(aq/'"'"'/g' "$WORK"/man_*.sh
-if [ -f "$SOURCE_DIR/docs/usage.md" ]; then
+for doc in docs/usage.md README.md; do
   awk '/<!-- example -->/ { want = 1; next }
        want && /^```sh/ { inside = 1; n++; next }
        inside && /^```/ { inside = 0; want = 0; next }
-       inside { print > (dir "/doc_" n ".sh") }' dir="$WORK" "$SOURCE_DIR/docs/usage.md"
-fi
+       inside { print > (dir "/" prefix "_" n ".sh") }' dir="$WORK" prefix="$(basename "$doc" .md)" "$SOURCE_DIR/$doc"
+done
+readme_count=$(ls "$WORK"/README_*.sh 2>/dev/null | wc -l)
+check "README.md has at least 5 marked examples" 1 "$(( readme_count >= 5 ? 1 : 0 ))"
 count=$(ls "$WORK"/man_*.sh | wc -l)
 check "the man page has at least 8 marked examples" 1 "$(( count >= 8 ? 1 : 0 ))"
 
-for ex in "$WORK"/man_*.sh "$WORK"/doc_*.sh; do
+for ex in "$WORK"/man_*.sh "$WORK"/usage_*.sh "$WORK"/README_*.sh; do
   [ -f "$ex" ] || continue
   rm -rf "$WORK/run" && mkdir "$WORK/run"
   cp "$TESTDATA/sample_access.log" "$WORK/run/access.log"
