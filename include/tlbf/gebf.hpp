@@ -308,13 +308,10 @@ class TimedEpochFilter final : public WindowFilter {
   bool may_contain(KeyHash h, Time now) const override {
     if (keys_inserted_ == 0) return false;
     const Time c = epoch_of(std::max(now, latest_));
-    detail::Probe probes[kGebfMaxK];
     for (const Slot& s : slots_) {
       if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
-      for (const Block& b : s.blocks) {
-        detail::gebf_probes(h, b.k, b.bits, blocked_, probes);
-        if (detail::all_set(b.words.data(), probes, b.k)) return true;
-      }
+      for (const Block& b : s.blocks)
+        if (detail::contains_key(b.words.data(), h, b.k, b.bits, blocked_)) return true;
     }
     return false;
   }

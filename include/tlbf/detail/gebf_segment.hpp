@@ -50,6 +50,28 @@ inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blo
   }
 }
 
+// Tests a key against one segment, computing each probe only when the previous one hit, so
+// a miss (most segments, for most queries) costs one or two probes instead of k. Same
+// positions as gebf_probes().
+inline bool contains_key(const std::uint64_t* words, KeyHash h, std::uint32_t k, std::uint64_t bits, bool blocked) {
+  if (blocked) {
+    const std::uint64_t* block = words + reduce(h.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
+    std::uint64_t z = 0;
+    for (std::uint32_t i = 0; i < k; ++i) {
+      if (i % 7 == 0) z = mix64(h.lo + (i / 7 + 1) * 0x9E3779B97F4A7C15ULL);
+      std::uint64_t pos = z & (kGebfBlockBits - 1);
+      z >>= 9;
+      if ((block[pos >> 6] & (std::uint64_t{1} << (pos & 63))) == 0) return false;
+    }
+    return true;
+  }
+  for (std::uint32_t i = 0; i < k; ++i) {
+    std::uint64_t pos = reduce(probe_hash(h, i), bits);
+    if ((words[pos >> 6] & (std::uint64_t{1} << (pos & 63))) == 0) return false;
+  }
+  return true;
+}
+
 inline bool all_set(const std::uint64_t* words, const Probe* probes, std::uint32_t k) {
   for (std::uint32_t i = 0; i < k; ++i)
     if ((words[probes[i].word] & probes[i].mask) == 0) return false;
