@@ -12,6 +12,11 @@
 // after the first insert of its epoch, so its own insert stops making it positive after at
 // most (r+1)ℓ later inserts, which is W + ℓ when r divides W (Proposition 1); otherwise
 // (r+1)ℓ < W + ℓ + r. Queries probe all r+1 segments with the same positions, computed once.
+// Sizing: s = gebf_bits_per_key·W/(r+1) when that is set (the paper's budget), else the
+// smallest (s, k) meeting error_rate by the §4 approximation (gebf_math.hpp). If (r+1)·s
+// exceeds max_memory_bytes, s shrinks to fit and memory_capped is set: the false-positive
+// rate rises, the guarantees above do not change. gebf_blocked selects the one-cache-line
+// layout (§5) for either window.
 //
 // TimedEpochFilter (time window `span`): epochs of E = ⌈span/r⌉ ns of the caller's clock,
 // aligned to multiples of E, so r·E >= span. Epoch e lives in ring slot e mod (r+1); a query at
@@ -24,11 +29,17 @@
 // outgrows it, a block sized for the rest of the epoch at its pace so far is added (see
 // grow()), with targets tightened geometrically (0.9·f, then 0.05·f, 0.025·f, ...) so the
 // epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap (max_memory_bytes): each
-// epoch may hold 1/(r+1) of it. An epoch that needs more gets a
-// first block shrunk to its share, or stops adding blocks and keeps filling its last one, so
-// false negatives stay impossible and staleness is unchanged; what is lost is the
-// false-positive rate, which rises above the target in the epochs where the cap binds
-// (memory_capped = true in stats).
+// epoch may hold 1/(r+1) of it. An epoch that needs more gets a first block shrunk to its
+// share, or stops adding blocks and keeps filling its last one, so false negatives stay
+// impossible and staleness is unchanged; what is lost is the false-positive rate, which
+// rises above the target in the epochs where the cap binds (memory_capped = true in stats).
+//
+// Saved form, after the Algorithm::gebf tag: a variant byte (1 count, 2 time), a format
+// byte, then the parameters and state in the order save() writes them and every bit array
+// as a counted word vector. load() checks each field against the others (rotation state
+// against the insert count, epochs against their ring slots and the current epoch, block
+// shapes against the layout, lengths against the remaining input) and throws state_error
+// on any mismatch, so damaged input is refused rather than trusted.
 #pragma once
 
 #include <algorithm>
