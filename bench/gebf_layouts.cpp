@@ -98,11 +98,12 @@ class NoFilter final : public PrototypeBase {
 
 // Position p of segment s is bit p·(r+1) + s of one byte string. With Exit::early the query
 // stops as soon as no segment is left (fewer probes, one hard-to-predict branch each);
-// with Exit::none it ANDs all k cells and branches once.
+// with Exit::none it ANDs all k cells and branches once; Exit::none_k9 does the same with k
+// fixed at compile time (9, what this set-up needs), so the loop unrolls.
 // Probes::chunks takes the positions from 21-bit pieces of the 128-bit hash (and of one
 // remix of it) instead of enhanced double hashing: three shifts and a 32-bit multiply per
 // probe instead of a cubic term and a 128-bit multiply.
-enum class Exit { early, none };
+enum class Exit { early, none, none_k9 };
 enum class Probes { double_hashing, chunks };
 template <Exit exit, Probes probes = Probes::double_hashing>
 class BitSlicedGebf final : public PrototypeBase {
@@ -111,6 +112,7 @@ class BitSlicedGebf final : public PrototypeBase {
     seg_bits_ = static_cast<std::uint64_t>(kBitsPerKey * kW / (kR + 1) / 64) * 64;  // as the library sizes it
     k_ = tlbf::best_k(false, static_cast<double>(kEll), static_cast<double>(seg_bits_));
     if (probes == Probes::chunks && k_ > 9) throw std::logic_error("21-bit probes give at most 9 positions");
+    if (exit == Exit::none_k9 && k_ != 9) throw std::logic_error("this set-up was expected to need k = 9");
     bits_ = seg_bits_ * (kR + 1);
     bytes_.assign(bits_ / 8 + 16, 0);  // +8 so a cell is read with one unaligned 8-byte load
   }
@@ -118,8 +120,11 @@ class BitSlicedGebf final : public PrototypeBase {
     std::uint64_t alive = (std::uint64_t{1} << (kR + 1)) - 1;
     if constexpr (exit == Exit::early) {
       for (std::uint32_t i = 0; i < k_ && alive; ++i) alive &= cell(position(h, i));
-    } else {
+    } else if constexpr (exit == Exit::none) {
       for (std::uint32_t i = 0; i < k_; ++i) alive &= cell(position(h, i));
+    } else {
+#pragma GCC unroll 9
+      for (std::uint32_t i = 0; i < 9; ++i) alive &= cell(position(h, i));
     }
     return alive != 0;
   }
@@ -225,6 +230,7 @@ int main(int argc, char** argv) {
       {"library gebf (segments)", [&] { return tlbf::make_filter(cfg); }},
       {"bit-sliced, early exit", [] { return std::make_unique<BitSlicedGebf<Exit::early>>(); }},
       {"bit-sliced, branch-free", [] { return std::make_unique<BitSlicedGebf<Exit::none>>(); }},
+      {"bit-sliced, k=9 unrolled", [] { return std::make_unique<BitSlicedGebf<Exit::none_k9>>(); }},
       {"bit-sliced, 21-bit probes", [] { return std::make_unique<BitSlicedGebf<Exit::none, Probes::chunks>>(); }},
       {"library gebf-blocked", [&] {
          tlbf::FilterConfig b = cfg;
