@@ -30,9 +30,10 @@ install_missing "${PACKAGES[@]}" gawk mawk coreutils jq miller time
 
 # 2. Build the program and the micro-benchmarks in Release; tests are not needed here.
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup tlbf-bench-micro >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup tlbf-bench-micro tlbf-bench-gebf-layouts tlbf-bench-text-floor >/dev/null
 TLBF="$BUILD_DIR/src/tlbf-dedup"
 MICRO="$BUILD_DIR/bench/tlbf-bench-micro"
+FLOOR="$BUILD_DIR/bench/tlbf-bench-text-floor"
 
 # 3. Generate the inputs (same seed every time, so runs are comparable).
 if [ -n "${KEEP_INPUTS:-}" ]; then
@@ -65,6 +66,7 @@ for profile in steady burst; do
     "tlbf-dedup -k 3 -t 1 -w 60s" "$TLBF -k 3 -t 1 -w 60s $text" \
     "tlbf-dedup -a exact" "$TLBF -k 3 -t 1 -w 60s -a exact $text" \
     "tlbf-dedup -a gebf" "$TLBF -k 3 -t 1 -w 60s -a gebf $text" \
+    "floor: tight loop, same filter" "$FLOOR $text" \
     "gawk '!seen[\$3]++'" "gawk '!seen[\$3]++' $text" \
     "mawk '!seen[\$3]++'" "mawk '!seen[\$3]++' $text" \
     "sort -u -k3,3" "sort -u -k3,3 $text" \
@@ -79,11 +81,19 @@ for profile in steady burst; do
     "jq -c . (parse only)" "jq -c . $json" \
     "mlr head -n 1 -g id" "mlr --ijson --ojsonl head -n 1 -g id $json"
 
+  # The floor row is only a bound if it decides exactly as the program does.
+  if cmp -s <("$FLOOR" "$text" 2>/dev/null) <("$TLBF" -k 3 -t 1 -w 60s "$text"); then
+    echo "floor output = tlbf-dedup output, byte for byte"
+  else
+    echo "floor output DIFFERS from tlbf-dedup's: the floor row is not a bound"
+  fi
   # What the default filter held on these inputs (memory per live key at the window's end).
   echo "tlbf-dedup --stats, $profile: text: $("$TLBF" -k 3 -t 1 -w 60s --stats "$text" 2>&1 >/dev/null | filter_line);" \
     "ndjson: $("$TLBF" -k id -t ts -w 60s --stats "$json" 2>&1 >/dev/null | filter_line)"
 done
 cat <<'EOF'
+floor: bench/text_floor.cpp, the same decisions in one tight loop (reads, memchr, XXH3, the
+library's TLBF): what the program could reach with today's filter.
 CPU s: median user + system time (sort -u runs two threads, so it can exceed the wall time);
 CPU x: this row's CPU time over the reference's, steadier than wall time on a busy machine.
 Commands slower than SLOW (20) seconds are run 3 times instead of REPS.
@@ -94,8 +104,10 @@ other (tlbf-dedup's default may drop a few more: its false positives). speed x a
 the reference row's throughput over this row's, and this row's peak RSS over the reference's.
 EOF
 
-# 6. The library micro-benchmarks.
+# 6. The library micro-benchmarks, and the GEBF layouts beside the library's.
 if [ -z "${SKIP_MICRO:-}" ]; then
+  echo
+  "$BUILD_DIR/bench/tlbf-bench-gebf-layouts" "$REPS"
   micro_args=(--reps "$REPS")
   # A quick run also shrinks the large-window case.
   [ "$EVENTS" -ge 2000000 ] || micro_args+=(--large-keys 1000000)
