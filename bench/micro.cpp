@@ -244,7 +244,7 @@ void part_bits(const Options& opt) {
         const auto q = static_cast<std::uint64_t>(std::llround(std::clamp(30.0 / e, 1e5, 1e7)));
         std::uint64_t fp = 0;
         for (std::uint64_t i = 0; i < q; ++i) fp += f->may_contain(key_hash(kFreshBase + i), now);
-        fmt::print("{:<20} {:>7.0e} {:>9.1f} {:>9.1f} {:>9.1f} {:>9} {:>11.3e} {:>10} {:>8} {:>7}\n", al.name, e,
+        fmt::print("{:<20} {:>7.0e} {:>9.2f} {:>9.2f} {:>9.2f} {:>9} {:>11.3e} {:>10} {:>8} {:>7}\n", al.name, e,
                    sum / samples, max, st.bits_per_live_key, al.a == Algorithm::tlbf ? paper[r] : "",
                    static_cast<double>(fp) / static_cast<double>(q), q, st.slices,
                    st.k ? fmt::format("{},{}", st.k, st.l) : std::string("-"));
