@@ -9,6 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tlbf_dedup {
 
 class FieldList {
@@ -38,6 +42,47 @@ class FieldList {
   std::uint32_t required_ = 0;
   std::uint64_t mask_ = 0;  // bit n set: field n (1..63) is selected; the common case, one test per field
 };
+
+namespace detail {
+
+// Blank scanning for the default separator, 16 bytes at a time while a whole block lies
+// inside the line (so no byte past `end` is read), then byte by byte. Byte-at-a-time
+// scanning was a fifth of the program's instructions on typical log lines.
+#if defined(__SSE2__)
+inline std::uint32_t blank_mask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i b = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+  return static_cast<std::uint32_t>(_mm_movemask_epi8(b));
+}
+#endif
+
+// First byte at or after p that is not a blank, or end.
+inline const char* skip_blanks(const char* p, const char* end) {
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    const std::uint32_t non_blank = ~blank_mask16(p) & 0xFFFFu;
+    if (non_blank) return p + __builtin_ctz(non_blank);
+    p += 16;
+  }
+#endif
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  return p;
+}
+
+// First blank at or after p, or end.
+inline const char* find_blank(const char* p, const char* end) {
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    const std::uint32_t blank = blank_mask16(p);
+    if (blank) return p + __builtin_ctz(blank);
+    p += 16;
+  }
+#endif
+  while (p < end && *p != ' ' && *p != '\t') ++p;
+  return p;
+}
+
+}  // namespace detail
 
 // Splits a line into fields. `delimiter` < 0 means runs of blanks.
 class FieldSplitter {
@@ -72,10 +117,10 @@ std::uint32_t FieldSplitter::split(std::string_view line, std::uint32_t last_fie
     return n;
   }
   while (n < last_field) {
-    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    p = detail::skip_blanks(p, end);
     if (p == end) break;
     const char* s = p;
-    while (p < end && *p != ' ' && *p != '\t') ++p;
+    p = detail::find_blank(p, end);
     ++n;
     if (!visit(n, std::string_view(s, static_cast<std::size_t>(p - s)))) return n;
   }
