@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/hash.hpp"
 
 namespace {
@@ -50,6 +51,15 @@ TEST_SUITE("hash") {
     CHECK(tlbf::probe_hash(h, 1) == h.lo + h.hi);
     CHECK(tlbf::probe_hash(h, 2) == h.lo + 2 * h.hi + 1);
     CHECK(tlbf::probe_hash(h, 5) == h.lo + 5 * h.hi + 20);
+  }
+
+  TEST_CASE("probe_hashes gives probe_hash for every index up to the largest k") {
+    std::vector<std::uint64_t> x(tlbf::detail::kMaxK);
+    for (const tlbf::KeyHash h : {tlbf::KeyHash{0x0123456789abcdefULL, 0xfedcba9876543210ULL}, tlbf::hash_key("key"),
+                                  tlbf::KeyHash{~0ULL, ~0ULL}}) {
+      tlbf::probe_hashes(h, tlbf::detail::kMaxK, x.data());
+      for (std::uint32_t i = 0; i < tlbf::detail::kMaxK; ++i) REQUIRE(x[i] == tlbf::probe_hash(h, i));
+    }
   }
 
   TEST_CASE("reduce maps below n at the extremes and for random inputs") {

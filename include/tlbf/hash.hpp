@@ -34,6 +34,18 @@ inline std::uint64_t probe_hash(KeyHash h, std::uint64_t i) {
   return h.lo + i * h.hi + (i * i * i - i) / 6;
 }
 
+// probe_hash(h, i) for i = 0..k-1 into out[0..k-1], by forward differences: x_{i+1} - x_i
+// = h2 + i(i+1)/2, and that difference grows by i + 1, so each hash costs three additions
+// (the same values modulo 2^64 as the closed form).
+inline void probe_hashes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
+  std::uint64_t x = h.lo, d = h.hi;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    out[i] = x;
+    x += d;
+    d += i + 1;
+  }
+}
+
 // __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit type.
 __extension__ using uint128_t = unsigned __int128;
 

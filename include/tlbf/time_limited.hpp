@@ -174,40 +174,26 @@ class TimeLimitedFilter final : public WindowFilter {
 
   bool may_contain(KeyHash h, Time now) const override { return contains(h, now); }
   void insert(KeyHash h, Time now) override { add(h, now); }
-  bool insert_if_absent(KeyHash h, Time now) override {
-    if (contains(h, now)) return false;
-    add(h, now);
-    return true;
-  }
+  bool insert_if_absent(KeyHash h, Time now) override { return add_if_absent(h, now); }
 
   // Non-virtual fast paths; the class is final.
   bool contains(KeyHash h, Time now) const {
-    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // live iff stamp > threshold
-    const std::size_t top = slices_.size() - 1;
-    return detail::jump_back_query(slices_.size(), k_, [&](std::size_t pos) {
-      const Slice& s = slices_[top - pos];
-      return s.stamp > threshold && detail::test_bit(s.words.data(), reduce(probe_hash(h, s.hash_index), s.bits));
-    });
+    Probes x;
+    x.compute(h, k_);
+    return contains(x, now);
   }
   void add(KeyHash h, Time now) {
-    now = std::max(now, latest_);
-    latest_ = now;
-    if (!started_) {
-      started_ = true;
-      gen_start_ = now;
-    } else if (gen_left_ == 0 || detail::sat_sub(now, gen_start_) > gen_limit_) {
-      shift(now);
-    }
-    const std::size_t top = slices_.size() - 1;
-    for (std::uint32_t pos = 0; pos < k_; ++pos) {
-      Slice& s = slices_[top - pos];
-      detail::set_bit(s.words.data(), reduce(probe_hash(h, s.hash_index), s.bits));
-      ++s.inserts;
-      s.stamp = now;
-    }
-    if (gen_left_ > 0) --gen_left_;
-    ++gen_inserts_;
-    ++keys_inserted_;
+    Probes x;
+    x.compute(h, k_);
+    add(x, now);
+  }
+  // The program's path: the k probe hashes are computed once for the query and the insert.
+  bool add_if_absent(KeyHash h, Time now) {
+    Probes x;
+    x.compute(h, k_);
+    if (contains(x, now)) return false;
+    add(x, now);
+    return true;
   }
 
   FilterStats stats(Time now) const override {
@@ -290,6 +276,41 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr std::uint64_t kMaxInserts = std::uint64_t{1} << 62;
 
   TimeLimitedFilter() = default;
+
+  // The key's k probe hashes (probe_hashes()); slice s reads x[s.hash_index]. A shift does
+  // not invalidate them: they depend on the key alone.
+  struct Probes {
+    std::uint64_t x[detail::kMaxK];
+    void compute(KeyHash h, std::uint32_t k) { probe_hashes(h, k, x); }
+  };
+
+  bool contains(const Probes& x, Time now) const {
+    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // live iff stamp > threshold
+    const Slice* top = slices_.data() + (slices_.size() - 1);
+    return detail::jump_back_query(slices_.size(), k_, [&](std::size_t pos) {
+      const Slice& s = *(top - pos);
+      return s.stamp > threshold && detail::test_bit(s.words.data(), reduce(x.x[s.hash_index], s.bits));
+    });
+  }
+  void add(const Probes& x, Time now) {
+    now = std::max(now, latest_);
+    latest_ = now;
+    if (!started_) {
+      started_ = true;
+      gen_start_ = now;
+    } else if (gen_left_ == 0 || detail::sat_sub(now, gen_start_) > gen_limit_) {
+      shift(now);
+    }
+    Slice* s = slices_.data() + (slices_.size() - 1);
+    for (std::uint32_t pos = 0; pos < k_; ++pos, --s) {
+      detail::set_bit(s->words.data(), reduce(x.x[s->hash_index], s->bits));
+      ++s->inserts;
+      s->stamp = now;
+    }
+    if (gen_left_ > 0) --gen_left_;
+    ++gen_inserts_;
+    ++keys_inserted_;
+  }
 
   void init_slice(Slice& s, std::uint64_t seq, std::uint64_t bits) {
     if (s.words.capacity() > 2 * (bits / 64)) s.words = std::vector<std::uint64_t>();  // do not hoard a big buffer
