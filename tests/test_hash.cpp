@@ -3,6 +3,7 @@
 // and the enhanced-double-hashing probes spread keys evenly and independently.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -57,8 +58,12 @@ TEST_SUITE("hash") {
     std::vector<std::uint64_t> x(tlbf::detail::kMaxK);
     for (const tlbf::KeyHash h : {tlbf::KeyHash{0x0123456789abcdefULL, 0xfedcba9876543210ULL}, tlbf::hash_key("key"),
                                   tlbf::KeyHash{~0ULL, ~0ULL}}) {
-      tlbf::probe_hashes(h, tlbf::detail::kMaxK, x.data());
-      for (std::uint32_t i = 0; i < tlbf::detail::kMaxK; ++i) REQUIRE(x[i] == tlbf::probe_hash(h, i));
+      for (std::uint32_t k : {1u, 2u, 21u, tlbf::detail::kMaxK - 1, tlbf::detail::kMaxK}) {  // odd k: the scalar tail
+        std::fill(x.begin(), x.end(), 0);
+        tlbf::probe_hashes(h, k, x.data());
+        for (std::uint32_t i = 0; i < k; ++i) REQUIRE(x[i] == tlbf::probe_hash(h, i));
+        if (k < x.size()) CHECK(x[k] == 0);  // nothing written past k
+      }
     }
   }
 

@@ -16,6 +16,10 @@
 #endif
 #include <xxhash.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "tlbf/types.hpp"
 
 namespace tlbf {
@@ -34,16 +38,38 @@ inline std::uint64_t probe_hash(KeyHash h, std::uint64_t i) {
   return h.lo + i * h.hi + (i * i * i - i) / 6;
 }
 
-// probe_hash(h, i) for i = 0..k-1 into out[0..k-1], by forward differences: x_{i+1} - x_i
-// = h2 + i(i+1)/2, and that difference grows by i + 1, so each hash costs three additions
-// (the same values modulo 2^64 as the closed form).
+namespace detail {
+
+// (i^3 - i) / 6 for every probe index a filter may use (k <= 1024; the largest value,
+// 1023^3 / 6 < 2^28, is exact in 64 bits), so x_i = h1 + i h2 + kCubic[i].
+inline constexpr std::size_t kProbeTable = 1024;
+struct CubicTable {
+  alignas(16) std::uint64_t v[kProbeTable];
+};
+inline constexpr CubicTable make_cubic_table() {
+  CubicTable t{};
+  for (std::uint64_t i = 0; i < kProbeTable; ++i) t.v[i] = (i * i * i - i) / 6;
+  return t;
+}
+inline constexpr CubicTable kCubic = make_cubic_table();
+
+}  // namespace detail
+
+// probe_hash(h, i) for i = 0..k-1 (k <= 1024) into out[0..k-1]: h1 + i h2 runs as a sum
+// and the cubic term comes from a table, two hashes per SSE2 addition (the same values
+// modulo 2^64 as the closed form).
 inline void probe_hashes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
-  std::uint64_t x = h.lo, d = h.hi;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    out[i] = x;
-    x += d;
-    d += i + 1;
+  std::uint32_t i = 0;
+#if defined(__SSE2__)
+  __m128i x = _mm_set_epi64x(static_cast<long long>(h.lo + h.hi), static_cast<long long>(h.lo));
+  const __m128i step = _mm_set1_epi64x(static_cast<long long>(2 * h.hi));
+  for (; i + 2 <= k; i += 2) {
+    const __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(detail::kCubic.v + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_add_epi64(x, c));
+    x = _mm_add_epi64(x, step);
   }
+#endif
+  for (; i < k; ++i) out[i] = h.lo + i * h.hi + detail::kCubic.v[i];
 }
 
 // __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit type.

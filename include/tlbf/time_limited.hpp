@@ -279,6 +279,7 @@ class TimeLimitedFilter final : public WindowFilter {
 
   // The key's k probe hashes (probe_hashes()); slice s reads x[s.hash_index]. A shift does
   // not invalidate them: they depend on the key alone.
+  static_assert(detail::kMaxK <= detail::kProbeTable, "probe_hashes() must cover every k a filter accepts");
   struct Probes {
     std::uint64_t x[detail::kMaxK];
     void compute(KeyHash h, std::uint32_t k) { probe_hashes(h, k, x); }
