@@ -73,6 +73,13 @@ for profile in steady burst; do
     "gawk exact 60 s window" "gawk '$EXACT_AWK' $text" \
     "mawk exact 60 s window" "mawk '$EXACT_AWK' $text"
 
+  # The floor row is only a bound if it decides exactly as the program does.
+  if cmp -s <("$FLOOR" "$text" 2>/dev/null) <("$TLBF" -k 3 -t 1 -w 60s "$text"); then
+    echo "floor output = tlbf-dedup output, byte for byte"
+  else
+    echo "floor output DIFFERS from tlbf-dedup's: the floor row is not a bound"
+  fi
+
   json="$DATA/events-$EVENTS-$profile.ndjson"
   bench_table "ndjson, $profile profile ($(human_size "$json"), $EVENTS records)" "$json" "$EVENTS" \
     "tlbf-dedup -k id -t ts -w 60s" "$TLBF -k id -t ts -w 60s $json" \
@@ -81,12 +88,6 @@ for profile in steady burst; do
     "jq -c . (parse only)" "jq -c . $json" \
     "mlr head -n 1 -g id" "mlr --ijson --ojsonl head -n 1 -g id $json"
 
-  # The floor row is only a bound if it decides exactly as the program does.
-  if cmp -s <("$FLOOR" "$text" 2>/dev/null) <("$TLBF" -k 3 -t 1 -w 60s "$text"); then
-    echo "floor output = tlbf-dedup output, byte for byte"
-  else
-    echo "floor output DIFFERS from tlbf-dedup's: the floor row is not a bound"
-  fi
   # What the default filter held on these inputs (memory per live key at the window's end).
   echo "tlbf-dedup --stats, $profile: text: $("$TLBF" -k 3 -t 1 -w 60s --stats "$text" 2>&1 >/dev/null | filter_line);" \
     "ndjson: $("$TLBF" -k id -t ts -w 60s --stats "$json" 2>&1 >/dev/null | filter_line)"
