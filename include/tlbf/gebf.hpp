@@ -12,6 +12,11 @@
 // after the first insert of its epoch, so its own insert stops making it positive after at
 // most (r+1)ℓ later inserts, which is W + ℓ when r divides W (Proposition 1); otherwise
 // (r+1)ℓ < W + ℓ + r. Queries probe all r+1 segments with the same positions, computed once.
+// Layout: the plain variant with r+1 <= 57 stores the segments bit-sliced (SlicedCells in
+// gebf_segment.hpp: position p of all segments is one (r+1)-bit cell), so a query is at most
+// k cell loads ANDed, with k fixed at compile time up to 16; a rotation clears one bit per cell with a periodic mask. Same bits, same positions,
+// hence the same answers as separate segments. The blocked variant and larger r keep r+1
+// separate segments.
 // Sizing: s = gebf_bits_per_key·W/(r+1) when that is set (the paper's budget), else the
 // smallest (s, k) meeting error_rate by the §4 approximation (gebf_math.hpp). If (r+1)·s
 // exceeds max_memory_bytes, s shrinks to fit and memory_capped is set: the false-positive
@@ -43,11 +48,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tlbf/config.hpp"
@@ -61,6 +68,8 @@ namespace detail {
 inline constexpr std::uint8_t kGebfCount = 1;
 inline constexpr std::uint8_t kGebfTimed = 2;
 inline constexpr std::uint8_t kGebfFormat = 1;
+inline constexpr std::uint8_t kGebfCountFormat = 2;  // 2: the plain layout is bit-sliced
+inline constexpr std::uint32_t kGebfMaxStaticK = 16;  // larger k runs the loop with a runtime bound
 inline constexpr std::uint32_t kGebfMaxR = 65535;
 inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB: beyond any sane state
 
@@ -105,11 +114,11 @@ class GuardedEpochFilter final : public WindowFilter {
     seg_bits = std::max(seg_bits, unit);
     seg_bits_ = seg_bits;
     k_ = best_k(blocked_, static_cast<double>(ell_), static_cast<double>(seg_bits_));
-    words_.assign((r_ + 1) * (seg_bits_ / 64), 0);
+    allocate();
   }
 
   static std::unique_ptr<GuardedEpochFilter> load(ByteReader& in) {
-    if (in.u8() != detail::kGebfFormat) throw state_error("state: gebf: unknown format version");
+    if (in.u8() != detail::kGebfCountFormat) throw state_error("state: gebf: unknown format version");
     auto f = std::unique_ptr<GuardedEpochFilter>(new GuardedEpochFilter());
     f->window_ = in.u64();
     f->r_ = in.u32();
@@ -137,18 +146,29 @@ class GuardedEpochFilter final : public WindowFilter {
     if (f->in_active_ != expect_in || f->active_ != expect_active)
       throw state_error("state: gebf: rotation state does not match the insert count");
     std::uint64_t nwords = (f->r_ + 1) * (f->seg_bits_ / 64);
-    f->words_ = in.words(nwords);
-    if (f->words_.size() != nwords) throw state_error("state: gebf: bit array has the wrong length");
+    std::vector<std::uint64_t> words = in.words(nwords);
+    if (words.size() != nwords) throw state_error("state: gebf: bit array has the wrong length");
+    f->allocate();
+    std::copy(words.begin(), words.end(), f->bits());
     return f;
   }
 
   bool may_contain(KeyHash h, Time) const override {
+    // k-specific loop through a member pointer (a switch with the loops inlined into this
+    // function measured 147 instructions per query against 136).
+    if (sliced_) return (this->*sliced_query_)(h);
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
     return contains_probes(probes);
   }
 
   void insert(KeyHash h, Time) override {
+    if (sliced_) {
+      std::uint64_t pos[kGebfMaxK];
+      sliced_positions(h, pos);
+      sliced_insert(pos);
+      return;
+    }
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
     insert_probes(probes);
@@ -156,6 +176,15 @@ class GuardedEpochFilter final : public WindowFilter {
 
   // The probe positions are computed once for the query and the insert.
   bool insert_if_absent(KeyHash h, Time) override {
+    if (sliced_) {
+      std::uint64_t pos[kGebfMaxK];
+      sliced_positions(h, pos);
+      std::uint64_t alive = cell_mask_;
+      for (std::uint32_t i = 0; i < k_ && alive != 0; ++i) alive &= cells_.cell(pos[i]);
+      if (alive != 0) return false;
+      sliced_insert(pos);
+      return true;
+    }
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, k_, seg_bits_, blocked_, probes);
     if (contains_probes(probes)) return false;
@@ -169,7 +198,7 @@ class GuardedEpochFilter final : public WindowFilter {
     s.slices = r_ + 1;
     s.k = k_;
     s.slice0_bits = seg_bits_;
-    s.bits_allocated = words_.size() * 64;
+    s.bits_allocated = (r_ + 1) * seg_bits_;
     s.keys_inserted = keys_inserted_;
     s.live_keys = std::min(keys_inserted_, window_);
     s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
@@ -180,7 +209,7 @@ class GuardedEpochFilter final : public WindowFilter {
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::gebf));
     out.u8(detail::kGebfCount);
-    out.u8(detail::kGebfFormat);
+    out.u8(detail::kGebfCountFormat);
     out.u64(window_);
     out.u32(r_);
     out.u8(blocked_ ? 1 : 0);
@@ -190,7 +219,12 @@ class GuardedEpochFilter final : public WindowFilter {
     out.u64(in_active_);
     out.u64(keys_inserted_);
     out.u8(capped_ ? 1 : 0);
-    out.words(words_);
+    if (sliced_) {
+      out.u64(cells_.size());
+      for (std::size_t i = 0; i < cells_.size(); ++i) out.u64(cells_.data()[i]);
+    } else {
+      out.words(words_);
+    }
   }
 
   std::uint32_t r() const { return r_; }
@@ -203,6 +237,68 @@ class GuardedEpochFilter final : public WindowFilter {
 
  private:
   GuardedEpochFilter() = default;
+
+  // Chooses the layout for the shape (see the top) and allocates it zeroed.
+  void allocate() {
+    sliced_ = !blocked_ && r_ + 1 <= detail::kMaxCellBits;
+    if (sliced_) {
+      cells_ = detail::SlicedCells(r_ + 1, seg_bits_);
+      cell_mask_ = (std::uint64_t{1} << (r_ + 1)) - 1;
+      sliced_query_ = sliced_query_for(k_);
+    } else {
+      words_.assign((r_ + 1) * (seg_bits_ / 64), 0);
+    }
+  }
+  std::uint64_t* bits() { return sliced_ ? cells_.data() : words_.data(); }
+
+  // The plain layout's positions (gebf_probes() without the blocked case), as cell indices.
+  void sliced_positions(KeyHash h, std::uint64_t* pos) const {
+    std::uint64_t x = h.lo, d = h.hi;  // probe_hash(h, i) by forward differences
+    for (std::uint32_t i = 0; i < k_; ++i) {
+      pos[i] = reduce(x, seg_bits_);
+      x += d;
+      d += i + 1;
+    }
+  }
+
+  // K > 0: k fixed at compile time, so the loop unrolls into k independent loads and no
+  // branch (in the paper's set-up 65.7 Mq/s; stopping when no segment is left, 43.7 with an
+  // exit test per probe and 49-52 with one after the fourth: which queries stop early is a
+  // coin toss, and a mispredicted exit costs more than the loads it saves). K = 0: k_ > 16
+  // at run time, where stopping early saves many loads.
+  template <std::uint32_t K>
+  bool sliced_contains(KeyHash h) const {
+    const std::uint32_t k = K > 0 ? K : k_;
+    std::uint64_t alive = cell_mask_, x = h.lo, d = h.hi;
+    for (std::uint32_t i = 0; i < k; ++i) {
+      alive &= cells_.cell(reduce(x, seg_bits_));
+      if (K == 0 && alive == 0) return false;
+      x += d;
+      d += i + 1;
+    }
+    return alive != 0;
+  }
+  using SlicedQuery = bool (GuardedEpochFilter::*)(KeyHash) const;
+  template <std::size_t... K>
+  static constexpr std::array<SlicedQuery, sizeof...(K)> sliced_queries(std::index_sequence<K...>) {
+    return {&GuardedEpochFilter::sliced_contains<static_cast<std::uint32_t>(K)>...};
+  }
+  static SlicedQuery sliced_query_for(std::uint32_t k) {
+    static constexpr std::array<SlicedQuery, detail::kGebfMaxStaticK + 1> table =
+        sliced_queries(std::make_index_sequence<detail::kGebfMaxStaticK + 1>{});
+    return table[k <= detail::kGebfMaxStaticK ? k : 0];
+  }
+
+  void sliced_insert(const std::uint64_t* pos) {
+    if (in_active_ == ell_) {
+      active_ = (active_ + 1) % (r_ + 1);
+      cells_.clear(active_);
+      in_active_ = 0;
+    }
+    for (std::uint32_t i = 0; i < k_; ++i) cells_.set(pos[i], active_);
+    ++in_active_;
+    ++keys_inserted_;
+  }
 
   bool contains_probes(const detail::Probe* probes) const {
     const std::uint64_t seg_words = seg_bits_ / 64;
@@ -234,7 +330,11 @@ class GuardedEpochFilter final : public WindowFilter {
   std::uint64_t in_active_ = 0;
   std::uint64_t keys_inserted_ = 0;
   bool capped_ = false;
-  std::vector<std::uint64_t> words_;  // segment i is words [i·s/64, (i+1)·s/64)
+  bool sliced_ = false;
+  std::uint64_t cell_mask_ = 0;  // the low r+1 bits: one per segment
+  SlicedQuery sliced_query_ = nullptr;
+  detail::SlicedCells cells_;         // the bit-sliced layout
+  std::vector<std::uint64_t> words_;  // otherwise: segment i is words [i·s/64, (i+1)·s/64)
 };
 
 class TimedEpochFilter final : public WindowFilter {

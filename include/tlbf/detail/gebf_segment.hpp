@@ -5,10 +5,19 @@
 // Positions depend only on the key, k and the segment size, never on the contents, so the
 // count-window filter computes them once per query and tests every segment with them. A
 // probe is (word index, bit mask); the word index is relative to the segment's first word.
+//
+// SlicedCells stores r+1 plain segments transposed: position p of every segment is one
+// (r+1)-bit cell, so one load tests a position in all segments at once and a query is k
+// loads ANDed instead of up to r+1 probe loops that each end on an unpredictable branch.
+// The cells are packed with no padding (the same bits as r+1 separate segments). Invariant:
+// bit p·c + s of the string (c = r+1 cell bits) is bit p of segment s, and the word after
+// the last is a pad that only unaligned cell loads read (never saved).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/hash.hpp"
@@ -81,5 +90,58 @@ inline bool all_set(const std::uint64_t* words, const Probe* probes, std::uint32
 inline void set_all(std::uint64_t* words, const Probe* probes, std::uint32_t k) {
   for (std::uint32_t i = 0; i < k; ++i) words[probes[i].word] |= probes[i].mask;
 }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "SlicedCells reads cells with little-endian unaligned loads"
+#endif
+
+// A cell is read with one unaligned 8-byte load at its first byte: its offset in that byte
+// (<= 7) plus its width must fit in 64 bits.
+inline constexpr std::uint32_t kMaxCellBits = 57;
+
+class SlicedCells {
+ public:
+  SlicedCells() = default;
+  // `positions` must be a multiple of 64, so the string is whole words and 64 cells make
+  // exactly cell_bits words (the period of a segment's bits, used by clear()).
+  SlicedCells(std::uint32_t cell_bits, std::uint64_t positions)
+      : cell_bits_(cell_bits), words_(positions / 64 * cell_bits + 1, 0) {}
+
+  // Bits [p·c, p·c + 64 − (p·c mod 8)) of the string, low bit first: the cell of position p
+  // in the low c bits, whatever follows above them (callers mask).
+  std::uint64_t cell(std::uint64_t p) const {
+    const std::uint64_t bit = p * cell_bits_;
+    std::uint64_t v;
+    std::memcpy(&v, reinterpret_cast<const unsigned char*>(words_.data()) + (bit >> 3), sizeof v);
+    return v >> (bit & 7);
+  }
+
+  void set(std::uint64_t p, std::uint32_t segment) {
+    const std::uint64_t bit = p * cell_bits_ + segment;
+    words_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+  }
+
+  // Clears one segment: its bits repeat with a period of c words (64 cells), so the pass is
+  // an AND with a c-word mask, which the compiler vectorises.
+  void clear(std::uint32_t segment) {
+    std::uint64_t keep[kMaxCellBits];
+    for (std::uint32_t j = 0; j < cell_bits_; ++j) keep[j] = ~std::uint64_t{0};
+    for (std::uint64_t bit = segment; bit < 64 * std::uint64_t{cell_bits_}; bit += cell_bits_)
+      keep[bit >> 6] &= ~(std::uint64_t{1} << (bit & 63));
+    const std::size_t n = size();
+    std::uint64_t* w = words_.data();
+    for (std::size_t base = 0; base < n; base += cell_bits_)
+      for (std::uint32_t j = 0; j < cell_bits_; ++j) w[base + j] &= keep[j];
+  }
+
+  // The string without the pad word: what save() writes and load() reads back.
+  std::size_t size() const { return words_.empty() ? 0 : words_.size() - 1; }
+  const std::uint64_t* data() const { return words_.data(); }
+  std::uint64_t* data() { return words_.data(); }
+
+ private:
+  std::uint32_t cell_bits_ = 0;
+  std::vector<std::uint64_t> words_;
+};
 
 }  // namespace tlbf::detail
