@@ -199,6 +199,58 @@ TEST_SUITE("gebf") {
     }
   }
 
+  TEST_CASE("probes hashed once per key give the same answers as per-segment probes") {
+    // One KeyProbes serves segments of different sizes and k, as the time-window filter's
+    // blocks need; its answers must be those of gebf_probes() + all_set() for each segment.
+    for (bool blocked : {false, true}) {
+      CAPTURE(blocked);
+      const std::pair<std::uint64_t, std::uint32_t> shapes[] = {{4096, 7}, {1536, 3}, {65536, 20}, {512, 1}};
+      std::vector<std::vector<std::uint64_t>> segs;
+      tlbf::detail::Probe probes[tlbf::kGebfMaxK];
+      for (auto [bits, k] : shapes) {
+        segs.emplace_back(bits / 64, 0);
+        for (std::uint64_t i = 0; i < bits / 12; ++i) {
+          tlbf::detail::gebf_probes(key(i), k, bits, blocked, probes);
+          tlbf::detail::set_all(segs.back().data(), probes, k);
+        }
+      }
+      std::uint64_t agree_pos = 0;
+      for (std::uint64_t i = 0; i < 4000; ++i) {
+        tlbf::KeyHash h = i % 2 ? key(i) : fresh(i);
+        tlbf::detail::KeyProbes<false> kp_plain(h);
+        tlbf::detail::KeyProbes<true> kp_blocked(h);
+        for (std::size_t s = 0; s < segs.size(); ++s) {
+          auto [bits, k] = shapes[s];
+          tlbf::detail::gebf_probes(h, k, bits, blocked, probes);
+          bool expect = tlbf::detail::all_set(segs[s].data(), probes, k);
+          REQUIRE((blocked ? kp_blocked.contained_in(segs[s].data(), k, bits) : kp_plain.contained_in(segs[s].data(), k, bits)) == expect);
+          agree_pos += expect ? 1 : 0;
+        }
+      }
+      CHECK(agree_pos > 2000);  // the inserted keys are found, so both answers occur
+    }
+  }
+
+  TEST_CASE("cached blocked shapes meet the rate and match the full search within one block") {
+    tlbf::SegmentShapeCache cache;
+    for (double f : {0.05, 1e-3, 1.1e-4}) {
+      for (double n : {1.0, 37.0, 1000.0, 2345.0, 98765.0}) {
+        for (int again = 0; again < 2; ++again) {  // the second call answers from the cache
+          CAPTURE(f);
+          CAPTURE(n);
+          tlbf::SegmentShape full = tlbf::segment_shape_for(true, n, f);
+          tlbf::SegmentShape cached = cache.shape_for(true, n, f);
+          CHECK(tlbf::blocked_bloom_fpr(cached.k, n, static_cast<double>(cached.bits)) <= f);
+          CHECK(cached.bits % 512 == 0);
+          CHECK(cached.bits >= full.bits);
+          CHECK(cached.bits <= full.bits + 512);
+        }
+      }
+      tlbf::SegmentShape plain = cache.shape_for(false, 5000, f);
+      CHECK(plain.bits == tlbf::segment_shape_for(false, 5000, f).bits);
+    }
+  }
+
   TEST_CASE("blocked layout keeps all probes of a key in one 64-byte block") {
     const std::uint64_t bits = 512 * 1000;
     tlbf::detail::Probe probes[tlbf::kGebfMaxK];

@@ -418,13 +418,7 @@ class TimedEpochFilter final : public WindowFilter {
 
   bool may_contain(KeyHash h, Time now) const override {
     if (keys_inserted_ == 0) return false;
-    const Time c = epoch_of(std::max(now, latest_));
-    for (const Slot& s : slots_) {
-      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
-      for (const Block& b : s.blocks)
-        if (detail::contains_key(b.words.data(), h, b.k, b.bits, blocked_)) return true;
-    }
-    return false;
+    return blocked_ ? contains<true>(h, now) : contains<false>(h, now);
   }
 
   void insert(KeyHash h, Time now) override {
@@ -521,6 +515,18 @@ class TimedEpochFilter final : public WindowFilter {
 
   TimedEpochFilter() = default;
 
+  template <bool Blocked>
+  bool contains(KeyHash h, Time now) const {
+    const Time c = epoch_of(std::max(now, latest_));
+    detail::KeyProbes<Blocked> probes(h);  // hashed once for every block of every epoch
+    for (const Slot& s : slots_) {
+      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      for (const Block& b : s.blocks)
+        if (probes.contained_in(b.words.data(), b.k, b.bits)) return true;
+    }
+    return false;
+  }
+
   // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.
   static constexpr Time kTimeLimit = Time{1} << 62;
 
@@ -584,7 +590,7 @@ class TimedEpochFilter final : public WindowFilter {
   // of the whole budget if that is at least `shrink_to` of the wanted size (and one unit),
   // never grown past; else none (bits 0).
   Block make_block(std::uint64_t capacity, double f, std::uint64_t budget, double shrink_to) {
-    SegmentShape shape = segment_shape_for(blocked_, static_cast<double>(capacity), f);
+    SegmentShape shape = shapes_.shape_for(blocked_, static_cast<double>(capacity), f);
     const std::uint64_t unit = detail::unit_bits(blocked_);
     Block b;
     b.capacity = capacity;
@@ -631,6 +637,7 @@ class TimedEpochFilter final : public WindowFilter {
   std::uint64_t keys_inserted_ = 0;
   bool capped_ = false;
   std::vector<Slot> slots_;  // epoch e in slot e mod (r+1)
+  SegmentShapeCache shapes_;  // not saved: a loaded filter rebuilds it on its first epochs
 };
 
 // Reads the sub-tag written after the Algorithm::gebf byte and loads that variant.

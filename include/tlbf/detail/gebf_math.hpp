@@ -14,8 +14,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace tlbf {
 
@@ -120,5 +123,63 @@ inline SegmentShape segment_shape_for(bool blocked, double n, double f) {
   best.bits = static_cast<std::uint64_t>(std::ceil(best_bits / unit) * unit);
   return best;
 }
+
+// segment_shape_for() for a stream of calls with few distinct rates f (the time-window
+// filter sizes a block at every epoch boundary, always at 0.9·f or at 0.1·f·2^−j). For the
+// blocked layout the rate depends only on k and the load λ = n / blocks, and rises with λ,
+// so the search over blocks is done once per (f, k) as the largest admissible λ_k; a call is
+// then blocks = ⌈n/λ_k⌉ for each k, plus one check of the chosen shape (and one more block in
+// the rare case rounding at the boundary left it just above f). The plain layout's inverse
+// is closed-form and passes through.
+class SegmentShapeCache {
+ public:
+  SegmentShape shape_for(bool blocked, double n, double f) {
+    if (!blocked) return segment_shape_for(false, n, f);
+    n = std::max(n, 1.0);
+    f = std::clamp(f, 1e-15, 0.5);
+    const std::array<double, 33>& load = max_loads(f);
+    SegmentShape best{0, 1};
+    double best_blocks = INFINITY;
+    for (std::uint32_t k = 1; k <= 32; ++k) {
+      if (!(load[k] > 0)) continue;
+      double blocks = std::max(1.0, std::ceil(n / load[k]));
+      if (blocks < best_blocks) {
+        best_blocks = blocks;
+        best.k = k;
+      }
+    }
+    if (!std::isfinite(best_blocks)) return segment_shape_for(true, n, f);
+    const double unit = static_cast<double>(kGebfBlockBits);
+    while (blocked_bloom_fpr(best.k, n, best_blocks * unit) > f) best_blocks += 1;
+    best.bits = static_cast<std::uint64_t>(best_blocks) * kGebfBlockBits;
+    return best;
+  }
+
+ private:
+  // λ_k for k = 1..32 (index 0 unused; 0 where even a tiny load misses f).
+  const std::array<double, 33>& max_loads(double f) {
+    for (const auto& e : cache_)
+      if (e.first == f) return e.second;
+    if (cache_.size() >= kMaxEntries) cache_.erase(cache_.begin());
+    std::array<double, 33> load{};
+    const double unit = static_cast<double>(kGebfBlockBits);
+    for (std::uint32_t k = 1; k <= 32; ++k) {
+      // One block holding λ keys: blocked_bloom_fpr(k, λ, 512) is the rate at load λ.
+      double lo = 0, hi = 1;
+      if (blocked_bloom_fpr(k, 1e-9, unit) > f) continue;
+      while (blocked_bloom_fpr(k, hi, unit) <= f && hi < 1e6) hi *= 2;
+      for (int it = 0; it < 60 && hi - lo > 1e-9 * hi; ++it) {
+        double mid = (lo + hi) / 2;
+        if (blocked_bloom_fpr(k, mid, unit) <= f) lo = mid; else hi = mid;
+      }
+      load[k] = lo;
+    }
+    cache_.emplace_back(f, load);
+    return cache_.back().second;
+  }
+
+  static constexpr std::size_t kMaxEntries = 128;
+  std::vector<std::pair<double, std::array<double, 33>>> cache_;
+};
 
 }  // namespace tlbf

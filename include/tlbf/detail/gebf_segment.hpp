@@ -59,27 +59,46 @@ inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blo
   }
 }
 
-// Tests a key against one segment, computing each probe only when the previous one hit, so
-// a miss (most segments, for most queries) costs one or two probes instead of k. Same
-// positions as gebf_probes().
-inline bool contains_key(const std::uint64_t* words, KeyHash h, std::uint32_t k, std::uint64_t bits, bool blocked) {
-  if (blocked) {
-    const std::uint64_t* block = words + reduce(h.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
-    std::uint64_t z = 0;
+// A key's probes for many segments of different sizes and k (the time-window filter's
+// blocks): the base hashes (plain) or in-block positions (blocked) depend only on the key,
+// so they are computed once, lazily up to the largest k asked, and each segment only
+// reduces them to its size. Same positions as gebf_probes(); each probe is tested before the
+// next is computed, so a miss (most segments, for most queries) costs one or two probes.
+template <bool Blocked>
+class KeyProbes {
+ public:
+  explicit KeyProbes(KeyHash h) : h_(h), x_(h.lo), d_(h.hi) {}
+
+  bool contained_in(const std::uint64_t* words, std::uint32_t k, std::uint64_t bits) {
+    if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
     for (std::uint32_t i = 0; i < k; ++i) {
-      if (i % 7 == 0) z = mix64(h.lo + (i / 7 + 1) * 0x9E3779B97F4A7C15ULL);
-      std::uint64_t pos = z & (kGebfBlockBits - 1);
-      z >>= 9;
-      if ((block[pos >> 6] & (std::uint64_t{1} << (pos & 63))) == 0) return false;
+      if (i == n_) extend();
+      const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
+      if ((words[pos >> 6] & (std::uint64_t{1} << (pos & 63))) == 0) return false;
     }
     return true;
   }
-  for (std::uint32_t i = 0; i < k; ++i) {
-    std::uint64_t pos = reduce(probe_hash(h, i), bits);
-    if ((words[pos >> 6] & (std::uint64_t{1} << (pos & 63))) == 0) return false;
+
+ private:
+  // Plain: probe_hash(h, n), by forward differences; blocked: the n-th 9-bit in-block position.
+  void extend() {
+    if constexpr (Blocked) {
+      if (n_ % 7 == 0) z_ = mix64(h_.lo + (n_ / 7 + 1) * 0x9E3779B97F4A7C15ULL);
+      v_[n_] = z_ & (kGebfBlockBits - 1);
+      z_ >>= 9;
+    } else {
+      v_[n_] = x_;
+      x_ += d_;
+      d_ += n_ + 1;
+    }
+    ++n_;
   }
-  return true;
-}
+
+  KeyHash h_;
+  std::uint32_t n_ = 0;
+  std::uint64_t x_, d_, z_ = 0;
+  std::uint64_t v_[kGebfMaxK];
+};
 
 inline bool all_set(const std::uint64_t* words, const Probe* probes, std::uint32_t k) {
   for (std::uint32_t i = 0; i < k; ++i)
