@@ -21,10 +21,11 @@ head -1 "$WORK/in.txt" > "$WORK/one"
 check "EPIPE: the saved state holds the records read" "" \
   "$("$D" -k 3 -t 1 --state "$WORK/pipe.state" "$WORK/one")"
 
-# signal_busy SIGNAL STATUS: signal during a stream that never pauses.
+# signal_busy SIGNAL STATUS: signal during a stream that never pauses or ends.
 signal_busy() {
   local sig=$1 want=$2 pid status st="$WORK/$1.state"
-  cat "$WORK/in.txt" "$WORK/in.txt" "$WORK/in.txt" | "$D" -k 3 -t 1 -w 10m --state "$st" > "$WORK/$sig.out" &
+  # The input never ends (the last line repeated), so the signal always finds the run busy.
+  { cat "$WORK/in.txt"; yes "$(tail -1 "$WORK/in.txt")"; } | "$D" -k 3 -t 1 -w 10m --state "$st" > "$WORK/$sig.out" &
   pid=$!
   sleep 0.4
   kill "-$sig" "$pid"
