@@ -17,7 +17,10 @@
 //
 // The table is open addressing with linear probing and backward-shift deletion (no
 // tombstones, so lookups stay short however many keys pass through). Fingerprint 0 marks an
-// empty slot; a key whose fingerprint is 0 lives in a side slot.
+// empty slot; a key whose fingerprint is 0 lives in a side slot. Table and FIFO sizes are
+// not powers of two (a key's home slot is a multiply-shift reduction, the ring wraps by a
+// compare): they grow by half and run up to 7/8 (table) and full (FIFO), so the memory per
+// live key is about 16/load + 16/fill bytes instead of doubling at each power of two.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +33,7 @@
 
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
+#include "tlbf/hash.hpp"
 
 namespace tlbf {
 
@@ -147,13 +151,18 @@ class ExactWindow final : public WindowFilter {
     return t - stamp < span_;
   }
 
-  // Fibonacci hashing: fingerprints in tests are often small consecutive integers.
-  std::size_t slot_of(std::uint64_t fp) const { return static_cast<std::size_t>((fp * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  // Fibonacci hashing (fingerprints in tests are often small consecutive integers), then a
+  // multiply-shift reduction to any table size.
+  std::size_t slot_of(std::uint64_t fp) const {
+    return static_cast<std::size_t>(reduce(fp * 0x9E3779B97F4A7C15ULL, keys_.size()));
+  }
+  std::size_t next_slot(std::size_t i) const { return i + 1 == keys_.size() ? 0 : i + 1; }
+  // Table slots for n keys right after a rebuild: load 2/3, room to grow before 7/8.
+  static std::size_t slots_for(std::size_t n) { return std::max(kMinSlots, n + n / 2 + 1); }
 
   const Time* find(std::uint64_t fp) const {
     if (fp == 0) return has_zero_ ? &zero_stamp_ : nullptr;
-    std::size_t mask = keys_.size() - 1;
-    for (std::size_t i = slot_of(fp);; i = (i + 1) & mask) {
+    for (std::size_t i = slot_of(fp);; i = next_slot(i)) {
       if (keys_[i] == fp) return &stamps_[i];
       if (keys_[i] == 0) return nullptr;
     }
@@ -165,10 +174,9 @@ class ExactWindow final : public WindowFilter {
       zero_stamp_ = stamp;
       return;
     }
-    if (4 * (used_ + 1) > 3 * keys_.size()) rehash(2 * keys_.size());
-    std::size_t mask = keys_.size() - 1;
+    if (8 * (used_ + 1) > 7 * keys_.size()) rehash(slots_for(used_ + 1));
     std::size_t i = slot_of(fp);
-    while (keys_[i] != 0 && keys_[i] != fp) i = (i + 1) & mask;
+    while (keys_[i] != 0 && keys_[i] != fp) i = next_slot(i);
     if (keys_[i] == 0) ++used_;
     keys_[i] = fp;
     stamps_[i] = stamp;
@@ -181,16 +189,15 @@ class ExactWindow final : public WindowFilter {
       if (has_zero_ && zero_stamp_ == stamp) has_zero_ = false;
       return;
     }
-    std::size_t mask = keys_.size() - 1;
     std::size_t i = slot_of(fp);
     while (keys_[i] != fp) {
       if (keys_[i] == 0) return;
-      i = (i + 1) & mask;
+      i = next_slot(i);
     }
     if (stamps_[i] != stamp) return;
     // Backward-shift deletion: pull later members of the probe run into the hole when
     // their home slot is not strictly between the hole and their position.
-    for (std::size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    for (std::size_t j = next_slot(i);; j = next_slot(j)) {
       if (keys_[j] == 0) break;
       std::size_t home = slot_of(keys_[j]);
       bool movable = (j > i) ? (home <= i || home > j) : (home <= i && home > j);
@@ -207,23 +214,26 @@ class ExactWindow final : public WindowFilter {
   void rehash(std::size_t slots) {
     std::vector<std::uint64_t> old_keys = std::move(keys_);
     std::vector<Time> old_stamps = std::move(stamps_);
-    keys_.assign(slots, 0);
-    stamps_.assign(slots, 0);
-    set_shift(slots);
+    keys_ = std::vector<std::uint64_t>(slots, 0);
+    stamps_ = std::vector<Time>(slots, 0);
     used_ = 0;
     for (std::size_t i = 0; i < old_keys.size(); ++i)
       if (old_keys[i] != 0) put(old_keys[i], old_stamps[i]);
   }
 
-  // FIFO as a power-of-two ring buffer (its capacity is the memory we report).
+  // FIFO as a ring buffer (its capacity is the memory we report).
+  std::size_t fifo_at(std::size_t i) const {
+    std::size_t j = fifo_head_ + i;
+    return j >= fifo_.size() ? j - fifo_.size() : j;
+  }
   void push(Record r) {
-    if (fifo_size_ == fifo_.size()) regrow_fifo(2 * fifo_.size());
-    fifo_[(fifo_head_ + fifo_size_) & (fifo_.size() - 1)] = r;
+    if (fifo_size_ == fifo_.size()) regrow_fifo(fifo_.size() + fifo_.size() / 2);
+    fifo_[fifo_at(fifo_size_)] = r;
     ++fifo_size_;
   }
   void regrow_fifo(std::size_t cap) {
-    std::vector<Record> next(cap);
-    for (std::size_t i = 0; i < fifo_size_; ++i) next[i] = fifo_[(fifo_head_ + i) & (fifo_.size() - 1)];
+    std::vector<Record> next(std::max(cap, fifo_size_));
+    for (std::size_t i = 0; i < fifo_size_; ++i) next[i] = fifo_[fifo_at(i)];
     fifo_ = std::move(next);
     fifo_head_ = 0;
   }
@@ -235,11 +245,12 @@ class ExactWindow final : public WindowFilter {
       const Record& r = fifo_[fifo_head_];
       if (live(r.stamp, latest_)) break;
       erase_if_stamp(r.fp, r.stamp);
-      fifo_head_ = (fifo_head_ + 1) & (fifo_.size() - 1);
+      fifo_head_ = fifo_at(1);
       --fifo_size_;
     }
-    if (keys_.size() > kMinSlots && 8 * used_ < keys_.size()) rehash(std::max(kMinSlots, keys_.size() / 4));
-    if (fifo_.size() > kMinFifo && 8 * fifo_size_ < fifo_.size()) regrow_fifo(std::max(kMinFifo, fifo_.size() / 4));
+    if (keys_.size() > kMinSlots && 4 * used_ < keys_.size()) rehash(slots_for(used_));
+    if (fifo_.size() > kMinFifo && 4 * fifo_size_ < fifo_.size())
+      regrow_fifo(std::max(kMinFifo, fifo_size_ + fifo_size_ / 2));
   }
 
   std::vector<Record> live_records() const {
@@ -258,25 +269,16 @@ class ExactWindow final : public WindowFilter {
   // from the table (each of them would otherwise lose its FIFO record).
   void compact_fifo() {
     std::vector<Record> recs = live_records();
-    std::size_t cap = kMinFifo;
-    while (cap < 2 * recs.size()) cap *= 2;
-    fifo_.assign(cap, Record{});
+    fifo_ = std::vector<Record>(std::max(kMinFifo, recs.size() + recs.size() / 2));
     std::copy(recs.begin(), recs.end(), fifo_.begin());
     fifo_head_ = 0;
     fifo_size_ = recs.size();
-    std::size_t slots = kMinSlots;
-    while (4 * recs.size() > 3 * slots) slots *= 2;
-    keys_.assign(slots, 0);
-    stamps_.assign(slots, 0);
-    set_shift(slots);
+    const std::size_t slots = slots_for(recs.size());
+    keys_ = std::vector<std::uint64_t>(slots, 0);
+    stamps_ = std::vector<Time>(slots, 0);
     used_ = 0;
     has_zero_ = false;
     for (const Record& r : recs) put(r.fp, r.stamp);
-  }
-
-  void set_shift(std::size_t slots) {
-    shift_ = 64;
-    for (std::size_t s = slots; s > 1; s >>= 1) --shift_;
   }
 
   Duration span_ = 0;
@@ -287,7 +289,6 @@ class ExactWindow final : public WindowFilter {
   std::vector<std::uint64_t> keys_;
   std::vector<Time> stamps_;
   std::size_t used_ = 0;
-  int shift_ = 64;
   bool has_zero_ = false;
   Time zero_stamp_ = 0;
 
