@@ -19,8 +19,9 @@
 // tombstones, so lookups stay short however many keys pass through). Fingerprint 0 marks an
 // empty slot; a key whose fingerprint is 0 lives in a side slot. Table and FIFO sizes are
 // not powers of two (a key's home slot is a multiply-shift reduction, the ring wraps by a
-// compare): they grow by half and run up to 7/8 (table) and full (FIFO), so the memory per
-// live key is about 16/load + 16/fill bytes instead of doubling at each power of two.
+// compare): the table runs from load 1/2 after a rebuild to 4/5 (linear probing at 7/8
+// doubled the instructions per lookup), the FIFO grows by half and runs full, so memory is
+// about 16/load + 16/fill bytes per live key instead of doubling at each power of two.
 #pragma once
 
 #include <algorithm>
@@ -157,8 +158,8 @@ class ExactWindow final : public WindowFilter {
     return static_cast<std::size_t>(reduce(fp * 0x9E3779B97F4A7C15ULL, keys_.size()));
   }
   std::size_t next_slot(std::size_t i) const { return i + 1 == keys_.size() ? 0 : i + 1; }
-  // Table slots for n keys right after a rebuild: load 2/3, room to grow before 7/8.
-  static std::size_t slots_for(std::size_t n) { return std::max(kMinSlots, n + n / 2 + 1); }
+  // Table slots for n keys right after a rebuild: load 1/2, room to grow before 4/5.
+  static std::size_t slots_for(std::size_t n) { return std::max(kMinSlots, 2 * n + 1); }
 
   const Time* find(std::uint64_t fp) const {
     if (fp == 0) return has_zero_ ? &zero_stamp_ : nullptr;
@@ -174,7 +175,7 @@ class ExactWindow final : public WindowFilter {
       zero_stamp_ = stamp;
       return;
     }
-    if (8 * (used_ + 1) > 7 * keys_.size()) rehash(slots_for(used_ + 1));
+    if (5 * (used_ + 1) > 4 * keys_.size()) rehash(slots_for(used_ + 1));
     std::size_t i = slot_of(fp);
     while (keys_[i] != 0 && keys_[i] != fp) i = next_slot(i);
     if (keys_[i] == 0) ++used_;
@@ -248,7 +249,7 @@ class ExactWindow final : public WindowFilter {
       fifo_head_ = fifo_at(1);
       --fifo_size_;
     }
-    if (keys_.size() > kMinSlots && 4 * used_ < keys_.size()) rehash(slots_for(used_));
+    if (keys_.size() > kMinSlots && 8 * used_ < keys_.size()) rehash(slots_for(used_));
     if (fifo_.size() > kMinFifo && 4 * fifo_size_ < fifo_.size())
       regrow_fifo(std::max(kMinFifo, fifo_size_ + fifo_size_ / 2));
   }
