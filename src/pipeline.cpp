@@ -92,76 +92,83 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   const bool mark = cfg_.output.mark;
 
   Record rec;
-  while (!*stop && in.next(rec)) {
-    ++stats_.records;
-    stats_.bytes_in += rec.size + rec.term_len;
+  try {
+    while (!*stop && in.next(rec)) {
+      ++stats_.records;
+      stats_.bytes_in += rec.size + rec.term_len;
 
-    // Step 1: the format, decided by the first record with content (auto mode).
-    if (!extractor_) {
-      if (is_blank_record(rec.text())) {
-        out.write(rec.bytes());
-        ++stats_.emitted;
+      // Step 1: the format, decided by the first record with content (auto mode).
+      if (!extractor_) {
+        if (is_blank_record(rec.text())) {
+          out.write(rec.bytes());
+          ++stats_.emitted;
+          continue;
+        }
+        choose_extractor(rec.text());
+      }
+
+      // Step 2: key and time.
+      Extracted x = extractor_->extract(rec);
+      if (x.status != ExtractStatus::ok) {
+        const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
+        std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
+        if (cfg_.on_error == OnError::fail) {
+          out.flush();
+          throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
+        }
+        if (count++ == 0) warn_first(what, in);
+        if (cfg_.on_error == OnError::pass && !only_dups) {
+          if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
+          else out.write(rec.bytes());
+          ++stats_.emitted;
+          if (cfg_.line_buffered) out.flush();
+        }
         continue;
       }
-      choose_extractor(rec.text());
-    }
 
-    // Step 2: key and time.
-    Extracted x = extractor_->extract(rec);
-    if (x.status != ExtractStatus::ok) {
-      const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
-      std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
-      if (cfg_.on_error == OnError::fail) {
-        out.flush();
-        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
-      }
-      if (count++ == 0) warn_first(what, in);
-      if (cfg_.on_error == OnError::pass && !only_dups) {
-        if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
-        else out.write(rec.bytes());
-        ++stats_.emitted;
-        if (cfg_.line_buffered) out.flush();
-      }
-      continue;
-    }
-
-    // Step 3: the clock, which only moves forward.
-    if (wants_time) {
-      if (x.time) {
-        if (*x.time > clock_) clock_ = *x.time;
+      // Step 3: the clock, which only moves forward.
+      if (wants_time) {
+        if (x.time) {
+          if (*x.time > clock_) clock_ = *x.time;
+        } else {
+          ++stats_.untimed;
+        }
       } else {
-        ++stats_.untimed;
+        tlbf::Time now = cfg_.wall_clock();
+        if (now > clock_) clock_ = now;
       }
-    } else {
-      tlbf::Time now = cfg_.wall_clock();
-      if (now > clock_) clock_ = now;
-    }
 
-    // Step 4: the decision.
-    bool dup = decider_.is_duplicate(x.key, clock_);
-    stats_.duplicates += dup;
+      // Step 4: the decision.
+      bool dup = decider_.is_duplicate(x.key, clock_);
+      stats_.duplicates += dup;
 
-    // Step 5: the output.
-    if (mark) {
-      if (!only_dups || dup) {
-        write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
+      // Step 5: the output.
+      if (mark) {
+        if (!only_dups || dup) {
+          write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
+          ++stats_.emitted;
+        }
+      } else if (dup == only_dups) {
+        out.write(rec.bytes());
         ++stats_.emitted;
       }
-    } else if (dup == only_dups) {
-      out.write(rec.bytes());
-      ++stats_.emitted;
-    }
-    if (cfg_.line_buffered) out.flush();
+      if (cfg_.line_buffered) out.flush();
 
-    // Step 6: bookkeeping that runs only every few thousand records.
-    if ((stats_.records & 4095) == 0) {
-      maybe_checkpoint(out);
+      // Step 6: bookkeeping that runs only every few thousand records.
+      if ((stats_.records & 4095) == 0) {
+        maybe_checkpoint(out);
+      }
+      if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
     }
-    if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
+
+    out.flush();
+    save_state(out);
+  } catch (const BrokenPipe&) {
+    // Downstream stopped reading: the program ends quietly, but what was read and decided is
+    // kept, so the next run with the same --state continues from here.
+    if (hooks_.save) hooks_.save(*filter_, clock_);
+    throw;
   }
-
-  out.flush();
-  save_state(out);
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   stats_.filter = filter_->stats(clock_);
