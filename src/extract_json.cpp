@@ -73,9 +73,16 @@ class JsonExtractor final : public Extractor {
     // later lookup after a rewind (JSON pointers) would overwrite.
     if (wants_time_) {
       od::value v;
-      if (lookup(doc, root, time_path_, v) == simdjson::SUCCESS) {
+      simdjson::error_code err = lookup(doc, root, time_path_, v);
+      if (err == simdjson::SUCCESS) {
         std::string_view text;
         if (scalar_text(v, text) == simdjson::SUCCESS) out.time = time_parser_(text);
+      } else if (err != simdjson::NO_SUCH_FIELD && err != simdjson::INCORRECT_TYPE &&
+                 err != simdjson::INVALID_JSON_POINTER) {
+        // The document broke while looking for the time: nothing more can be read from it
+        // (On-Demand leaves the parser unusable for further lookups on this document).
+        out.status = ExtractStatus::malformed;
+        return out;
       }
     }
     if (keys_.empty()) {

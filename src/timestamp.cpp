@@ -490,7 +490,11 @@ std::optional<Time> TimePattern::parse(std::string_view text, int default_year) 
   }
   sc.blanks();
   if (!sc.done()) return std::nullopt;
-  if (have_epoch) return epoch + c.nanos;
+  if (have_epoch) {
+    std::int64_t t;
+    if (__builtin_add_overflow(epoch, c.nanos, &t)) return std::nullopt;  // beyond year 2262
+    return t;
+  }
   if (twelve) c.hour = (c.hour % 12) + (pm ? 12 : 0);
   return to_time(c);
 }

@@ -147,9 +147,12 @@ class ExactWindow final : public WindowFilter {
   static constexpr std::size_t kMinFifo = 16;
 
   bool is_count() const { return window_count_ > 0; }
+  // The age is taken in unsigned arithmetic: stamps from a damaged state file may lie anywhere
+  // in the int64 range, and a signed difference could overflow.
   bool live(Time stamp, Time t) const {
-    if (is_count()) return static_cast<std::uint64_t>(t - stamp) < window_count_;
-    return t - stamp < span_;
+    if (stamp >= t) return !is_count() || stamp == t;  // a count stamp ahead of n is not live
+    const std::uint64_t age = static_cast<std::uint64_t>(t) - static_cast<std::uint64_t>(stamp);
+    return is_count() ? age < window_count_ : age < static_cast<std::uint64_t>(span_);
   }
 
   // Fibonacci hashing (fingerprints in tests are often small consecutive integers), then a

@@ -68,4 +68,13 @@ print(json.dumps(big)); print(json.dumps(big)); print(json.dumps({"id": "small",
 ' > "$WORK/large.ndjson"
 check "json: 8 MB records, duplicate dropped" 2 "$("$D" -k id "$WORK/large.ndjson" | wc -l)"
 check "json: nested path in large records" 1 "$("$D" -k n.a.b.c "$WORK/large.ndjson" | wc -l)"
+
+# JSON that breaks while the time is looked up: the record passes through as malformed (this
+# crashed once, reusing the broken document for the key lookup).
+printf '{"id":"a" "c"}\n{"id":"b","ts":1}\n' > "$WORK/broken_mid.ndjson"
+status=0
+"$D" -k id -t ts "$WORK/broken_mid.ndjson" > "$WORK/broken_mid.out" 2> "$WORK/broken_mid.err" || status=$?
+check "json broken mid-document: exit 0" 0 "$status"
+check_files "json broken mid-document: both records pass, bytes intact" "$WORK/broken_mid.ndjson" "$WORK/broken_mid.out"
+check "json broken mid-document: counted as malformed" 1 "$(grep -c 'not a readable JSON object' "$WORK/broken_mid.err" | tr -d ' ' | awk '{print ($1 >= 1)}')"
 finish
