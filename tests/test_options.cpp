@@ -88,7 +88,7 @@ TEST_SUITE("options") {
     CHECK(o.files == std::vector<std::string>{"file.log", "other.log"});
   }
 
-  TEST_CASE("count window picks apbf; delimiter forms") {
+  TEST_CASE("count window picks apbf, delimiter forms") {
     Options o = parse({"-n", "1000", "-d", "\\t"});
     CHECK(o.filter.window_count == 1000);
     CHECK(o.filter.span == 0);

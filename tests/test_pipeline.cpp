@@ -65,7 +65,7 @@ tlbf::FilterConfig exact(tlbf::Duration span) {
 TEST_SUITE("pipeline") {
   constexpr tlbf::Duration kS = tlbf::kSecond;
 
-  TEST_CASE("age < window is a duplicate; at the window it is new; the anchor is the emitted copy") {
+  TEST_CASE("age < window is a duplicate, at the window it is new, the anchor is the emitted copy") {
     Run r = run("0 a\n4 a\n5 a\n9 a\n10 a\n", keyed("2", "1"), exact(5 * kS));
     CHECK(r.out == "0 a\n5 a\n10 a\n");
     CHECK(r.stats.records == 5);
@@ -81,7 +81,7 @@ TEST_SUITE("pipeline") {
     CHECK(r.out == "0 a\n18 a\n");
   }
 
-  TEST_CASE("the clock never goes back; untimed records are judged at it and counted") {
+  TEST_CASE("the clock never goes back, untimed records are judged at it and counted") {
     Run r = run("100 a\n50 b\n102 b\nx a\n200 a\nbad c\n", keyed("2", "1"), exact(10 * kS));
     // "50 b" is judged at 100, so "102 b" (age 2) is a duplicate; "x a" is untimed at 102.
     CHECK(r.out == "100 a\n50 b\n200 a\nbad c\n");

@@ -60,7 +60,7 @@ TEST_SUITE("record_reader") {
     CHECK(got[1].text == "z\r");  // a CR before NUL is data
   }
 
-  TEST_CASE("files in order; each one's unterminated last record ends with the file") {
+  TEST_CASE("files in order, each one's unterminated last record ends with the file") {
     TempFile a("1\n2"), b(""), c("3\n");
     RecordReader r({a.path(), b.path(), c.path()}, '\n');
     auto got = read_all(r);
@@ -70,7 +70,7 @@ TEST_SUITE("record_reader") {
     CHECK(got[2].text == "3");
   }
 
-  TEST_CASE("records far longer than the buffer grow it; bytes are intact") {
+  TEST_CASE("records far longer than the buffer grow it, bytes are intact") {
     std::string big(300000, 'x');
     for (std::size_t i = 0; i < big.size(); i += 997) big[i] = static_cast<char>('a' + i % 26);
     std::string contents = "s\n" + big + "\r\nt\n" + big;

@@ -194,7 +194,7 @@ TEST_SUITE("state_store") {
     }
   }
 
-  TEST_CASE("a missing file is no state; a directory is an error") {
+  TEST_CASE("a missing file is no state, a directory is an error") {
     TempDir dir;
     CHECK_FALSE(tlbf_dedup::load_state_file((dir.path / "absent").string()).has_value());
     CHECK_THROWS_AS(tlbf_dedup::load_state_file(dir.path.string()), StateFileError);
