@@ -24,11 +24,15 @@ void ascii_fold(std::string_view in, std::string& out) {
   }
 }
 
-void append_key_part(std::string& out, std::string_view part) {
+void append_key_part(std::string& out, std::string_view part, bool fold) {
   std::uint32_t n = static_cast<std::uint32_t>(part.size());
   char len[4] = {static_cast<char>(n), static_cast<char>(n >> 8), static_cast<char>(n >> 16), static_cast<char>(n >> 24)};
   out.append(len, 4);
+  const std::size_t at = out.size();
   out.append(part.data(), part.size());
+  if (fold)
+    for (std::size_t i = at; i < out.size(); ++i)
+      if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
 }
 
 namespace {
@@ -133,6 +137,7 @@ class LineExtractor final : public Extractor {
     if (wants_time_ && fields >= time_.list.required_fields()) out.time = time_parser_(time_.value());
 
     std::string_view key;
+    bool joined = false;  // a composite key, folded part by part as it was joined
     if (regex_) {
       auto m = regex_->match(line);
       if (!m) {
@@ -153,11 +158,12 @@ class LineExtractor final : public Extractor {
         key = parts_[0].value();
       } else {
         composite_.clear();
-        for (auto& p : parts_) append_key_part(composite_, p.value());
+        for (auto& p : parts_) append_key_part(composite_, p.value(), ignore_case_);
         key = composite_;
+        joined = true;
       }
     }
-    if (ignore_case_) {
+    if (ignore_case_ && !joined) {
       ascii_fold(key, folded_);
       key = folded_;
     }

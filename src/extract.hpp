@@ -66,7 +66,9 @@ std::string_view json_implementation();
 // Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
 void ascii_fold(std::string_view in, std::string& out);
 
-// Appends the 4-byte little-endian length of `part` and the part to `out`.
-void append_key_part(std::string& out, std::string_view part);
+// Appends the 4-byte little-endian length of `part` and the part to `out`, the part with ASCII
+// letters lower-cased when `fold` (folding after joining would also fold length bytes that
+// happen to be letters, e.g. a 84-byte part's 'T').
+void append_key_part(std::string& out, std::string_view part, bool fold);
 
 }  // namespace tlbf_dedup

@@ -100,11 +100,11 @@ class JsonExtractor final : public Extractor {
           return out;
         }
         if (keys_.size() == 1) single = text;
-        else append_key_part(composite_, text);
+        else append_key_part(composite_, text, ignore_case_);
       }
       out.key = keys_.size() == 1 ? single : std::string_view(composite_);
     }
-    if (ignore_case_) {
+    if (ignore_case_ && keys_.size() <= 1) {  // composite parts were folded as they were joined
       ascii_fold(out.key, folded_);
       out.key = folded_;
     }

@@ -42,7 +42,7 @@ std::optional<tlbf::Time> time_of(Extractor& x, std::string_view text) {
 
 std::string parts(std::initializer_list<std::string_view> ps) {
   std::string out;
-  for (auto p : ps) append_key_part(out, p);
+  for (auto p : ps) append_key_part(out, p, false);
   return out;
 }
 }  // namespace
@@ -99,6 +99,14 @@ TEST_SUITE("extract") {
     ic.ignore_case = true;
     auto fold = make_line_extractor(ic, auto_time());
     CHECK(key_of(*fold, "HeLLo \xC3\x84") == "hello \xC3\x84");  // only ASCII folds
+
+    // A composite key folds its parts, never its length prefixes: 84 = 'T' and 65 = 'A'.
+    ExtractConfig ic2;
+    ic2.ignore_case = true;
+    ic2.keys = {"1", "2"};
+    auto fold2 = make_line_extractor(ic2, auto_time());
+    const std::string p1(84, 'X'), p2(65, 'y');
+    CHECK(key_of(*fold2, p1 + " " + p2) == parts({std::string(84, 'x'), p2}));
 
     ExtractConfig bad;
     bad.keys = {"a.b"};
@@ -167,6 +175,13 @@ TEST_SUITE("extract") {
     ic.ignore_case = true;
     auto fold = make_json_extractor(ic, auto_time());
     CHECK(key_of(*fold, R"({"u":"AbC"})") == "abc");
+
+    ExtractConfig ic2;
+    ic2.keys = {"u", "v"};
+    ic2.ignore_case = true;
+    auto fold2 = make_json_extractor(ic2, auto_time());
+    const std::string long_part(84, 'Q');
+    CHECK(key_of(*fold2, R"({"u":")" + long_part + R"(","v":"AbC"})") == parts({std::string(84, 'q'), "abc"}));
   }
 
   TEST_CASE("json: times from numbers and strings, time before key in the buffer") {
