@@ -31,6 +31,10 @@ simdjson::error_code find_dotted(od::object obj, std::string_view path, od::valu
   simdjson::error_code err = obj.find_field_unordered(path).get(out);
   if (err != simdjson::NO_SUCH_FIELD) return err;
   for (std::size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.', dot + 1)) {
+    // Back to the first field before each search, for the reason given in lookup().
+    bool has_fields = false;
+    if ((err = obj.reset().get(has_fields))) return err;
+    if (!has_fields) return simdjson::NO_SUCH_FIELD;
     od::value child;
     err = obj.find_field_unordered(path.substr(0, dot)).get(child);
     if (err == simdjson::NO_SUCH_FIELD) continue;
@@ -112,9 +116,8 @@ class JsonExtractor final : public Extractor {
   }
 
  private:
-  // Dotted paths are looked up on one pass over the root object (On-Demand skips what
-  // lies between, and unescaped strings of earlier lookups stay valid); a JSON pointer
-  // rewinds the document, after which the root object is fetched again.
+  // Each lookup after the first rewinds the document and fetches the root object again, so
+  // that no search starts mid-object (see below); a JSON pointer rewinds by itself.
   simdjson::error_code lookup(od::document& doc, od::object& root, const std::string& path, od::value& out) {
     if (path[0] == '/') {
       root_stale_ = true;
@@ -126,6 +129,10 @@ class JsonExtractor final : public Extractor {
       if (err) return err;
       root_stale_ = false;
     }
+    // Every lookup starts from the first field: find_field_unordered() that starts mid-object
+    // wraps around assuming the first pass validated the object, which malformed input breaks
+    // (a SIMDJSON_ASSUME, undefined behaviour). Texts of earlier lookups are consumed by then.
+    root_stale_ = true;
     return find_dotted(root, path, out);
   }
 
