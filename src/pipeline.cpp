@@ -38,7 +38,7 @@ bool is_blank_record(std::string_view s) {
 }  // namespace
 
 Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, StateHooks hooks)
-    : cfg_(std::move(cfg)), filter_(&filter), decider_(filter, cfg_.refresh), clock_(start_clock), hooks_(std::move(hooks)) {
+    : cfg_(std::move(cfg)), filter_(&filter), clock_(start_clock), hooks_(std::move(hooks)) {
   mark_name_ = json_escape(cfg_.output.mark_name);
   if (!cfg_.wall_clock) {
     cfg_.wall_clock = [] {
@@ -73,6 +73,81 @@ void Pipeline::maybe_checkpoint(Writer& out) {
   if (hooks_.save && hooks_.every > 0 && steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
 }
 
+template <class D>
+void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress) {
+  const bool wants_time = !cfg_.extract.time.empty();
+  const bool only_dups = cfg_.output.only_dups;
+  const bool mark = cfg_.output.mark;
+  Record rec;
+  while (!*stop && in.next(rec)) {
+    ++stats_.records;
+    stats_.bytes_in += rec.size + rec.term_len;
+
+    // Step 1: the format, decided by the first record with content (auto mode).
+    if (!extractor_) {
+      if (is_blank_record(rec.text())) {
+        out.write(rec.bytes());
+        ++stats_.emitted;
+        continue;
+      }
+      choose_extractor(rec.text());
+    }
+
+    // Step 2: key and time.
+    Extracted x = extractor_->extract(rec);
+    if (x.status != ExtractStatus::ok) {
+      const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
+      std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
+      if (cfg_.on_error == OnError::fail) {
+        out.flush();
+        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
+      }
+      if (count++ == 0) warn_first(what, in);
+      if (cfg_.on_error == OnError::pass && !only_dups) {
+        if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
+        else out.write(rec.bytes());
+        ++stats_.emitted;
+        if (cfg_.line_buffered) out.flush();
+      }
+      continue;
+    }
+
+    // Step 3: the clock, which only moves forward.
+    if (wants_time) {
+      if (x.time) {
+        if (*x.time > clock_) clock_ = *x.time;
+      } else {
+        ++stats_.untimed;
+      }
+    } else {
+      tlbf::Time now = cfg_.wall_clock();
+      if (now > clock_) clock_ = now;
+    }
+
+    // Step 4: the decision.
+    bool dup = decider.is_duplicate(x.key, clock_);
+    stats_.duplicates += dup;
+
+    // Step 5: the output.
+    if (mark) {
+      if (!only_dups || dup) {
+        write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
+        ++stats_.emitted;
+      }
+    } else if (dup == only_dups) {
+      out.write(rec.bytes());
+      ++stats_.emitted;
+    }
+    if (cfg_.line_buffered) out.flush();
+
+    // Step 6: bookkeeping that runs only every few thousand records.
+    if ((stats_.records & 4095) == 0) {
+      maybe_checkpoint(out);
+    }
+    if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
+  }
+}
+
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
   auto started = std::chrono::steady_clock::now();
   last_checkpoint_ns_ = steady_ns();
@@ -87,80 +162,9 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - steady_ns();
     return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
-  const bool wants_time = !cfg_.extract.time.empty();
-  const bool only_dups = cfg_.output.only_dups;
-  const bool mark = cfg_.output.mark;
-
-  Record rec;
   try {
-    while (!*stop && in.next(rec)) {
-      ++stats_.records;
-      stats_.bytes_in += rec.size + rec.term_len;
-
-      // Step 1: the format, decided by the first record with content (auto mode).
-      if (!extractor_) {
-        if (is_blank_record(rec.text())) {
-          out.write(rec.bytes());
-          ++stats_.emitted;
-          continue;
-        }
-        choose_extractor(rec.text());
-      }
-
-      // Step 2: key and time.
-      Extracted x = extractor_->extract(rec);
-      if (x.status != ExtractStatus::ok) {
-        const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
-        std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
-        if (cfg_.on_error == OnError::fail) {
-          out.flush();
-          throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
-        }
-        if (count++ == 0) warn_first(what, in);
-        if (cfg_.on_error == OnError::pass && !only_dups) {
-          if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
-          else out.write(rec.bytes());
-          ++stats_.emitted;
-          if (cfg_.line_buffered) out.flush();
-        }
-        continue;
-      }
-
-      // Step 3: the clock, which only moves forward.
-      if (wants_time) {
-        if (x.time) {
-          if (*x.time > clock_) clock_ = *x.time;
-        } else {
-          ++stats_.untimed;
-        }
-      } else {
-        tlbf::Time now = cfg_.wall_clock();
-        if (now > clock_) clock_ = now;
-      }
-
-      // Step 4: the decision.
-      bool dup = decider_.is_duplicate(x.key, clock_);
-      stats_.duplicates += dup;
-
-      // Step 5: the output.
-      if (mark) {
-        if (!only_dups || dup) {
-          write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
-          ++stats_.emitted;
-        }
-      } else if (dup == only_dups) {
-        out.write(rec.bytes());
-        ++stats_.emitted;
-      }
-      if (cfg_.line_buffered) out.flush();
-
-      // Step 6: bookkeeping that runs only every few thousand records.
-      if ((stats_.records & 4095) == 0) {
-        maybe_checkpoint(out);
-      }
-      if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
-    }
-
+    with_decider(*filter_, cfg_.refresh,
+                 [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
     out.flush();
     save_state(out);
   } catch (const BrokenPipe&) {

@@ -17,6 +17,8 @@
 
 namespace tlbf_dedup {
 
+class Progress;
+
 // --on-error fail met a record whose key could not be extracted; the message says which.
 class RecordError : public std::runtime_error {
  public:
@@ -57,6 +59,9 @@ class Pipeline {
   tlbf::Time clock() const { return clock_; }
 
  private:
+  // The record loop, compiled for each decider type (see decider.hpp).
+  template <class D>
+  void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
   void choose_extractor(std::string_view first_record);
   void warn_first(const char* what, const RecordReader& in);
   void save_state(Writer& out);
@@ -64,7 +69,6 @@ class Pipeline {
 
   PipelineConfig cfg_;
   tlbf::WindowFilter* filter_;
-  Decider decider_;
   tlbf::Time clock_;
   StateHooks hooks_;
   std::unique_ptr<Extractor> extractor_;

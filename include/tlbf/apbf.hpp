@@ -84,23 +84,13 @@ class AgePartitionedFilter final : public WindowFilter {
     return f;
   }
 
-  bool may_contain(KeyHash h, Time /*now*/) const override { return contains(h); }
-  void insert(KeyHash h, Time /*now*/) override { add(h); }
-  bool insert_if_absent(KeyHash h, Time /*now*/) override {
-    if (contains(h)) return false;
-    add(h);
-    return true;
-  }
-
-  // Non-virtual fast paths (the class is final; callers holding the concrete type skip the
-  // virtual dispatch).
-  bool contains(KeyHash h) const {
+  bool may_contain(KeyHash h, Time /*now*/) const override {
     return detail::jump_back_query(slices(), k_, [&](std::size_t pos) {
       const std::uint32_t j = physical(pos);
       return detail::test_bit(&words_[std::size_t{j} * words_per_slice_], reduce(probe_hash(h, j), bits_));
     });
   }
-  void add(KeyHash h) {
+  void insert(KeyHash h, Time /*now*/) override {
     if (gen_count_ >= generation_) shift();
     for (std::uint32_t pos = 0; pos < k_; ++pos) {
       const std::uint32_t j = physical(pos);
@@ -109,6 +99,8 @@ class AgePartitionedFilter final : public WindowFilter {
     ++gen_count_;
     ++keys_inserted_;
   }
+  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time /*now*/) const override {
     FilterStats s;

@@ -101,6 +101,8 @@ class ExactWindow final : public WindowFilter {
     push(Record{stamp, h.lo});
     if (fifo_size_ > 2 * size() + kMinFifo) compact_fifo();
   }
+  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
     FilterStats s;

@@ -191,6 +191,7 @@ class GuardedEpochFilter final : public WindowFilter {
     insert_probes(probes);
     return true;
   }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time) const override {
     FilterStats s;
@@ -435,6 +436,8 @@ class TimedEpochFilter final : public WindowFilter {
     ++s.count;
     ++keys_inserted_;
   }
+  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
     FilterStats st;

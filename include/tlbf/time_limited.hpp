@@ -172,29 +172,25 @@ class TimeLimitedFilter final : public WindowFilter {
     return f;
   }
 
-  bool may_contain(KeyHash h, Time now) const override { return contains(h, now); }
-  void insert(KeyHash h, Time now) override { add(h, now); }
-  bool insert_if_absent(KeyHash h, Time now) override { return add_if_absent(h, now); }
-
-  // Non-virtual fast paths; the class is final.
-  bool contains(KeyHash h, Time now) const {
+  bool may_contain(KeyHash h, Time now) const override {
     Probes x;
     x.compute(h, k_);
-    return contains(x, now);
+    return probes_present(x, now);
   }
-  void add(KeyHash h, Time now) {
+  void insert(KeyHash h, Time now) override {
     Probes x;
     x.compute(h, k_);
-    add(x, now);
+    set_probes(x, now);
   }
   // The program's path: the k probe hashes are computed once for the query and the insert.
-  bool add_if_absent(KeyHash h, Time now) {
+  bool insert_if_absent(KeyHash h, Time now) override {
     Probes x;
     x.compute(h, k_);
-    if (contains(x, now)) return false;
-    add(x, now);
+    if (probes_present(x, now)) return false;
+    set_probes(x, now);
     return true;
   }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
     FilterStats s;
@@ -285,7 +281,7 @@ class TimeLimitedFilter final : public WindowFilter {
     void compute(KeyHash h, std::uint32_t k) { probe_hashes(h, k, x); }
   };
 
-  bool contains(const Probes& x, Time now) const {
+  bool probes_present(const Probes& x, Time now) const {
     const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // live iff stamp > threshold
     const Slice* top = slices_.data() + (slices_.size() - 1);
     return detail::jump_back_query(slices_.size(), k_, [&](std::size_t pos) {
@@ -293,7 +289,7 @@ class TimeLimitedFilter final : public WindowFilter {
       return s.stamp > threshold && detail::test_bit(s.words.data(), reduce(x.x[s.hash_index], s.bits));
     });
   }
-  void add(const Probes& x, Time now) {
+  void set_probes(const Probes& x, Time now) {
     now = std::max(now, latest_);
     latest_ = now;
     if (!started_) {

@@ -13,3 +13,4 @@
 #include "tlbf/serialize.hpp"
 #include "tlbf/time_limited.hpp"
 #include "tlbf/types.hpp"
+#include "tlbf/visit.hpp"
