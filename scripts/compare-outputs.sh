@@ -10,8 +10,9 @@
 # -a tlbf, apbf, gebf and exact, and beside them the count window (`-k 3 -n 200000` with
 # apbf, gebf and exact) and --refresh, so every filter class and both decision paths run.
 # For every command it compares the exit status, stdout and stderr (warnings, usage errors
-# and the --stats=json report, with its two timing fields taken out). Prints one line per
-# command and exits 1 when any differs.
+# and the --stats=json report, with its two timing fields taken out). Last, the state files
+# the two save for each filter must be the same bytes. Prints one line per command and exits
+# 1 when any differs.
 #
 # Environment: EVENTS (default 2000000); INPUTS, where the generated inputs are kept and
 # reused (default /tmp/tlbf-compare, outside the repository); PROFILES (default "steady
@@ -97,6 +98,32 @@ for profile in $PROFILES; do
   done
   compare "$profile.text --refresh" --stats=json -k 3 -t 1 -w 60s --refresh "$INPUTS/events-$EVENTS-$profile.text"
   compare "$profile.ndjson --refresh" --stats=json -k id -t ts -w 60s --refresh "$INPUTS/events-$EVENTS-$profile.ndjson"
+done
+
+# 3. State files: both binaries save byte-identical files, and continuing from the old
+#    binary's file, each writes the same output and saves the same file again.
+first=${PROFILES%% *}
+head -n 300000 "$INPUTS/events-$EVENTS-$first.text" >"$WORK/part.text"
+for window in "-w 60s -a tlbf" "-w 60s -a gebf" "-w 60s -a exact" "-n 50000 -a apbf" "-n 50000 -a gebf" "-n 50000 -a exact"; do
+  read -ra args <<<"-k 3 -t 1 $window"
+  "$OLD" "${args[@]}" --state "$WORK/first.old" "$WORK/part.text" >/dev/null
+  "$NEW" "${args[@]}" --state "$WORK/first.new" "$WORK/part.text" >/dev/null
+  cp "$WORK/first.old" "$WORK/again.old"
+  cp "$WORK/first.old" "$WORK/again.new"
+  "$OLD" "${args[@]}" --state "$WORK/again.old" "$WORK/part.text" >"$WORK/again.old.out"
+  "$NEW" "${args[@]}" --state "$WORK/again.new" "$WORK/part.text" >"$WORK/again.new.out"
+  what=""
+  cmp -s "$WORK/first.old" "$WORK/first.new" || what+=" saved-state"
+  cmp -s "$WORK/again.old.out" "$WORK/again.new.out" || what+=" continued-stdout"
+  cmp -s "$WORK/again.old" "$WORK/again.new" || what+=" continued-state"
+  if [ -z "$what" ]; then
+    same=$((same + 1))
+    printf 'same    state %-22s %10s bytes saved\n' "$window" "$(stat -c %s "$WORK/first.new")"
+  else
+    differ=$((differ + 1))
+    printf 'DIFFERS state %-22s:%s\n' "$window" "$what"
+  fi
+  rm -f "$WORK"/first.* "$WORK"/again.*
 done
 
 echo "$same commands gave the same output, $differ differ"
