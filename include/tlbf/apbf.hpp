@@ -62,25 +62,8 @@ class AgePartitionedFilter final : public WindowFilter {
 
   static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) {
     std::unique_ptr<AgePartitionedFilter> f(new AgePartitionedFilter());
-    f->k_ = in.u32();
-    f->l_ = in.u32();
-    f->window_ = in.u64();
-    const std::uint64_t bits = in.u64();
-    f->gen_count_ = in.u64();
-    f->head_ = in.u32();
-    f->keys_inserted_ = in.u64();
-    if (f->k_ == 0 || f->k_ > detail::kMaxK || f->l_ == 0 || std::uint64_t{f->k_} + f->l_ > detail::kMaxSlicesHard)
-      throw state_error("state: apbf k or l out of range");
-    if (f->window_ == 0) throw state_error("state: apbf window_count is 0");
-    if (bits == 0 || bits % 64 != 0 || bits > detail::kMaxTotalBits / f->slices())
-      throw state_error("state: apbf slice size out of range");
-    f->set_layout(bits);
-    if (f->generation_ == 0 || f->generation_ < f->window_ / f->l_ + (f->window_ % f->l_ != 0))
-      throw state_error("state: apbf slices too small for its window");
-    if (f->gen_count_ > f->generation_ || f->head_ >= f->slices()) throw state_error("state: apbf counters inconsistent");
-    const std::uint64_t expect = std::uint64_t{f->slices()} * f->words_per_slice_;
-    f->words_ = in.words(expect);
-    if (f->words_.size() != expect) throw state_error("state: apbf bit array has the wrong length");
+    Loader ar(in);
+    visit_fields(*f, ar);
     return f;
   }
 
@@ -119,14 +102,8 @@ class AgePartitionedFilter final : public WindowFilter {
 
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::apbf));
-    out.u32(k_);
-    out.u32(l_);
-    out.u64(window_);
-    out.u64(bits_);
-    out.u64(gen_count_);
-    out.u32(head_);
-    out.u64(keys_inserted_);
-    out.words(words_);
+    Saver ar(out);
+    visit_fields(*this, ar);
   }
 
   std::uint32_t k() const { return k_; }
@@ -146,6 +123,31 @@ class AgePartitionedFilter final : public WindowFilter {
 
  private:
   AgePartitionedFilter() = default;
+
+  // The saved form, field by field (see the top of the file).
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    ar.u32(f.k_, f.l_);
+    ar.u64(f.window_, f.bits_, f.gen_count_);
+    ar.u32(f.head_);
+    ar.u64(f.keys_inserted_);
+    if constexpr (Archive::loading) f.check_loaded_parameters();
+    const std::uint64_t expect = std::uint64_t{f.slices()} * f.words_per_slice_;
+    ar.words(f.words_, expect);
+    if (f.words_.size() != expect) throw state_error("state: apbf bit array has the wrong length");
+  }
+
+  void check_loaded_parameters() {
+    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0 || std::uint64_t{k_} + l_ > detail::kMaxSlicesHard)
+      throw state_error("state: apbf k or l out of range");
+    if (window_ == 0) throw state_error("state: apbf window_count is 0");
+    if (bits_ == 0 || bits_ % 64 != 0 || bits_ > detail::kMaxTotalBits / slices())
+      throw state_error("state: apbf slice size out of range");
+    set_layout(bits_);
+    if (generation_ == 0 || generation_ < window_ / l_ + (window_ % l_ != 0))
+      throw state_error("state: apbf slices too small for its window");
+    if (gen_count_ > generation_ || head_ >= slices()) throw state_error("state: apbf counters inconsistent");
+  }
 
   void set_layout(std::uint64_t bits) {
     bits_ = bits;

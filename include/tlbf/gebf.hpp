@@ -40,7 +40,7 @@
 // rises above the target in the epochs where the cap binds (memory_capped = true in stats).
 //
 // Saved form, after the Algorithm::gebf tag: a variant byte (1 count, 2 time), a format
-// byte, then the parameters and state in the order save() writes them and every bit array
+// byte, then the parameters and state in the order visit_fields() names them and every bit array
 // as a counted word vector. load() checks each field against the others (rotation state
 // against the insert count, epochs against their ring slots and the current epoch, block
 // shapes against the layout, lengths against the remaining input) and throws state_error
@@ -118,38 +118,9 @@ class GuardedEpochFilter final : public WindowFilter {
   }
 
   static std::unique_ptr<GuardedEpochFilter> load(ByteReader& in) {
-    if (in.u8() != detail::kGebfCountFormat) throw state_error("state: gebf: unknown format version");
     auto f = std::unique_ptr<GuardedEpochFilter>(new GuardedEpochFilter());
-    f->window_ = in.u64();
-    f->r_ = in.u32();
-    std::uint8_t blocked = in.u8();
-    f->seg_bits_ = in.u64();
-    f->k_ = in.u32();
-    f->active_ = in.u32();
-    f->in_active_ = in.u64();
-    f->keys_inserted_ = in.u64();
-    std::uint8_t capped = in.u8();
-    if (f->window_ == 0 || f->window_ > (std::uint64_t{1} << 40) || f->r_ < 1 || f->r_ > detail::kGebfMaxR ||
-        blocked > 1 || capped > 1)
-      throw state_error("state: gebf: bad parameters");
-    f->blocked_ = blocked == 1;
-    f->capped_ = capped == 1;
-    f->ell_ = (f->window_ + f->r_ - 1) / f->r_;
-    const std::uint64_t unit = detail::unit_bits(f->blocked_);
-    if (f->seg_bits_ == 0 || f->seg_bits_ % unit != 0 || f->seg_bits_ > detail::kGebfMaxBits / (f->r_ + 1) ||
-        f->k_ < 1 || f->k_ > kGebfMaxK)
-      throw state_error("state: gebf: bad segment shape");
-    // The rotation state follows from the insert count (lazy rotation, see the top).
-    std::uint64_t n = f->keys_inserted_;
-    std::uint64_t expect_in = n == 0 ? 0 : (n - 1) % f->ell_ + 1;
-    std::uint64_t expect_active = n == 0 ? 0 : ((n - 1) / f->ell_) % (f->r_ + 1);
-    if (f->in_active_ != expect_in || f->active_ != expect_active)
-      throw state_error("state: gebf: rotation state does not match the insert count");
-    std::uint64_t nwords = (f->r_ + 1) * (f->seg_bits_ / 64);
-    std::vector<std::uint64_t> words = in.words(nwords);
-    if (words.size() != nwords) throw state_error("state: gebf: bit array has the wrong length");
-    f->allocate();
-    std::copy(words.begin(), words.end(), f->bits());
+    Loader ar(in);
+    visit_fields(*f, ar);
     return f;
   }
 
@@ -210,22 +181,8 @@ class GuardedEpochFilter final : public WindowFilter {
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::gebf));
     out.u8(detail::kGebfCount);
-    out.u8(detail::kGebfCountFormat);
-    out.u64(window_);
-    out.u32(r_);
-    out.u8(blocked_ ? 1 : 0);
-    out.u64(seg_bits_);
-    out.u32(k_);
-    out.u32(active_);
-    out.u64(in_active_);
-    out.u64(keys_inserted_);
-    out.u8(capped_ ? 1 : 0);
-    if (sliced_) {
-      out.u64(cells_.size());
-      for (std::size_t i = 0; i < cells_.size(); ++i) out.u64(cells_.data()[i]);
-    } else {
-      out.words(words_);
-    }
+    Saver ar(out);
+    visit_fields(*this, ar);
   }
 
   std::uint32_t r() const { return r_; }
@@ -239,6 +196,47 @@ class GuardedEpochFilter final : public WindowFilter {
  private:
   GuardedEpochFilter() = default;
 
+  // The saved form: the parameters and the rotation state, then every segment's bits as one
+  // counted word array (the layout's own order; both layouts hold the same number of words).
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    // Only the format since the plain layout became bit-sliced (2) is read.
+    std::uint8_t format = detail::kGebfCountFormat;
+    ar.u8(format);
+    if (format != detail::kGebfCountFormat) throw state_error("state: gebf: unknown format version");
+    ar.u64(f.window_);
+    ar.u32(f.r_);
+    ar.flag(f.blocked_);
+    ar.u64(f.seg_bits_);
+    ar.u32(f.k_, f.active_);  // the rotation state from here on
+    ar.u64(f.in_active_, f.keys_inserted_);
+    ar.flag(f.capped_);
+    if constexpr (Archive::loading) f.check_loaded_parameters();
+    const std::uint64_t expect = (f.r_ + std::uint64_t{1}) * (f.seg_bits_ / 64);
+    std::uint64_t n = expect;
+    ar.word_count(n, expect);
+    if (n != expect) throw state_error("state: gebf: bit array has the wrong length");
+    if constexpr (Archive::loading) f.allocate();  // only now: the input holds that many words
+    ar.word_data(f.bits(), n);
+  }
+
+  // The parameters against each other, and the rotation state against the insert count
+  // (lazy rotation, see the top).
+  void check_loaded_parameters() {
+    if (window_ == 0 || window_ > (std::uint64_t{1} << 40) || r_ < 1 || r_ > detail::kGebfMaxR)
+      throw state_error("state: gebf: bad parameters");
+    ell_ = (window_ + r_ - 1) / r_;
+    const std::uint64_t unit = detail::unit_bits(blocked_);
+    if (seg_bits_ == 0 || seg_bits_ % unit != 0 || seg_bits_ > detail::kGebfMaxBits / (r_ + 1) || k_ < 1 ||
+        k_ > kGebfMaxK)
+      throw state_error("state: gebf: bad segment shape");
+    const std::uint64_t n = keys_inserted_;
+    const std::uint64_t expect_in = n == 0 ? 0 : (n - 1) % ell_ + 1;
+    const std::uint64_t expect_active = n == 0 ? 0 : ((n - 1) / ell_) % (r_ + 1);
+    if (in_active_ != expect_in || active_ != expect_active)
+      throw state_error("state: gebf: rotation state does not match the insert count");
+  }
+
   // Chooses the layout for the shape (see the top) and allocates it zeroed.
   void allocate() {
     sliced_ = !blocked_ && r_ + 1 <= detail::kMaxCellBits;
@@ -251,6 +249,7 @@ class GuardedEpochFilter final : public WindowFilter {
     }
   }
   std::uint64_t* bits() { return sliced_ ? cells_.data() : words_.data(); }
+  const std::uint64_t* bits() const { return sliced_ ? cells_.data() : words_.data(); }
 
   // The plain layout's positions (gebf_probes() without the blocked case), as cell indices.
   void sliced_positions(KeyHash h, std::uint64_t* pos) const {
@@ -356,64 +355,9 @@ class TimedEpochFilter final : public WindowFilter {
   }
 
   static std::unique_ptr<TimedEpochFilter> load(ByteReader& in) {
-    if (in.u8() != detail::kGebfFormat) throw state_error("state: gebf: unknown format version");
     auto f = std::unique_ptr<TimedEpochFilter>(new TimedEpochFilter());
-    f->span_ = in.i64();
-    f->r_ = in.u32();
-    std::uint8_t blocked = in.u8();
-    f->target_ = in.f64();
-    f->epoch_ns_ = in.i64();
-    f->cap_bits_ = in.u64();
-    f->last_count_ = in.u64();
-    f->latest_ = in.i64();
-    f->current_ = in.i64();
-    f->keys_inserted_ = in.u64();
-    std::uint8_t capped = in.u8();
-    if (f->span_ <= 0 || f->r_ < 1 || f->r_ > detail::kGebfMaxR || blocked > 1 || capped > 1 ||
-        !(f->target_ > 0 && f->target_ < 1) || f->epoch_ns_ != f->span_ / f->r_ + (f->span_ % f->r_ != 0 ? 1 : 0) ||
-        f->cap_bits_ == 0 || f->cap_bits_ > detail::kGebfMaxBits || f->last_count_ == 0)
-      throw state_error("state: gebf: bad parameters");
-    f->blocked_ = blocked == 1;
-    f->capped_ = capped == 1;
-    if (f->latest_ < -kTimeLimit || f->latest_ > kTimeLimit || f->current_ < -kTimeLimit || f->current_ > kTimeLimit)
-      throw state_error("state: gebf: time out of range");
-    if (f->keys_inserted_ > 0 && f->epoch_of(f->latest_) != f->current_)
-      throw state_error("state: gebf: current epoch does not match the latest time");
-    const std::uint64_t unit = detail::unit_bits(f->blocked_);
-    f->slots_.resize(f->r_ + 1);
-    std::uint64_t total_count = 0;
-    for (std::uint32_t i = 0; i <= f->r_; ++i) {
-      Slot& s = f->slots_[i];
-      s.epoch = in.i64();
-      s.count = in.u64();
-      std::uint64_t nblocks = in.u64();
-      if (nblocks > 64) throw state_error("state: gebf: too many blocks in an epoch");
-      if (nblocks == 0 && s.count != 0) throw state_error("state: gebf: inserts in an empty epoch");
-      if (nblocks > 0) {
-        if (f->keys_inserted_ == 0 || s.epoch > f->current_ || s.epoch < f->current_ - static_cast<Time>(f->r_) ||
-            f->slot_index(s.epoch) != i)
-          throw state_error("state: gebf: epoch out of place");
-      }
-      std::uint64_t block_sum = 0;
-      for (std::uint64_t b = 0; b < nblocks; ++b) {
-        Block blk;
-        blk.bits = in.u64();
-        blk.k = in.u32();
-        blk.capacity = in.u64();
-        blk.count = in.u64();
-        if (blk.bits == 0 || blk.bits % unit != 0 || blk.bits > detail::kGebfMaxBits || blk.k < 1 || blk.k > kGebfMaxK)
-          throw state_error("state: gebf: bad block shape");
-        f->used_bits_ += blk.bits;
-        if (f->used_bits_ > detail::kGebfMaxBits) throw state_error("state: gebf: too much memory");
-        blk.words = in.words(blk.bits / 64);
-        if (blk.words.size() != blk.bits / 64) throw state_error("state: gebf: bit array has the wrong length");
-        block_sum += blk.count;
-        s.blocks.push_back(std::move(blk));
-      }
-      if (block_sum != s.count) throw state_error("state: gebf: epoch count does not match its blocks");
-      total_count += s.count;
-    }
-    if (total_count > f->keys_inserted_) throw state_error("state: gebf: more keys held than inserted");
+    Loader ar(in);
+    visit_fields(*f, ar);
     return f;
   }
 
@@ -473,30 +417,8 @@ class TimedEpochFilter final : public WindowFilter {
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::gebf));
     out.u8(detail::kGebfTimed);
-    out.u8(detail::kGebfFormat);
-    out.i64(span_);
-    out.u32(r_);
-    out.u8(blocked_ ? 1 : 0);
-    out.f64(target_);
-    out.i64(epoch_ns_);
-    out.u64(cap_bits_);
-    out.u64(last_count_);
-    out.i64(latest_);
-    out.i64(current_);
-    out.u64(keys_inserted_);
-    out.u8(capped_ ? 1 : 0);
-    for (const Slot& s : slots_) {
-      out.i64(s.epoch);
-      out.u64(s.count);
-      out.u64(s.blocks.size());
-      for (const Block& b : s.blocks) {
-        out.u64(b.bits);
-        out.u32(b.k);
-        out.u64(b.capacity);
-        out.u64(b.count);
-        out.words(b.words);
-      }
-    }
+    Saver ar(out);
+    visit_fields(*this, ar);
   }
 
   Duration epoch_ns() const { return epoch_ns_; }
@@ -517,6 +439,82 @@ class TimedEpochFilter final : public WindowFilter {
   };
 
   TimedEpochFilter() = default;
+
+  // The saved form: the parameters and the clock, then the r+1 ring slots in order, each
+  // with its epoch, insert count and blocks. Loading checks every field against the others
+  // as it arrives (see the top of the file).
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    ar.version(detail::kGebfFormat, "state: gebf: unknown format version");
+    ar.i64(f.span_);
+    ar.u32(f.r_);
+    ar.flag(f.blocked_);
+    ar.f64(f.target_);
+    ar.i64(f.epoch_ns_);
+    ar.u64(f.cap_bits_, f.last_count_);
+    ar.i64(f.latest_, f.current_);
+    ar.u64(f.keys_inserted_);
+    ar.flag(f.capped_);
+    if constexpr (Archive::loading) f.check_loaded_parameters();
+    [[maybe_unused]] std::uint64_t total_count = 0;
+    for (std::uint32_t i = 0; i <= f.r_; ++i) {
+      auto& s = f.slots_[i];
+      ar.i64(s.epoch);
+      ar.u64(s.count);
+      std::uint64_t nblocks = s.blocks.size();
+      ar.u64(nblocks);
+      if constexpr (Archive::loading) f.check_loaded_slot(i, nblocks);
+      [[maybe_unused]] std::uint64_t block_sum = 0;
+      for (auto& b : s.blocks) {
+        ar.u64(b.bits);
+        ar.u32(b.k);
+        ar.u64(b.capacity, b.count);
+        if constexpr (Archive::loading) f.check_loaded_block(b);
+        ar.words(b.words, b.bits / 64);
+        if (b.words.size() != b.bits / 64) throw state_error("state: gebf: bit array has the wrong length");
+        block_sum += b.count;
+      }
+      if constexpr (Archive::loading) {
+        if (block_sum != s.count) throw state_error("state: gebf: epoch count does not match its blocks");
+        total_count += s.count;
+      }
+    }
+    if constexpr (Archive::loading) {
+      if (total_count > f.keys_inserted_) throw state_error("state: gebf: more keys held than inserted");
+    }
+  }
+
+  void check_loaded_parameters() {
+    if (span_ <= 0 || r_ < 1 || r_ > detail::kGebfMaxR || !(target_ > 0 && target_ < 1) ||
+        epoch_ns_ != span_ / r_ + (span_ % r_ != 0 ? 1 : 0) || cap_bits_ == 0 || cap_bits_ > detail::kGebfMaxBits ||
+        last_count_ == 0)
+      throw state_error("state: gebf: bad parameters");
+    if (latest_ < -kTimeLimit || latest_ > kTimeLimit || current_ < -kTimeLimit || current_ > kTimeLimit)
+      throw state_error("state: gebf: time out of range");
+    if (keys_inserted_ > 0 && epoch_of(latest_) != current_)
+      throw state_error("state: gebf: current epoch does not match the latest time");
+    slots_.resize(r_ + 1);
+  }
+
+  // Slot i, whose epoch and count were just read, announces `nblocks` blocks.
+  void check_loaded_slot(std::uint32_t i, std::uint64_t nblocks) {
+    Slot& s = slots_[i];
+    if (nblocks > 64) throw state_error("state: gebf: too many blocks in an epoch");
+    if (nblocks == 0 && s.count != 0) throw state_error("state: gebf: inserts in an empty epoch");
+    if (nblocks > 0 && (keys_inserted_ == 0 || s.epoch > current_ || s.epoch < current_ - static_cast<Time>(r_) ||
+                        slot_index(s.epoch) != i))
+      throw state_error("state: gebf: epoch out of place");
+    s.blocks.resize(nblocks);
+  }
+
+  // A block whose shape was just read, before its words.
+  void check_loaded_block(const Block& b) {
+    const std::uint64_t unit = detail::unit_bits(blocked_);
+    if (b.bits == 0 || b.bits % unit != 0 || b.bits > detail::kGebfMaxBits || b.k < 1 || b.k > kGebfMaxK)
+      throw state_error("state: gebf: bad block shape");
+    used_bits_ += b.bits;
+    if (used_bits_ > detail::kGebfMaxBits) throw state_error("state: gebf: too much memory");
+  }
 
   template <bool Blocked>
   bool contains(KeyHash h, Time now) const {
