@@ -60,12 +60,7 @@ class AgePartitionedFilter final : public WindowFilter {
     words_.assign(std::size_t{slices()} * words_per_slice_, 0);
   }
 
-  static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) {
-    std::unique_ptr<AgePartitionedFilter> f(new AgePartitionedFilter());
-    Loader ar(in);
-    visit_fields(*f, ar);
-    return f;
-  }
+  static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) { return SavedForm::load<AgePartitionedFilter>(in); }
 
   bool may_contain(KeyHash h, Time /*now*/) const override {
     return detail::jump_back_query(slices(), k_, [&](std::size_t pos) {
@@ -102,8 +97,7 @@ class AgePartitionedFilter final : public WindowFilter {
 
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::apbf));
-    Saver ar(out);
-    visit_fields(*this, ar);
+    SavedForm::save(*this, out);
   }
 
   std::uint32_t k() const { return k_; }
@@ -122,6 +116,7 @@ class AgePartitionedFilter final : public WindowFilter {
   }
 
  private:
+  friend struct SavedForm;
   AgePartitionedFilter() = default;
 
   // The saved form, field by field (see the top of the file).

@@ -51,12 +51,7 @@ class ExactWindow final : public WindowFilter {
     start_empty();
   }
 
-  static std::unique_ptr<ExactWindow> load(ByteReader& in) {
-    auto f = std::unique_ptr<ExactWindow>(new ExactWindow());
-    Loader ar(in);
-    visit_fields(*f, ar);
-    return f;
-  }
+  static std::unique_ptr<ExactWindow> load(ByteReader& in) { return SavedForm::load<ExactWindow>(in); }
 
   bool may_contain(KeyHash h, Time now) const override {
     const Time* stamp = find(h.lo);
@@ -99,8 +94,7 @@ class ExactWindow final : public WindowFilter {
 
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::exact));
-    Saver ar(out);
-    visit_fields(*this, ar);
+    SavedForm::save(*this, out);
   }
 
   // Number of keys held in the table (live or not yet swept).
@@ -116,6 +110,7 @@ class ExactWindow final : public WindowFilter {
   static constexpr std::size_t kMinFifo = 16;
   static constexpr std::uint64_t kMaxWindowCount = std::uint64_t{1} << 62;
 
+  friend struct SavedForm;
   ExactWindow() = default;
 
   // The saved form: a format byte, the window, the clock, then the live entries in stamp

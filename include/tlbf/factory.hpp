@@ -30,7 +30,7 @@ inline std::unique_ptr<WindowFilter> make_filter(const FilterConfig& cfg) {
       return std::make_unique<AgePartitionedFilter>(cfg);
     case Algorithm::gebf:
       if (cfg.is_time_window()) return std::make_unique<TimedEpochFilter>(cfg);
-      return std::make_unique<GuardedEpochFilter>(cfg);
+      return GuardedEpochFilter::make(cfg);
     case Algorithm::exact:
       return std::make_unique<ExactWindow>(cfg);
   }

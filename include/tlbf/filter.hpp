@@ -27,8 +27,14 @@ namespace tlbf {
 class WindowFilter;
 class TimeLimitedFilter;
 class AgePartitionedFilter;
-class GuardedEpochFilter;
+template <class Layout>
+class BasicGuardedEpochFilter;
 class TimedEpochFilter;
+namespace detail {
+class SlicedSegments;
+template <bool Blocked>
+class SeparateSegments;
+}  // namespace detail
 class ExactWindow;
 
 // Double dispatch to a filter's concrete class (WindowFilter::accept()): one virtual call
@@ -38,7 +44,9 @@ class FilterVisitor {
  public:
   virtual void visit(TimeLimitedFilter& f) = 0;
   virtual void visit(AgePartitionedFilter& f) = 0;
-  virtual void visit(GuardedEpochFilter& f) = 0;
+  virtual void visit(BasicGuardedEpochFilter<detail::SlicedSegments>& f) = 0;
+  virtual void visit(BasicGuardedEpochFilter<detail::SeparateSegments<false>>& f) = 0;
+  virtual void visit(BasicGuardedEpochFilter<detail::SeparateSegments<true>>& f) = 0;
   virtual void visit(TimedEpochFilter& f) = 0;
   virtual void visit(ExactWindow& f) = 0;
   // A filter defined outside the library (or one without its own overload): it is reached

@@ -17,15 +17,16 @@
 //     ar.words(f.bits_, f.max_words());
 //   }
 //
-// save() runs it with a Saver over a const filter, load() with a Loader over a fresh one, so
-// the two directions cannot drift apart. The archives' functions name the stored width and
-// take one or more fields of exactly that type (ar.u64(f.a_, f.b_)), so a field whose type
-// does not match its width does not compile.
-// What only loading needs (checks, derived members) goes under `Archive::loading`.
+// save() runs it with a Saver over a const filter, load() with a Loader over a fresh one
+// (SavedForm, at the end, does both for a class), so the two directions cannot drift apart.
+// The archives' functions name the stored width and take one or more fields of exactly that
+// type (ar.u64(f.a_, f.b_)), so a field whose type does not match its width does not
+// compile. What only loading needs (checks, derived members) goes under `Archive::loading`.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -208,6 +209,24 @@ class Loader {
   }
 
   ByteReader& in_;
+};
+
+// save() and load() for a class F whose saved form is its static visit_fields(): F declares
+// `friend struct SavedForm;` so these reach visit_fields() and its private default
+// constructor (the state of a filter being loaded, before its fields arrive).
+struct SavedForm {
+  template <class F>
+  static void save(const F& f, ByteWriter& out) {
+    Saver ar(out);
+    F::visit_fields(f, ar);
+  }
+  template <class F>
+  static std::unique_ptr<F> load(ByteReader& in) {
+    std::unique_ptr<F> f(new F());
+    Loader ar(in);
+    F::visit_fields(*f, ar);
+    return f;
+  }
 };
 
 }  // namespace tlbf

@@ -122,12 +122,7 @@ class TimeLimitedFilter final : public WindowFilter {
     gen_left_ = next_generation();
   }
 
-  static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) {
-    std::unique_ptr<TimeLimitedFilter> f(new TimeLimitedFilter());
-    Loader ar(in);
-    visit_fields(*f, ar);
-    return f;
-  }
+  static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
 
   bool may_contain(KeyHash h, Time now) const override {
     Probes x;
@@ -173,8 +168,7 @@ class TimeLimitedFilter final : public WindowFilter {
 
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::tlbf));
-    Saver ar(out);
-    visit_fields(*this, ar);
+    SavedForm::save(*this, out);
   }
 
   std::uint32_t k() const { return k_; }
@@ -208,6 +202,7 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr Time kNever = std::numeric_limits<Time>::min();  // no insert yet: not live
   static constexpr std::uint64_t kMaxInserts = std::uint64_t{1} << 62;
 
+  friend struct SavedForm;
   TimeLimitedFilter() = default;
 
   // The saved form, field by field (see the top of the file). Loading checks the parameters

@@ -22,7 +22,9 @@ void visit_filter(WindowFilter& filter, Fn&& fn) {
     explicit Call(Fn& f) : fn(f) {}
     void visit(TimeLimitedFilter& f) override { fn(f); }
     void visit(AgePartitionedFilter& f) override { fn(f); }
-    void visit(GuardedEpochFilter& f) override { fn(f); }
+    void visit(BasicGuardedEpochFilter<detail::SlicedSegments>& f) override { fn(f); }
+    void visit(BasicGuardedEpochFilter<detail::SeparateSegments<false>>& f) override { fn(f); }
+    void visit(BasicGuardedEpochFilter<detail::SeparateSegments<true>>& f) override { fn(f); }
     void visit(TimedEpochFilter& f) override { fn(f); }
     void visit(ExactWindow& f) override { fn(f); }
     void visit(WindowFilter& f) override { fn(f); }
