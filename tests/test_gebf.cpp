@@ -343,17 +343,24 @@ TEST_SUITE("gebf") {
     }
   }
 
-  TEST_CASE("time window: exact boundaries and staleness of at most one epoch") {
+  TEST_CASE("time window: exact boundaries and staleness below one epoch") {
     const tlbf::Duration span = 1000;
     tlbf::TimedEpochFilter f(time_cfg(span, 1e-9, 8));
     const tlbf::Duration e = f.epoch_ns();
     CHECK(e == 125);
-    for (tlbf::Time t0 : {tlbf::Time{-5000}, tlbf::Time{0}, tlbf::Time{124}, tlbf::Time{125}, tlbf::Time{7777}}) {
+    for (tlbf::Time t0 : {tlbf::Time{-5000}, tlbf::Time{0}, tlbf::Time{1}, tlbf::Time{124}, tlbf::Time{125}, tlbf::Time{7777}}) {
       CAPTURE(t0);
       tlbf::TimedEpochFilter g(time_cfg(span, 1e-9, 8));
       g.insert(key(1), t0);
       CHECK(g.may_contain(key(1), t0 + span - 1));
-      CHECK_FALSE(g.may_contain(key(1), t0 + span + e));
+      // Alone in its epoch, the key's epoch ends with it: the window is exact.
+      CHECK_FALSE(g.may_contain(key(1), t0 + span));
+      // Later inserts in the same epoch stretch it, by less than one epoch.
+      const tlbf::Time epoch_end = (t0 / e + (t0 % e > 0 ? 1 : 0)) * e;  // epochs are ((i-1)e, ie]
+      g.insert(key(9), epoch_end);
+      CHECK(g.may_contain(key(1), epoch_end + span - 1));
+      CHECK_FALSE(g.may_contain(key(1), epoch_end + span));
+      CHECK(epoch_end + span <= t0 + span + e - 1);
       g.insert(key(5), t0 + span - 1);  // entering the last epoch of its window keeps it
       CHECK(g.may_contain(key(1), t0 + span - 1));
       // Inserts long after (several boundaries at once) do not bring it back.
@@ -365,7 +372,7 @@ TEST_SUITE("gebf") {
     f.insert(key(3), 5000);
     f.insert(key(4), 100);
     CHECK(f.may_contain(key(4), 5000 + span - 1));
-    CHECK_FALSE(f.may_contain(key(4), 5000 + span + e));
+    CHECK_FALSE(f.may_contain(key(4), 5000 + span));
   }
 
   TEST_CASE("time window: bits per live key at a steady rate and bounded growth under bursts") {
@@ -461,7 +468,7 @@ TEST_SUITE("gebf") {
 
   TEST_CASE("invalid parameters name the parameter") {
     CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(0, 8, 14)), doctest::Contains("window_count"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 0, 14)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 70000, 14)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 8, -1)), doctest::Contains("gebf_bits_per_key"),
                          tlbf::invalid_parameter);
     tlbf::FilterConfig c = count_cfg(100, 8, 0);
@@ -469,7 +476,7 @@ TEST_SUITE("gebf") {
     CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(c), doctest::Contains("error_rate"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(0, 1e-3)), doctest::Contains("span"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 0)), doctest::Contains("error_rate"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 1e-3, 0)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 1e-3, 70000)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
   }
 
   TEST_CASE("the three count-window layouts hold the same bits and give the same answers") {

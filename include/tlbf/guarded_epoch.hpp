@@ -208,13 +208,13 @@ inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::make(const Filter
   if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for the count-window GEBF");
   if (cfg.window_count > (std::uint64_t{1} << 40))
     throw invalid_parameter("window_count too large: " + std::to_string(cfg.window_count));
-  detail::check_gebf_r(cfg.gebf_r);
+  detail::check_gebf_r(gebf_r_for(cfg));
   if (!(cfg.gebf_bits_per_key >= 0) || !std::isfinite(cfg.gebf_bits_per_key))
     throw invalid_parameter("gebf_bits_per_key must be >= 0, got " + std::to_string(cfg.gebf_bits_per_key));
   if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
   State s;
   s.window = cfg.window_count;
-  s.r = cfg.gebf_r;
+  s.r = gebf_r_for(cfg);
   s.blocked = cfg.gebf_blocked;
   const std::uint64_t ell = (s.window + s.r - 1) / s.r;
   const std::uint64_t unit = detail::unit_bits(s.blocked);

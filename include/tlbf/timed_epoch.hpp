@@ -1,25 +1,38 @@
 // The guarded epoch Bloom filter over a time window (our extension of Alpay & Sarioglu 2026,
-// whose filter counts inserts; see guarded_epoch.hpp). Epochs of E = ⌈span/r⌉ ns of the caller's clock,
-// aligned to multiples of E, so r·E >= span. Epoch e lives in ring slot e mod (r+1); a query at
-// time t (epoch c) consults epochs c−r .. c. A key inserted at t0 with t − t0 < span has
-// t0 > t − rE, hence epoch >= c − r: no false negatives inside the window, whatever gaps
-// passed (several boundaries at once just free several slots). It stays positive only while
-// t − t0 < (r+1)·E, i.e. at most one epoch (plus rounding, < r ns) beyond the span.
+// whose filter counts inserts; see guarded_epoch.hpp). Epochs of E = ⌈span/r⌉ ns of the
+// caller's clock on a grid aligned to multiples of E, right-closed: epoch i holds the times in
+// ((i−1)E, iE], so r·E >= span. Epoch i lives in ring slot i mod (r+1) and keeps the time of
+// its last insert, L_i. A query at time t consults exactly the epochs with L_i > t − span.
+//  - No false negatives: a key inserted at t0 with t − t0 < span lies in an epoch whose
+//    L_i >= t0 > t − span, so that epoch is consulted.
+//  - Tight window: a key inserted at t0 is positive through its own insert only while
+//    t < L_i + span, and L_i <= iE <= t0 + E − 1 (t0 > (i−1)E), so never at t >= t0 + span + E − 1:
+//    the slack is below one epoch, E = ⌈span/r⌉ (5% of the span at the time window's default
+//    r = 20). Beyond that the key only answers yes by chance, at the false-positive rate. A
+//    key lives in one epoch's blocks only, so there is no fade over later epochs.
+//  - r+1 slots suffice: an epoch i <= c − r − 1 (c the current epoch) has L_i <= (c−r−1)E <
+//    t − rE <= t − span, so it is never consulted and its slot can take epoch c.
+// Whatever gaps pass (several boundaries at once just free several slots), and wherever the
+// clock restarts after a load, these hold, because they only compare stored times.
 // Segments adapt to the rate like TLBF slices: an epoch's first block is sized from the
 // insert count of the last finished epoch (plus 2σ of Poisson headroom); if the epoch
 // outgrows it, a block sized for the rest of the epoch at its pace so far is added (see
 // grow()), with targets tightened geometrically (0.9·f, then 0.05·f, 0.025·f, ...) so the
-// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap (max_memory_bytes): each
-// epoch may hold 1/(r+1) of it. An epoch that needs more gets a first block shrunk to its
-// share, or stops adding blocks and keeps filling its last one, so false negatives stay
-// impossible and staleness is unchanged; what is lost is the false-positive rate, which
-// rises above the target in the epochs where the cap binds (memory_capped = true in stats).
+// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}: at most r+1 epochs are consulted. Memory
+// cap (max_memory_bytes): each epoch may hold 1/(r+1) of it. An epoch that needs more gets a
+// first block shrunk to its share, or stops adding blocks and keeps filling its last one, so
+// false negatives stay impossible and staleness is unchanged; what is lost is the
+// false-positive rate, which rises above the target in the epochs where the cap binds
+// (memory_capped = true in stats).
 //
 // Saved form, after the Algorithm::gebf tag and the time-variant byte: a format byte, then the
 // fields in visit_fields()'s order, every bit array a counted word vector. load() checks each
-// field against the others (epochs against their ring slots and the current epoch, block
-// shapes against the layout, lengths against the remaining input) and throws state_error on
-// any mismatch, so damaged input is refused rather than trusted.
+// field against the others (epochs against their ring slots and the current epoch, last
+// insert times against their epochs, block shapes against the layout, lengths against the
+// remaining input) and throws state_error on any mismatch, so damaged input is refused
+// rather than trusted. Format 1 (left-closed epochs [iE, (i+1)E), no last insert times) is
+// still read: each of its epochs is renumbered on the right-closed grid by the latest time it
+// can hold, which is then its L_i (as late as possible, so nothing inside the window is lost).
 #pragma once
 
 #include <algorithm>
@@ -42,11 +55,11 @@ class TimedEpochFilter final : public WindowFilter {
  public:
   explicit TimedEpochFilter(const FilterConfig& cfg) {
     if (cfg.span <= 0) throw invalid_parameter("span must be > 0 for the time-window GEBF, got " + std::to_string(cfg.span));
-    detail::check_gebf_r(cfg.gebf_r);
+    detail::check_gebf_r(gebf_r_for(cfg));
     detail::check_error_rate(cfg.error_rate);
     if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
     span_ = cfg.span;
-    r_ = cfg.gebf_r;
+    r_ = gebf_r_for(cfg);
     blocked_ = cfg.gebf_blocked;
     target_ = cfg.error_rate;
     epoch_ns_ = span_ / r_ + (span_ % r_ != 0 ? 1 : 0);
@@ -67,6 +80,7 @@ class TimedEpochFilter final : public WindowFilter {
     const Time e = epoch_of(latest_);
     if (keys_inserted_ == 0 || e != current_) advance(e);
     Slot& s = slots_[slot_index(e)];
+    s.last = latest_;
     if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
     Block& b = s.blocks.back();
     detail::Probe probes[kGebfMaxK];
@@ -88,21 +102,17 @@ class TimedEpochFilter final : public WindowFilter {
     st.bits_allocated = used_bits_;
     if (keys_inserted_ == 0) return st;
     const Time t = std::max(now, latest_);
-    const Time c = epoch_of(t);
     double live = 0;
     for (const Slot& s : slots_) {
-      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      if (!consulted(s, t)) continue;
       if (s.epoch == current_) {  // the newest segment
         st.k = s.blocks.back().k;
         for (const Block& b : s.blocks) st.slice0_bits += b.bits;
       }
-      // The oldest epoch straddles the window start: count the share of it still inside.
-      double share = 1.0;
-      if (s.epoch == c - static_cast<Time>(r_)) {
-        double end = static_cast<double>(s.epoch + 1) * static_cast<double>(epoch_ns_);
-        double start = static_cast<double>(t - span_ + 1);
-        share = std::clamp((end - start) / static_cast<double>(epoch_ns_), 0.0, 1.0);
-      }
+      // The oldest epochs straddle the window start: count the share of them still inside.
+      const double end = static_cast<double>(s.epoch) * static_cast<double>(epoch_ns_);
+      const double start = static_cast<double>(t - span_);
+      const double share = std::clamp((end - start) / static_cast<double>(epoch_ns_), 0.0, 1.0);
       live += share * static_cast<double>(s.count);
     }
     st.live_keys = static_cast<std::uint64_t>(std::llround(live));
@@ -129,6 +139,7 @@ class TimedEpochFilter final : public WindowFilter {
   };
   struct Slot {
     Time epoch = 0;
+    Time last = 0;  // time of the epoch's last insert
     std::uint64_t count = 0;
     std::vector<Block> blocks;  // empty = unused
   };
@@ -141,7 +152,10 @@ class TimedEpochFilter final : public WindowFilter {
   // as it arrives (see the top of the file).
   template <class Self, class Archive>
   static void visit_fields(Self& f, Archive& ar) {
-    ar.version(detail::kGebfFormat, "state: gebf: unknown format version");
+    std::uint8_t format = detail::kGebfTimedFormat;
+    ar.u8(format);
+    if (format != detail::kGebfTimedFormat && format != 1) throw state_error("state: gebf: unknown format version");
+    [[maybe_unused]] const bool left_closed = format == 1;
     ar.i64(f.span_);
     ar.u32(f.r_);
     ar.flag(f.blocked_);
@@ -151,15 +165,16 @@ class TimedEpochFilter final : public WindowFilter {
     ar.i64(f.latest_, f.current_);
     ar.u64(f.keys_inserted_);
     ar.flag(f.capped_);
-    if constexpr (Archive::loading) f.check_loaded_parameters();
+    if constexpr (Archive::loading) f.check_loaded_parameters(left_closed);
     [[maybe_unused]] std::uint64_t total_count = 0;
     for (std::uint32_t i = 0; i <= f.r_; ++i) {
       auto& s = f.slots_[i];
       ar.i64(s.epoch);
+      if (!left_closed) ar.i64(s.last);
       ar.u64(s.count);
       std::uint64_t nblocks = s.blocks.size();
       ar.u64(nblocks);
-      if constexpr (Archive::loading) f.check_loaded_slot(i, nblocks);
+      if constexpr (Archive::loading) f.check_loaded_slot(i, nblocks, left_closed);
       [[maybe_unused]] std::uint64_t block_sum = 0;
       for (auto& b : s.blocks) {
         ar.u64(b.bits);
@@ -177,30 +192,59 @@ class TimedEpochFilter final : public WindowFilter {
     }
     if constexpr (Archive::loading) {
       if (total_count > f.keys_inserted_) throw state_error("state: gebf: more keys held than inserted");
+      if (left_closed) f.renumber_left_closed();
     }
   }
 
-  void check_loaded_parameters() {
+  // `left_closed`: a format 1 file, whose epochs are numbered [iE, (i+1)E).
+  void check_loaded_parameters(bool left_closed) {
     if (span_ <= 0 || r_ < 1 || r_ > detail::kGebfMaxR || !(target_ > 0 && target_ < 1) ||
         epoch_ns_ != span_ / r_ + (span_ % r_ != 0 ? 1 : 0) || cap_bits_ == 0 || cap_bits_ > detail::kGebfMaxBits ||
         last_count_ == 0)
       throw state_error("state: gebf: bad parameters");
     if (latest_ < -kTimeLimit || latest_ > kTimeLimit || current_ < -kTimeLimit || current_ > kTimeLimit)
       throw state_error("state: gebf: time out of range");
-    if (keys_inserted_ > 0 && epoch_of(latest_) != current_)
+    const Time expect_current = left_closed ? floor_div(latest_, epoch_ns_) : epoch_of(latest_);
+    if (keys_inserted_ > 0 && expect_current != current_)
       throw state_error("state: gebf: current epoch does not match the latest time");
     slots_.resize(r_ + 1);
   }
 
-  // Slot i, whose epoch and count were just read, announces `nblocks` blocks.
-  void check_loaded_slot(std::uint32_t i, std::uint64_t nblocks) {
+  // Slot i, whose epoch, last insert time and count were just read, announces `nblocks` blocks.
+  void check_loaded_slot(std::uint32_t i, std::uint64_t nblocks, bool left_closed) {
     Slot& s = slots_[i];
     if (nblocks > 64) throw state_error("state: gebf: too many blocks in an epoch");
     if (nblocks == 0 && s.count != 0) throw state_error("state: gebf: inserts in an empty epoch");
     if (nblocks > 0 && (keys_inserted_ == 0 || s.epoch > current_ || s.epoch < current_ - static_cast<Time>(r_) ||
                         slot_index(s.epoch) != i))
       throw state_error("state: gebf: epoch out of place");
+    if (nblocks > 0 && !left_closed &&
+        (s.last > latest_ || s.last > s.epoch * epoch_ns_ || s.last <= (s.epoch - 1) * epoch_ns_))
+      throw state_error("state: gebf: last insert time outside its epoch");
     s.blocks.resize(nblocks);
+  }
+
+  // A format 1 filter's epochs [iE, (i+1)E) on the right-closed grid: the latest time epoch i
+  // can hold, min((i+1)E − 1, latest), becomes its last insert time and names its new epoch.
+  // Two old epochs can land in one new epoch (the old current one when it holds only the
+  // time iE); their blocks are then kept together.
+  void renumber_left_closed() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(r_ + 1, Slot{});
+    current_ = epoch_of(latest_);
+    for (Slot& o : old) {
+      if (o.blocks.empty()) continue;
+      o.last = std::min((o.epoch + 1) * epoch_ns_ - 1, latest_);
+      o.epoch = epoch_of(o.last);
+      Slot& s = slots_[slot_index(o.epoch)];
+      if (s.blocks.empty()) {
+        s = std::move(o);
+        continue;
+      }
+      s.last = std::max(s.last, o.last);
+      s.count += o.count;
+      for (Block& b : o.blocks) s.blocks.push_back(std::move(b));
+    }
   }
 
   // A block whose shape was just read, before its words.
@@ -214,10 +258,10 @@ class TimedEpochFilter final : public WindowFilter {
 
   template <bool Blocked>
   bool contains(KeyHash h, Time now) const {
-    const Time c = epoch_of(std::max(now, latest_));
+    const Time t = std::max(now, latest_);
     detail::KeyProbes<Blocked> probes(h);  // hashed once for every block of every epoch
     for (const Slot& s : slots_) {
-      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      if (!consulted(s, t)) continue;
       for (const Block& b : s.blocks)
         if (probes.contained_in(b.words.data(), b.k, b.bits)) return true;
     }
@@ -227,24 +271,31 @@ class TimedEpochFilter final : public WindowFilter {
   // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.
   static constexpr Time kTimeLimit = Time{1} << 62;
 
+  // The right-closed epoch holding t: ⌈t/E⌉.
   Time epoch_of(Time t) const {
     Time q = t / epoch_ns_;
-    return (t % epoch_ns_ < 0) ? q - 1 : q;
+    return (t % epoch_ns_ > 0) ? q + 1 : q;
   }
+  static Time floor_div(Time t, Duration d) {
+    Time q = t / d;
+    return (t % d < 0) ? q - 1 : q;
+  }
+  // The epochs a query at t consults: those whose last insert is younger than the span.
+  bool consulted(const Slot& s, Time t) const { return !s.blocks.empty() && s.last > t - span_; }
   std::size_t slot_index(Time e) const {
     Time m = e % static_cast<Time>(r_ + 1);
     return static_cast<std::size_t>(m < 0 ? m + static_cast<Time>(r_ + 1) : m);
   }
 
-  // Enters epoch e: frees every epoch that can no longer answer for the window, then opens
-  // e with a block sized from the last finished epoch's insert count.
+  // Enters epoch e (latest_ is in it): frees every epoch no query can consult any more, then
+  // opens e with a block sized from the last finished epoch's insert count.
   void advance(Time e) {
     if (keys_inserted_ > 0) {
       const Slot& cur = slots_[slot_index(current_)];
       if (!cur.blocks.empty() && cur.epoch == current_) last_count_ = std::max<std::uint64_t>(1, cur.count);
     }
     for (Slot& s : slots_)
-      if (!s.blocks.empty() && s.epoch < e - static_cast<Time>(r_)) release(s);
+      if (!consulted(s, latest_)) release(s);
     current_ = e;
     Slot& s = slots_[slot_index(e)];
     release(s);
@@ -269,7 +320,7 @@ class TimedEpochFilter final : public WindowFilter {
       capacity_so_far = b.capacity > UINT64_MAX - capacity_so_far ? UINT64_MAX : capacity_so_far + b.capacity;
     }
     // Elapsed share of the epoch, at least 1/16 so the first instants do not extrapolate wildly.
-    const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch) * static_cast<double>(epoch_ns_),
+    const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch - 1) * static_cast<double>(epoch_ns_),
                                     static_cast<double>(epoch_ns_) / 16.0);
     const double count = static_cast<double>(s.count);
     const double rest = std::max(0.0, count * static_cast<double>(epoch_ns_) / elapsed - count);

@@ -29,7 +29,7 @@ namespace tlbf::detail {
 // Saved-form tags and limits shared by the two GEBF filters.
 inline constexpr std::uint8_t kGebfCount = 1;
 inline constexpr std::uint8_t kGebfTimed = 2;
-inline constexpr std::uint8_t kGebfFormat = 1;
+inline constexpr std::uint8_t kGebfTimedFormat = 2;  // 2: right-closed epochs with their last insert time
 inline constexpr std::uint8_t kGebfCountFormat = 2;  // 2: the plain layout is bit-sliced
 inline constexpr std::uint32_t kGebfMaxR = 65535;
 inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB: beyond any sane state
