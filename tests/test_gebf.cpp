@@ -211,33 +211,67 @@ TEST_SUITE("gebf") {
   TEST_CASE("probes hashed once per key give the same answers as per-segment probes") {
     // One KeyProbes serves segments of different sizes and k, as the time-window filter's
     // blocks need; its answers must be those of gebf_probes() + all_set() for each segment.
+    using tlbf::detail::ProbeScheme;
     for (bool blocked : {false, true}) {
-      CAPTURE(blocked);
-      const std::pair<std::uint64_t, std::uint32_t> shapes[] = {{4096, 7}, {1536, 3}, {65536, 20}, {512, 1}};
-      std::vector<std::vector<std::uint64_t>> segs;
-      tlbf::detail::Probe probes[tlbf::kGebfMaxK];
-      for (auto [bits, k] : shapes) {
-        segs.emplace_back(bits / 64, 0);
-        for (std::uint64_t i = 0; i < bits / 12; ++i) {
-          tlbf::detail::gebf_probes(key(i), k, bits, blocked, probes);
-          tlbf::detail::set_all(segs.back().data(), probes, k);
+      for (ProbeScheme scheme : {ProbeScheme::multiply, ProbeScheme::double_hashing}) {
+        CAPTURE(blocked);
+        CAPTURE(static_cast<int>(scheme));
+        const std::pair<std::uint64_t, std::uint32_t> shapes[] = {{4096, 7}, {1536, 3}, {65536, 20}, {512, 1}};
+        std::vector<std::vector<std::uint64_t>> segs;
+        tlbf::detail::Probe probes[tlbf::kGebfMaxK];
+        for (auto [bits, k] : shapes) {
+          segs.emplace_back(bits / 64, 0);
+          for (std::uint64_t i = 0; i < bits / 12; ++i) {
+            tlbf::detail::gebf_probes(key(i), k, bits, blocked, scheme, probes);
+            tlbf::detail::set_all(segs.back().data(), probes, k);
+          }
         }
-      }
-      std::uint64_t agree_pos = 0;
-      for (std::uint64_t i = 0; i < 4000; ++i) {
-        tlbf::KeyHash h = i % 2 ? key(i) : fresh(i);
-        tlbf::detail::KeyProbes<false> kp_plain(h);
-        tlbf::detail::KeyProbes<true> kp_blocked(h);
-        for (std::size_t s = 0; s < segs.size(); ++s) {
-          auto [bits, k] = shapes[s];
-          tlbf::detail::gebf_probes(h, k, bits, blocked, probes);
-          bool expect = tlbf::detail::all_set(segs[s].data(), probes, k);
-          REQUIRE((blocked ? kp_blocked.contained_in(segs[s].data(), k, bits) : kp_plain.contained_in(segs[s].data(), k, bits)) == expect);
-          agree_pos += expect ? 1 : 0;
+        std::uint64_t agree_pos = 0;
+        for (std::uint64_t i = 0; i < 4000; ++i) {
+          tlbf::KeyHash h = i % 2 ? key(i) : fresh(i);
+          tlbf::detail::KeyProbes<false> kp_plain(h, scheme);
+          tlbf::detail::KeyProbes<true> kp_blocked(h, scheme);
+          for (std::size_t s = 0; s < segs.size(); ++s) {
+            auto [bits, k] = shapes[s];
+            tlbf::detail::gebf_probes(h, k, bits, blocked, scheme, probes);
+            bool expect = tlbf::detail::all_set(segs[s].data(), probes, k);
+            REQUIRE((blocked ? kp_blocked.contained_in(segs[s].data(), k, bits) : kp_plain.contained_in(segs[s].data(), k, bits)) == expect);
+            agree_pos += expect ? 1 : 0;
+          }
         }
+        CHECK(agree_pos > 2000);  // the inserted keys are found, so both answers occur
       }
-      CHECK(agree_pos > 2000);  // the inserted keys are found, so both answers occur
     }
+  }
+
+  TEST_CASE("plain probes of a tiny segment keep the Bloom rate: each probe uses all of the key's hash") {
+    // 2 keys, k = 22 in a 64-bit segment: the formula gives about 2e-7. Double hashing's
+    // sequences are fixed by the top bits of h1 and h2, so fresh keys share the inserted keys'
+    // positions and the measured rate is about 2e-3; the multiply scheme stays near the formula.
+    using tlbf::detail::ProbeScheme;
+    const std::uint32_t k = 22;
+    const std::uint64_t bits = 64;
+    double rate[2] = {0, 0};
+    for (ProbeScheme scheme : {ProbeScheme::multiply, ProbeScheme::double_hashing}) {
+      std::uint64_t yes = 0, asked = 0;
+      tlbf::detail::Probe probes[tlbf::kGebfMaxK];
+      for (std::uint64_t trial = 0; trial < 2000; ++trial) {
+        std::uint64_t seg = 0;
+        for (std::uint64_t j = 0; j < 2; ++j) {
+          tlbf::detail::gebf_probes(key(trial * 2 + j), k, bits, false, scheme, probes);
+          tlbf::detail::set_all(&seg, probes, k);
+        }
+        for (std::uint64_t q = 0; q < 500; ++q, ++asked) {
+          tlbf::detail::gebf_probes(fresh(trial * 500 + q), k, bits, false, scheme, probes);
+          yes += tlbf::detail::all_set(&seg, probes, k) ? 1 : 0;
+        }
+      }
+      rate[scheme == ProbeScheme::multiply ? 0 : 1] = static_cast<double>(yes) / static_cast<double>(asked);
+    }
+    CAPTURE(rate[0]);
+    CAPTURE(rate[1]);
+    CHECK(rate[0] < 1e-5);
+    CHECK(rate[1] > 1e-4);  // the defect the multiply scheme removes, still visible in the old one
   }
 
   TEST_CASE("cached blocked shapes meet the rate and match the full search within one block") {
@@ -264,7 +298,7 @@ TEST_SUITE("gebf") {
     const std::uint64_t bits = 512 * 1000;
     tlbf::detail::Probe probes[tlbf::kGebfMaxK];
     for (std::uint64_t i = 0; i < 10000; ++i) {
-      tlbf::detail::gebf_probes(key(i), 12, bits, true, probes);
+      tlbf::detail::gebf_probes(key(i), 12, bits, true, tlbf::detail::ProbeScheme::multiply, probes);
       std::uint64_t block = probes[0].word / 8;
       for (std::uint32_t j = 0; j < 12; ++j) {
         REQUIRE(probes[j].word / 8 == block);
@@ -485,39 +519,43 @@ TEST_SUITE("gebf") {
     // probes differently and is checked against its own invariant, no false negatives.
     constexpr std::uint32_t kSegments = 9, kK = 7;
     constexpr std::uint64_t kBits = 64 * 40;
-    tlbf::detail::SlicedSegments sliced(kSegments, kBits, kK);
-    tlbf::detail::SeparateSegments<false> plain(kSegments, kBits, kK);
-    tlbf::detail::SeparateSegments<true> blocked(kSegments, 512 * 5, kK);
-    CHECK(sliced.word_count() == plain.word_count());
-    std::uint64_t agree = 0, present = 0;
-    for (std::uint64_t i = 0; i < 6000; ++i) {
-      const std::uint32_t segment = static_cast<std::uint32_t>((i / 100) % kSegments);
-      if (i % 100 == 0) {
-        sliced.clear(segment);
-        plain.clear(segment);
-        blocked.clear(segment);
+    using tlbf::detail::ProbeScheme;
+    for (ProbeScheme scheme : {ProbeScheme::multiply, ProbeScheme::double_hashing}) {
+      CAPTURE(static_cast<int>(scheme));
+      tlbf::detail::SlicedSegments sliced(kSegments, kBits, kK, scheme);
+      tlbf::detail::SeparateSegments<false> plain(kSegments, kBits, kK, scheme);
+      tlbf::detail::SeparateSegments<true> blocked(kSegments, 512 * 5, kK, scheme);
+      CHECK(sliced.word_count() == plain.word_count());
+      std::uint64_t agree = 0, present = 0;
+      for (std::uint64_t i = 0; i < 6000; ++i) {
+        const std::uint32_t segment = static_cast<std::uint32_t>((i / 100) % kSegments);
+        if (i % 100 == 0) {
+          sliced.clear(segment);
+          plain.clear(segment);
+          blocked.clear(segment);
+        }
+        tlbf::detail::SlicedSegments::Positions ps;
+        tlbf::detail::SeparateSegments<false>::Positions pp;
+        tlbf::detail::SeparateSegments<true>::Positions pb;
+        sliced.positions(key(i), ps);
+        plain.positions(key(i), pp);
+        blocked.positions(key(i), pb);
+        sliced.set(ps, segment);
+        plain.set(pp, segment);
+        blocked.set(pb, segment);
+        CHECK(blocked.holds(pb));
+        CHECK(blocked.may_contain(key(i)));
+        for (std::uint64_t q = i; q < i + 40; ++q) {  // recent keys and keys not yet inserted
+          const bool s = sliced.may_contain(key(q));
+          tlbf::detail::SlicedSegments::Positions qs;
+          sliced.positions(key(q), qs);
+          CHECK(s == sliced.holds(qs));
+          agree += s == plain.may_contain(key(q)) ? 1 : 0;
+          present += s ? 1 : 0;
+        }
       }
-      tlbf::detail::SlicedSegments::Positions ps;
-      tlbf::detail::SeparateSegments<false>::Positions pp;
-      tlbf::detail::SeparateSegments<true>::Positions pb;
-      sliced.positions(key(i), ps);
-      plain.positions(key(i), pp);
-      blocked.positions(key(i), pb);
-      sliced.set(ps, segment);
-      plain.set(pp, segment);
-      blocked.set(pb, segment);
-      CHECK(blocked.holds(pb));
-      CHECK(blocked.may_contain(key(i)));
-      for (std::uint64_t q = i; q < i + 40; ++q) {  // recent keys and keys not yet inserted
-        const bool s = sliced.may_contain(key(q));
-        tlbf::detail::SlicedSegments::Positions qs;
-        sliced.positions(key(q), qs);
-        CHECK(s == sliced.holds(qs));
-        agree += s == plain.may_contain(key(q)) ? 1 : 0;
-        present += s ? 1 : 0;
-      }
+      CHECK(agree == 6000 * 40);
+      CHECK(present > 6000);  // the comparison covered keys that are present, not only absent ones
     }
-    CHECK(agree == 6000 * 40);
-    CHECK(present > 6000);  // the comparison covered keys that are present, not only absent ones
   }
 }

@@ -93,6 +93,7 @@ class GuardedEpochFilter : public WindowFilter {
     std::uint64_t in_active = 0;   // inserts it holds
     std::uint64_t keys_inserted = 0;
     bool capped = false;
+    detail::ProbeScheme scheme = detail::ProbeScheme::multiply;
   };
 
   explicit GuardedEpochFilter(const State& s) : s_(s), ell_((s.window + s.r - 1) / s.r) {}
@@ -123,10 +124,17 @@ class GuardedEpochFilter : public WindowFilter {
 
   template <class S, class Archive>
   static void visit_state(S& s, Archive& ar) {
-    // Only the format since the plain layout became bit-sliced (2) is read.
+    // Read: the format since the plain layout became bit-sliced (2, double-hashed probes), and
+    // the one that names its probe scheme (3).
     std::uint8_t format = detail::kGebfCountFormat;
     ar.u8(format);
-    if (format != detail::kGebfCountFormat) throw state_error("state: gebf: unknown format version");
+    if (format != detail::kGebfCountFormat && format != 2) throw state_error("state: gebf: unknown format version");
+    auto scheme = static_cast<std::uint8_t>(format == 2 ? detail::ProbeScheme::double_hashing : s.scheme);
+    if (format != 2) ar.u8(scheme);
+    if constexpr (Archive::loading) {
+      detail::check_probe_scheme(scheme);
+      s.scheme = static_cast<detail::ProbeScheme>(scheme);
+    }
     ar.u64(s.window);
     ar.u32(s.r);
     ar.flag(s.blocked);
@@ -168,7 +176,8 @@ class GuardedEpochFilter : public WindowFilter {
 template <class Layout>
 class BasicGuardedEpochFilter final : public GuardedEpochFilter {
  public:
-  explicit BasicGuardedEpochFilter(const State& s) : GuardedEpochFilter(s), layout_(s.r + 1, s.segment_bits, s.k) {}
+  explicit BasicGuardedEpochFilter(const State& s)
+      : GuardedEpochFilter(s), layout_(s.r + 1, s.segment_bits, s.k, s.scheme) {}
 
   bool may_contain(KeyHash h, Time) const override { return layout_.may_contain(h); }
   void insert(KeyHash h, Time) override {

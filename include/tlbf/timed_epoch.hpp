@@ -84,7 +84,7 @@ class TimedEpochFilter final : public WindowFilter {
     if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
     Block& b = s.blocks.back();
     detail::Probe probes[kGebfMaxK];
-    detail::gebf_probes(h, b.k, b.bits, blocked_, probes);
+    detail::gebf_probes(h, b.k, b.bits, blocked_, scheme_, probes);
     detail::set_all(b.words.data(), probes, b.k);
     ++b.count;
     ++s.count;
@@ -156,6 +156,13 @@ class TimedEpochFilter final : public WindowFilter {
     ar.u8(format);
     if (format != detail::kGebfTimedFormat && format != 1) throw state_error("state: gebf: unknown format version");
     [[maybe_unused]] const bool left_closed = format == 1;
+    // Format 1 probed plain blocks by double hashing; format 2 names its scheme.
+    auto scheme = static_cast<std::uint8_t>(left_closed ? detail::ProbeScheme::double_hashing : f.scheme_);
+    if (!left_closed) ar.u8(scheme);
+    if constexpr (Archive::loading) {
+      detail::check_probe_scheme(scheme);
+      f.scheme_ = static_cast<detail::ProbeScheme>(scheme);
+    }
     ar.i64(f.span_);
     ar.u32(f.r_);
     ar.flag(f.blocked_);
@@ -259,7 +266,7 @@ class TimedEpochFilter final : public WindowFilter {
   template <bool Blocked>
   bool contains(KeyHash h, Time now) const {
     const Time t = std::max(now, latest_);
-    detail::KeyProbes<Blocked> probes(h);  // hashed once for every block of every epoch
+    detail::KeyProbes<Blocked> probes(h, scheme_);  // hashed once for every block of every epoch
     for (const Slot& s : slots_) {
       if (!consulted(s, t)) continue;
       for (const Block& b : s.blocks)
@@ -384,6 +391,7 @@ class TimedEpochFilter final : public WindowFilter {
   Time current_ = 0;
   std::uint64_t keys_inserted_ = 0;
   bool capped_ = false;
+  detail::ProbeScheme scheme_ = detail::ProbeScheme::multiply;  // plain blocks' probe positions
   std::vector<Slot> slots_;  // epoch e in slot e mod (r+1)
   SegmentShapeCache shapes_;  // not saved: a loaded filter rebuilds it on its first epochs
 };
