@@ -324,12 +324,33 @@ TEST_SUITE("gebf") {
     CHECK(s.bits_per_live_key <= 14.0);
     CHECK(s.bits_per_live_key > 13.9);
 
-    tlbf::FilterConfig capped = count_cfg(20000, 8, 14);
-    capped.max_memory_bytes = 9000;
-    auto g_owner = tlbf::GuardedEpochFilter::make(capped);
-    tlbf::GuardedEpochFilter& g = *g_owner;
-    CHECK(g.stats(0).memory_capped);
-    CHECK(g.stats(0).bits_allocated <= 9000 * 8);
+  }
+
+  TEST_CASE("count window: the memory cap shortens the epoch, keeps the rate, and says so at the first early clear") {
+    for (double bits_per_key : {14.0, 0.0}) {
+      CAPTURE(bits_per_key);
+      tlbf::FilterConfig capped = count_cfg(20000, 8, bits_per_key);
+      capped.error_rate = 1e-3;
+      capped.max_memory_bytes = 9000;
+      auto g_owner = tlbf::GuardedEpochFilter::make(capped);
+      tlbf::GuardedEpochFilter& g = *g_owner;
+      CHECK(g.stats(0).bits_allocated <= 9000 * 8);
+      CHECK(g.epoch_length() < 2500);
+      const std::uint64_t kept = 8 * g.epoch_length();  // the last r·ℓ inserts
+      std::uint64_t first_bind = 0;
+      for (std::uint64_t i = 0; i < 30000; ++i) {
+        g.insert(key(i), 0);
+        if (first_bind == 0 && g.cap_binds() > 0) first_bind = i;
+      }
+      // The first rotation that clears a segment of keys is the first bind.
+      CHECK(first_bind == 9 * g.epoch_length());
+      const tlbf::FilterStats s = g.stats(0);
+      CHECK(s.memory_capped);
+      CHECK(s.effective_count == kept);
+      CHECK(s.cap_evictions == g.cap_binds());
+      for (std::uint64_t i = 30000 - kept; i < 30000; ++i) REQUIRE(g.may_contain(key(i), 0));
+      if (bits_per_key == 0) CHECK(measured_fpr(g, 200000) <= 1.5e-3);
+    }
   }
 
   TEST_CASE("time window: no false negatives against the exact oracle (steady, burst, idle gaps)") {
@@ -427,22 +448,39 @@ TEST_SUITE("gebf") {
     CHECK_FALSE(f.stats(now).memory_capped);
   }
 
-  TEST_CASE("time window: the memory cap binds without false negatives") {
-    tlbf::FilterConfig c = time_cfg(10 * tlbf::kSecond, 1e-3, 8);
+  TEST_CASE("time window: the memory cap gives up window length, never the rate, and says so at once") {
+    tlbf::FilterConfig c = time_cfg(10 * tlbf::kSecond, 1e-3, 20);
     c.max_memory_bytes = 64 * 1024;
     tlbf::TimedEpochFilter f(c);
     std::vector<tlbf::Time> at;
     tlbf::Time now = 0;
+    std::uint64_t first_bind = 0;
     for (std::uint64_t i = 0; i < 400000; ++i) {
-      now += 100 * tlbf::kMicrosecond;
+      now += 100 * tlbf::kMicrosecond;  // 10,000 keys/s: 100,000 in the window, the cap holds ~25,000
       f.insert(key(i), now);
       at.push_back(now);
+      if (first_bind == 0 && f.cap_binds() > 0) {
+        first_bind = i;
+        // The bind is seen on the insert that caused it: the window kept is already shorter.
+        const tlbf::FilterStats s = f.stats(now);
+        CHECK(s.memory_capped);
+        CHECK(s.effective_span > 0);
+        CHECK(s.effective_span < c.span);
+      }
+      REQUIRE(f.stats(now).peak_bits_allocated <= 64 * 1024 * 8);
     }
+    CHECK(first_bind > 0);
     tlbf::FilterStats s = f.stats(now);
+    CAPTURE(s.effective_span);
     CHECK(s.memory_capped);
+    CHECK(s.cap_evictions >= f.cap_binds());
     CHECK(s.bits_allocated <= 64 * 1024 * 8);
+    CHECK(s.effective_span > tlbf::kSecond);  // about 2.5 s of 10 s fit
+    CHECK(s.effective_span < 5 * tlbf::kSecond);
+    // Every key younger than the window kept is still there; the rate is the target's.
     for (std::uint64_t i = 0; i < at.size(); i += 7)
-      if (now - at[i] < c.span) REQUIRE(f.may_contain(key(i), now));
+      if (now - at[i] < s.effective_span) REQUIRE(f.may_contain(key(i), now));
+    CHECK(measured_fpr(f, 200000, now) <= 1.5e-3);
   }
 
   TEST_CASE("save and load: identical answers, then identical behaviour") {

@@ -18,12 +18,14 @@
 // insert count of the last finished epoch (plus 2σ of Poisson headroom); if the epoch
 // outgrows it, a block sized for the rest of the epoch at its pace so far is added (see
 // grow()), with targets tightened geometrically (0.9·f, then 0.05·f, 0.025·f, ...) so the
-// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}: at most r+1 epochs are consulted. Memory
-// cap (max_memory_bytes): each epoch may hold 1/(r+1) of it. An epoch that needs more gets a
-// first block shrunk to its share, or stops adding blocks and keeps filling its last one, so
-// false negatives stay impossible and staleness is unchanged; what is lost is the
-// false-positive rate, which rises above the target in the epochs where the cap binds
-// (memory_capped = true in stats).
+// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}: at most r+1 epochs are consulted.
+// Memory cap (max_memory_bytes): the blocks together never hold more. A block that does not
+// fit makes room by evicting the oldest blocks (oldest epoch first, its first block first):
+// the cap gives up window length, never the false-positive rate. Each eviction of a block
+// still inside the window is a cap bind (cap_binds(), cap_evictions); keys younger than the
+// newest evicted insert are all kept, so the window has effectively shrunk to the age of that
+// insert at the moment of eviction (effective_span in stats: the smallest since creation). A
+// block wanted larger than the whole cap is cut to it and holds the keys that fit at its rate.
 //
 // Saved form, after the Algorithm::gebf tag and the time-variant byte: a format byte, then the
 // fields in visit_fields()'s order, every bit array a counted word vector. load() checks each
@@ -65,6 +67,7 @@ class TimedEpochFilter final : public WindowFilter {
     epoch_ns_ = span_ / r_ + (span_ % r_ != 0 ? 1 : 0);
     cap_bits_ = std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8;
     last_count_ = std::max<std::uint64_t>(1, (cfg.capacity + r_ - 1) / r_);
+    shortest_window_ = span_;
     slots_.resize(r_ + 1);
   }
 
@@ -83,6 +86,7 @@ class TimedEpochFilter final : public WindowFilter {
     s.last = latest_;
     if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
     Block& b = s.blocks.back();
+    b.last = latest_;
     detail::Probe probes[kGebfMaxK];
     detail::gebf_probes(h, b.k, b.bits, blocked_, scheme_, probes);
     detail::set_all(b.words.data(), probes, b.k);
@@ -98,8 +102,11 @@ class TimedEpochFilter final : public WindowFilter {
     st.algorithm = blocked_ ? "gebf-blocked" : "gebf";
     st.slices = r_ + 1;
     st.keys_inserted = keys_inserted_;
-    st.memory_capped = capped_;
+    st.memory_capped = cap_evictions_ > 0;
+    st.cap_evictions = cap_evictions_;
+    st.effective_span = cap_evictions_ > 0 ? shortest_window_ : 0;
     st.bits_allocated = used_bits_;
+    st.peak_bits_allocated = peak_bits_;
     if (keys_inserted_ == 0) return st;
     const Time t = std::max(now, latest_);
     double live = 0;
@@ -135,6 +142,7 @@ class TimedEpochFilter final : public WindowFilter {
     std::uint32_t k = 1;
     std::uint64_t capacity = 0;  // keys it was sized for
     std::uint64_t count = 0;
+    Time last = 0;  // time of its last insert
     std::vector<std::uint64_t> words;
   };
   struct Slot {
@@ -171,7 +179,13 @@ class TimedEpochFilter final : public WindowFilter {
     ar.u64(f.cap_bits_, f.last_count_);
     ar.i64(f.latest_, f.current_);
     ar.u64(f.keys_inserted_);
-    ar.flag(f.capped_);
+    if (left_closed) {
+      bool capped = false;  // format 1's flag: the rate had risen under the cap
+      ar.flag(capped);
+    } else {
+      ar.u64(f.peak_bits_, f.cap_evictions_);
+      ar.i64(f.shortest_window_);
+    }
     if constexpr (Archive::loading) f.check_loaded_parameters(left_closed);
     [[maybe_unused]] std::uint64_t total_count = 0;
     for (std::uint32_t i = 0; i <= f.r_; ++i) {
@@ -187,6 +201,7 @@ class TimedEpochFilter final : public WindowFilter {
         ar.u64(b.bits);
         ar.u32(b.k);
         ar.u64(b.capacity, b.count);
+        if (!left_closed) ar.i64(b.last);
         if constexpr (Archive::loading) f.check_loaded_block(b);
         ar.words(b.words, b.bits / 64);
         if (b.words.size() != b.bits / 64) throw state_error("state: gebf: bit array has the wrong length");
@@ -200,6 +215,8 @@ class TimedEpochFilter final : public WindowFilter {
     if constexpr (Archive::loading) {
       if (total_count > f.keys_inserted_) throw state_error("state: gebf: more keys held than inserted");
       if (left_closed) f.renumber_left_closed();
+      if (f.peak_bits_ < f.used_bits_ || f.shortest_window_ < 0 || f.shortest_window_ > f.span_)
+        throw state_error("state: gebf: bad cap statistics");
     }
   }
 
@@ -236,6 +253,8 @@ class TimedEpochFilter final : public WindowFilter {
   // Two old epochs can land in one new epoch (the old current one when it holds only the
   // time iE); their blocks are then kept together.
   void renumber_left_closed() {
+    peak_bits_ = used_bits_;
+    shortest_window_ = span_;
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(r_ + 1, Slot{});
     current_ = epoch_of(latest_);
@@ -243,6 +262,7 @@ class TimedEpochFilter final : public WindowFilter {
       if (o.blocks.empty()) continue;
       o.last = std::min((o.epoch + 1) * epoch_ns_ - 1, latest_);
       o.epoch = epoch_of(o.last);
+      for (Block& b : o.blocks) b.last = o.last;
       Slot& s = slots_[slot_index(o.epoch)];
       if (s.blocks.empty()) {
         s = std::move(o);
@@ -254,8 +274,9 @@ class TimedEpochFilter final : public WindowFilter {
     }
   }
 
-  // A block whose shape was just read, before its words.
+  // A block whose shape (and last insert time) was just read, before its words.
   void check_loaded_block(const Block& b) {
+    if (b.last > latest_) throw state_error("state: gebf: block's last insert after the latest time");
     const std::uint64_t unit = detail::unit_bits(blocked_);
     if (b.bits == 0 || b.bits % unit != 0 || b.bits > detail::kGebfMaxBits || b.k < 1 || b.k > kGebfMaxK)
       throw state_error("state: gebf: bad block shape");
@@ -309,23 +330,20 @@ class TimedEpochFilter final : public WindowFilter {
     s.epoch = e;
     double pred = static_cast<double>(last_count_);
     auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 4.0);
-    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), epoch_budget(), /*shrink_to=*/0.0));
+    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target()));
   }
 
   // The epoch has outgrown its blocks: add one at a tighter rate, sized for what the epoch's
   // pace so far projects for the rest of it (with 25% + 2σ headroom; a slowly rising rate
   // then costs a small block, not a doubling), and at least a quarter of what the epoch
   // already holds, doubling it from the 8th block on, so an epoch holds few blocks however
-  // steep a burst. If the epoch's share of the cap cannot hold at least half that block, the
-  // last block keeps filling instead (a tiny overfilled block would answer yes to anything).
+  // steep a burst.
   void grow(Slot& s, Time now) {
     const std::size_t j = s.blocks.size();
     const double f = 0.1 * epoch_target() * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(j, 60)));
-    std::uint64_t held = 0, capacity_so_far = 0;
-    for (const Block& b : s.blocks) {
-      held += b.bits;
+    std::uint64_t capacity_so_far = 0;
+    for (const Block& b : s.blocks)
       capacity_so_far = b.capacity > UINT64_MAX - capacity_so_far ? UINT64_MAX : capacity_so_far + b.capacity;
-    }
     // Elapsed share of the epoch, at least 1/16 so the first instants do not extrapolate wildly.
     const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch - 1) * static_cast<double>(epoch_ns_),
                                     static_cast<double>(epoch_ns_) / 16.0);
@@ -334,40 +352,52 @@ class TimedEpochFilter final : public WindowFilter {
     double want = 1.25 * rest + 2.0 * std::sqrt(rest) + 4.0;
     want = std::max(want, static_cast<double>(capacity_so_far) / 4.0);
     if (j >= 8) want = std::max(want, 2.0 * static_cast<double>(capacity_so_far));
-    const auto capacity = static_cast<std::uint64_t>(std::min(want, 1e15));
-    const std::uint64_t left = epoch_budget() > held ? epoch_budget() - held : 0;
-    Block b = make_block(capacity, f, left, /*shrink_to=*/0.5);
-    if (b.bits > 0) s.blocks.push_back(std::move(b));
-    else s.blocks.back().capacity = std::numeric_limits<std::uint64_t>::max();
+    s.blocks.push_back(make_block(static_cast<std::uint64_t>(std::min(want, 1e15)), f));
   }
 
-  // A block for `capacity` keys at rate f, within `budget` bits. When it does not fit: a block
-  // of the whole budget if that is at least `shrink_to` of the wanted size (and one unit),
-  // never grown past; else none (bits 0).
-  Block make_block(std::uint64_t capacity, double f, std::uint64_t budget, double shrink_to) {
+  // A block for `capacity` keys at rate f. Under the cap, room is made by evicting the oldest
+  // blocks; a block wanted larger than the whole cap is cut to it and sized down to the keys
+  // that fit at rate f (at least one).
+  Block make_block(std::uint64_t capacity, double f) {
     SegmentShape shape = shapes_.shape_for(blocked_, static_cast<double>(capacity), f);
     const std::uint64_t unit = detail::unit_bits(blocked_);
+    const std::uint64_t whole = std::max(unit, cap_bits_ / unit * unit);
+    if (shape.bits > whole) {
+      shape.bits = whole;
+      capacity = keys_fitting(blocked_, whole, f);
+      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(whole));
+    }
+    while (used_bits_ + shape.bits > cap_bits_ && evict_oldest_block()) {
+    }
     Block b;
     b.capacity = capacity;
-    if (shape.bits > budget) {
-      capped_ = true;
-      budget = budget / unit * unit;
-      if (budget == 0 || static_cast<double>(budget) < shrink_to * static_cast<double>(shape.bits)) return b;
-      shape.bits = budget;
-      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(shape.bits));
-      b.capacity = std::numeric_limits<std::uint64_t>::max();
-    }
     b.bits = shape.bits;
     b.k = shape.k;
     b.words.assign(b.bits / 64, 0);
     used_bits_ += b.bits;
+    peak_bits_ = std::max(peak_bits_, used_bits_);
     return b;
   }
 
-  // Each epoch may hold 1/(r+1) of the cap, so the r+1 epochs together never exceed it.
-  std::uint64_t epoch_budget() const {
-    const std::uint64_t unit = detail::unit_bits(blocked_);
-    return std::max(unit, cap_bits_ / (r_ + 1) / unit * unit);
+  // Drops the oldest block (oldest epoch, its first block). A block still consulted is window
+  // given up to the cap: counted, and the window kept shrinks to the age of its last insert.
+  // False when there is no block left.
+  bool evict_oldest_block() {
+    Slot* oldest = nullptr;
+    for (Slot& s : slots_)
+      if (!s.blocks.empty() && (oldest == nullptr || s.epoch < oldest->epoch)) oldest = &s;
+    if (oldest == nullptr) return false;
+    const Block& b = oldest->blocks.front();
+    if (b.count > 0 && b.last > latest_ - span_) {
+      ++cap_evictions_;
+      shortest_window_ = std::min(shortest_window_, latest_ - b.last);
+      note_cap_bound();
+    }
+    used_bits_ -= b.bits;
+    oldest->count -= b.count;
+    oldest->blocks.erase(oldest->blocks.begin());
+    if (oldest->blocks.empty()) release(*oldest);
+    return true;
   }
 
   void release(Slot& s) {
@@ -390,7 +420,9 @@ class TimedEpochFilter final : public WindowFilter {
   Time latest_ = 0;
   Time current_ = 0;
   std::uint64_t keys_inserted_ = 0;
-  bool capped_ = false;
+  std::uint64_t peak_bits_ = 0;       // the most used_bits_ has been
+  std::uint64_t cap_evictions_ = 0;   // blocks still inside the window evicted for the cap
+  Duration shortest_window_ = 0;      // the smallest age kept when a block was evicted (span until then)
   detail::ProbeScheme scheme_ = detail::ProbeScheme::multiply;  // plain blocks' probe positions
   std::vector<Slot> slots_;  // epoch e in slot e mod (r+1)
   SegmentShapeCache shapes_;  // not saved: a loaded filter rebuilds it on its first epochs
