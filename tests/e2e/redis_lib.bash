@@ -117,3 +117,43 @@ check_alive() {
   check "server '$1' logged no crash" 0 \
     "$(cat "$WORK/$1/log" "$WORK/$1/stderr" | grep -c -E 'crashed by signal|ASSERTION FAILED|ERROR: AddressSanitizer|runtime error:' || true)"
 }
+
+# Filling and comparing filters. T0 lies half a minute back, so a 60 s window holds every
+# item of a test whether it was added at an explicit time from T0 on or at TIME *.
+T0=$(($(date +%s%3N) - 30000))
+
+# fill NAME KEY FIRST COUNT: adds item-FIRST ..., 100 to a call, pipelined; the calls
+# alternate between TIME * and an explicit time (T0 + the call's first item number, in ms).
+fill() {
+  python3 - "${PORT[$1]}" "$2" "$3" "$4" "$T0" <<'EOF'
+import sys
+from redis_resp import Client, ReplyError
+port, key, first, count, t0 = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+c = Client(port)
+cmds = []
+for start in range(first, first + count, 100):
+    t = "*" if (start // 100) % 2 else str(t0 + start)
+    cmds.append(["TLBF.ADD", key, "TIME", t] + ["item-%d" % i for i in range(start, min(start + 100, first + count))])
+for r in c.pipeline(cmds):
+    assert not isinstance(r, ReplyError), r
+EOF
+}
+
+# snapshot NAME KEY...: digests, INFO and EXISTS answers for 2 x 3000 items, as one text.
+# The queries ask at T0, which every filter judges at its own clock (the latest insert), so
+# the answers do not depend on when the snapshot is taken.
+snapshot() {
+  local name=$1
+  shift
+  python3 - "${PORT[$name]}" "$T0" "$@" <<'EOF'
+import sys
+from redis_resp import Client
+c = Client(int(sys.argv[1]))
+for key in sys.argv[3:]:
+    print(key, c.call("DEBUG", "DIGEST-VALUE", key))
+    print(key, c.call("TLBF.INFO", key))
+    for probe in ("item-%d", "never-%d"):
+        reply = c.call("TLBF.EXISTS", key, "TIME", sys.argv[2], *[probe % i for i in range(3000)])
+        print(key, probe, sum(reply), "".join(map(str, reply)))
+EOF
+}
