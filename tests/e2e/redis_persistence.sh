@@ -4,7 +4,7 @@
 # and a restart from an AOF whose rewrite wrote the filters as TLBF.LOADCHUNK commands (no
 # RDB preamble). "Survive" means the same DEBUG DIGEST-VALUE, the same TLBF.INFO and the same
 # TLBF.EXISTS answers for inserted and never inserted items. A value from a newer format
-# version is refused by name.
+# version is refused by name, through TLBF.LOADCHUNK and in an RDB file at start-up.
 source "$(dirname "$0")/redis_lib.bash"
 
 # 1. RDB: DEBUG RELOAD, then SAVE, a crash, and a restart from the file.
@@ -82,6 +82,25 @@ check "a newer format version is refused" \
   "ERR TLBF: cannot load the filter: written by a newer tlbf_redis (format version 2; this one reads up to 1)" \
   "$(sed -n 3p "$WORK/aof-files")"
 check "and creates nothing" 0 "$(sed -n 4p "$WORK/aof-files")"
+
+# 4. An RDB file holding a value of a newer format version: the server refuses to start
+# (rather than load something else), and its log names the reason.
+start_server v --rdbcompression no
+check "reserve in v" OK "$(rc v TLBF.RESERVE f WINDOW 60000 ERROR 1e-2 CAPACITY 100)"
+check "SAVE v" OK "$(rc v SAVE)"
+stop_server v
+python3 - "$WORK/v/dump.rdb" <<'EOF'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[data.index(b"TLBFREDS") + 8] = 2  # the format version, little-endian u32 after the magic
+open(sys.argv[1], "wb").write(data)
+EOF
+status=0
+timeout 60 "${SERVER_ENV[@]}" redis-server --port "$(free_port)" --bind 127.0.0.1 --dir "$WORK/v" \
+  --logfile "$WORK/v/refused.log" --loadmodule "$TLBF_REDIS_MODULE" 2>>"$WORK/v/stderr" || status=$?
+check "a newer value in the RDB stops the server from starting" 1 "$status"
+check "and the log says why" 1 "$(grep -c 'TLBF: cannot load a filter: written by a newer tlbf_redis (format version 2' "$WORK/v/refused.log")"
+
 check_alive r
 check_alive a
 finish
