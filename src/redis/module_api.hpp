@@ -95,8 +95,6 @@ struct TypeMethods {
   X(int, ReplicateVerbatim, (Ctx*))                                                                    \
   X(void, SaveStringBuffer, (IO*, const char* bytes, std::size_t length))                              \
   X(char*, LoadStringBuffer, (IO*, std::size_t* length))                                               \
-  X(void, SaveUnsigned, (IO*, std::uint64_t))                                                          \
-  X(std::uint64_t, LoadUnsigned, (IO*))                                                                \
   X(int, IsIOError, (IO*))                                                                             \
   X(void, LogIOError, (IO*, const char* level, const char* format, ...))                               \
   X(void, EmitAOF, (IO*, const char* command, const char* format, ...))                                \
