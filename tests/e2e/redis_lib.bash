@@ -118,8 +118,9 @@ check_alive() {
     "$(cat "$WORK/$1/log" "$WORK/$1/stderr" | grep -c -E 'crashed by signal|ASSERTION FAILED|ERROR: AddressSanitizer|runtime error:' || true)"
 }
 
-# Filling and comparing filters. T0 lies half a minute back, so a 60 s window holds every
-# item of a test whether it was added at an explicit time from T0 on or at TIME *.
+# Filling and comparing filters. T0 lies half a minute back, so a window of 10 minutes holds
+# every item of a test, added at an explicit time from T0 on or at TIME *, however slowly
+# the test runs (sanitizers, a busy machine).
 T0=$(($(date +%s%3N) - 30000))
 
 # fill NAME KEY FIRST COUNT: adds item-FIRST ..., 100 to a call, pipelined; the calls

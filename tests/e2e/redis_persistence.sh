@@ -9,8 +9,8 @@ source "$(dirname "$0")/redis_lib.bash"
 
 # 1. RDB: DEBUG RELOAD, then SAVE, a crash, and a restart from the file.
 start_server r
-check "reserve tlbf" OK "$(rc r TLBF.RESERVE f WINDOW 60000 ERROR 1e-3 CAPACITY 5000 SHARDS 4)"
-check "reserve gebf" OK "$(rc r TLBF.RESERVE g WINDOW 60000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
+check "reserve tlbf" OK "$(rc r TLBF.RESERVE f WINDOW 600000 ERROR 1e-3 CAPACITY 5000 SHARDS 4)"
+check "reserve gebf" OK "$(rc r TLBF.RESERVE g WINDOW 600000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
 check "reserve, never added to" OK "$(rc r TLBF.RESERVE e WINDOW 1000 ERROR 0.5 CAPACITY 1)"
 fill r f 0 3000
 fill r g 0 3000
@@ -40,8 +40,8 @@ check "DUMP/RESTORE gives an equal, independent filter" "OK True [1] [0]" "$(pas
 # 1 MiB; later ADDs follow in the incremental file with the primary's resolved time.
 aof=(--appendonly yes --aof-use-rdb-preamble no --appenddirname aof --appendfsync always)
 start_server a "${aof[@]}"
-check "reserve a large filter" OK "$(rc a TLBF.RESERVE big WINDOW 60000 ERROR 1e-3 CAPACITY 1000000)"
-check "reserve a small one" OK "$(rc a TLBF.RESERVE small WINDOW 60000 ERROR 1e-2 CAPACITY 100 ALGORITHM gebf)"
+check "reserve a large filter" OK "$(rc a TLBF.RESERVE big WINDOW 600000 ERROR 1e-3 CAPACITY 1000000)"
+check "reserve a small one" OK "$(rc a TLBF.RESERVE small WINDOW 600000 ERROR 1e-2 CAPACITY 100 ALGORITHM gebf)"
 fill a big 0 2000
 fill a small 0 500
 rc a BGREWRITEAOF >/dev/null
@@ -86,7 +86,7 @@ check "and creates nothing" 0 "$(sed -n 4p "$WORK/aof-files")"
 # 4. An RDB file holding a value of a newer format version: the server refuses to start
 # (rather than load something else), and its log names the reason.
 start_server v --rdbcompression no
-check "reserve in v" OK "$(rc v TLBF.RESERVE f WINDOW 60000 ERROR 1e-2 CAPACITY 100)"
+check "reserve in v" OK "$(rc v TLBF.RESERVE f WINDOW 600000 ERROR 1e-2 CAPACITY 100)"
 check "SAVE v" OK "$(rc v SAVE)"
 stop_server v
 python3 - "$WORK/v/dump.rdb" <<'EOF'

@@ -8,12 +8,12 @@ source "$(dirname "$0")/redis_lib.bash"
 
 start_server p
 start_server r
-check "reserve before replication" OK "$(rc p TLBF.RESERVE f WINDOW 60000 ERROR 1e-3 CAPACITY 5000)"
+check "reserve before replication" OK "$(rc p TLBF.RESERVE f WINDOW 600000 ERROR 1e-3 CAPACITY 5000)"
 fill p f 0 1500
 
 check "REPLICAOF" OK "$(rc r REPLICAOF 127.0.0.1 "${PORT[p]}")"
 wait_info r replication master_link_status up
-check "reserve after replication" OK "$(rc p TLBF.RESERVE g WINDOW 60000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
+check "reserve after replication" OK "$(rc p TLBF.RESERVE g WINDOW 600000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
 fill p f 1500 1500
 fill p g 0 3000
 # A few more at TIME *, some milliseconds apart, so that a replica reading its own clock
