@@ -93,7 +93,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_flag("-i,--ignore-case", o.extract.ignore_case, "compare keys with ASCII letters case-folded");
   app.add_option("-t,--time", o.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
-  app.add_option("--year", year, "year for timestamps without one (syslog, patterns without %Y); default: the current year")->type_name("N");
+  app.add_option("--year", year, "year of the first timestamp without one (syslog, patterns without %Y); later ones roll over at New Year; default: the current year")->type_name("N");
   app.add_option("-w,--window", window, "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)")->type_name("DUR");
   app.add_option("-n,--window-count", window_count, "count window: a duplicate when among the last N inserted keys")->type_name("N");
   app.add_option("-e,--error-rate", error_rate, "target false-positive rate (default 1e-5)")->type_name("P");
