@@ -90,7 +90,7 @@ int run(const Options& o) {
     try {
       filter = tlbf::make_filter(config);
     } catch (const tlbf::invalid_parameter& e) {
-      throw UsageError(e.what());
+      throw option_error(e);
     }
   }
 

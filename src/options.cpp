@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "duration.hpp"
+#include "tlbf/checks.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -71,7 +72,30 @@ std::vector<std::string> expand_optional_values(int argc, const char* const* arg
   return args;
 }
 
+// The option that sets each FilterConfig field, so that the library's one check of a
+// parameter reaches the user under the option's name. `hint` says how to fix it in options.
+struct FieldOption {
+  const char* field;
+  const char* option;
+  const char* hint;
+};
+constexpr FieldOption kFieldOptions[] = {
+    {"span", "-w/--window", ""},
+    {"window_count", "-n/--window-count", ""},
+    {"error_rate", "-e/--error-rate", ", e.g. 1e-5"},
+    {"capacity", "-c/--capacity", ""},
+    {"algorithm", "-a/--algorithm", " (-w gives a time window, -n a count window)"},
+    {"max_memory_bytes", "--max-memory", ""},
+};
+
 }  // namespace
+
+UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typed) {
+  for (const FieldOption& f : kFieldOptions)
+    if (e.parameter() == f.field)
+      return UsageError(std::string(f.option) + " '" + (typed.empty() ? e.value() : typed) + "': " + e.problem() + f.hint);
+  return UsageError(e.what());
+}
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
   Options o;
@@ -190,13 +214,21 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (given("--algorithm")) {
     auto a = tlbf::parse_algorithm(algorithm);
     if (!a) throw UsageError("-a/--algorithm '" + algorithm + "': expected tlbf, apbf, gebf or exact");
-    if (*a == tlbf::Algorithm::tlbf && !fc.is_time_window()) throw UsageError("-a/--algorithm tlbf needs a time window (-w); use apbf, gebf or exact with -n");
-    if (*a == tlbf::Algorithm::apbf && fc.is_time_window()) throw UsageError("-a/--algorithm apbf needs a count window (-n); use tlbf, gebf or exact with -w");
     fc.algorithm = *a;
+    try {
+      tlbf::check_algorithm(fc);
+    } catch (const tlbf::invalid_parameter& e) {
+      throw option_error(e, algorithm);
+    }
   }
   if (given("--error-rate")) {
     auto p = parse_number<double>(error_rate);
-    if (!p || !(*p > 0 && *p < 1)) throw UsageError("-e/--error-rate '" + error_rate + "': expected a number between 0 and 1 (exclusive), e.g. 1e-5");
+    if (!p) throw UsageError("-e/--error-rate '" + error_rate + "': expected a number between 0 and 1 (exclusive), e.g. 1e-5");
+    try {
+      tlbf::check_error_rate(*p);
+    } catch (const tlbf::invalid_parameter& e) {
+      throw option_error(e, error_rate);
+    }
     fc.error_rate = *p;
   }
   if (given("--capacity")) {

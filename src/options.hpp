@@ -52,6 +52,10 @@ struct Options {
   tlbf::Duration checkpoint = 60 * tlbf::kSecond;
 };
 
+// The usage error for a filter parameter the library refused: the option that sets it, the
+// value as the user typed it (`typed`, else as the library writes it), and the problem.
+UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typed = "");
+
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid.
 std::optional<Options> parse_options(int argc, const char* const* argv);

@@ -30,6 +30,7 @@
 #endif
 #include <xxhash.h>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/serialize.hpp"
 
@@ -114,9 +115,12 @@ tlbf::FilterConfig get_config(tlbf::ByteReader& in) {
   c.gebf_bits_per_key = in.f64();
   c.max_memory_bytes = in.u64();
   c.max_slices = in.u32();
-  if (c.span < 0 || (c.span > 0) == (c.window_count > 0))
-    throw tlbf::state_error("state: the window is neither a time span nor a count");
-  if (!(c.error_rate > 0 && c.error_rate < 1)) throw tlbf::state_error("state: error rate outside (0, 1)");
+  try {
+    tlbf::check_window(c);
+    tlbf::check_error_rate(c.error_rate);
+  } catch (const tlbf::invalid_parameter& e) {
+    throw tlbf::state_error(std::string("state: ") + e.what());
+  }
   return c;
 }
 

@@ -132,7 +132,8 @@ TEST_SUITE("apbf") {
         FAIL("accepted a bad " << name);
       } catch (const tlbf::invalid_parameter& e) {
         INFO(e.what());
-        CHECK(std::string(e.what()).find(name) != std::string::npos);
+        CHECK(e.parameter() == name);
+        CHECK(std::string(e.what()).find(e.value()) != std::string::npos);
       }
     };
     refuses(count_config(0, 0.01), "window_count");
@@ -147,7 +148,7 @@ TEST_SUITE("apbf") {
     refuses(only_k, "l");
     tlbf::FilterConfig tiny = count_config(1000000, 0.01);
     tiny.max_memory_bytes = 1000;
-    refuses(tiny, "max_memory");
+    refuses(tiny, "max_memory_bytes");
   }
 
   TEST_CASE("insert_if_absent and statistics") {

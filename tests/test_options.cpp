@@ -106,6 +106,10 @@ TEST_SUITE("options") {
     CHECK(usage_error({"-c", "0"}).find("--capacity") != std::string::npos);
     CHECK(usage_error({"-a", "bloom"}).find("--algorithm") != std::string::npos);
     CHECK(usage_error({"-a", "apbf", "-w", "5"}).find("apbf") != std::string::npos);
+    // The library's one check of a filter parameter speaks with the option's name and the
+    // value as typed.
+    CHECK(usage_error({"-e", "1.50"}).find("-e/--error-rate '1.50': ") == 0);
+    CHECK(usage_error({"-a", "apbf", "-w", "5"}).find("-a/--algorithm 'apbf': needs a count window") == 0);
     CHECK(usage_error({"-a", "tlbf", "-n", "5"}).find("tlbf") != std::string::npos);
     CHECK(usage_error({"-f", "xml"}).find("--format") != std::string::npos);
     CHECK(usage_error({"-d", "ab"}).find("--delimiter") != std::string::npos);

@@ -337,7 +337,8 @@ TEST_SUITE("time_limited") {
         FAIL("accepted a bad " << name);
       } catch (const tlbf::invalid_parameter& e) {
         INFO(e.what());
-        CHECK(std::string(e.what()).find(name) != std::string::npos);
+        CHECK(e.parameter() == name);
+        CHECK(std::string(e.what()).find(e.value()) != std::string::npos);
       }
     };
     auto tlbf_make = [](const tlbf::FilterConfig& c) { TimeLimitedFilter f(c); };
@@ -361,7 +362,7 @@ TEST_SUITE("time_limited") {
     refuses(tlbf_make, with([](auto& c) { c.k = 40u, c.l = 40u; }), "max_kl");
     refuses(tlbf_make, with([](auto& c) { c.max_kl = 1; }), "max_kl");
     refuses(tlbf_make, with([](auto& c) { c.max_slices = 5; }), "max_slices");
-    refuses(tlbf_make, with([](auto& c) { c.max_memory_bytes = 64; }), "max_memory");
+    refuses(tlbf_make, with([](auto& c) { c.max_memory_bytes = 64; }), "max_memory_bytes");
     tlbf::FilterConfig count = good;
     count.span = 0;
     count.window_count = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tlbf/apbf.hpp"
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/exact.hpp"
 #include "tlbf/factory.hpp"
