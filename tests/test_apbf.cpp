@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ TEST_SUITE("apbf") {
         CHECK((bits == 64 || std::floor((bits - 64) * tlbf::detail::kLn2 / k) * l < static_cast<double>(window)));
       }
     }
+  }
+
+  TEST_CASE("slice(position) refuses a position past the oldest slice instead of wrapping") {
+    tlbf::AgePartitionedFilter f(count_config(100, 4, 3));
+    CHECK_NOTHROW(f.slice(f.slices() - 1));
+    CHECK_THROWS_AS(f.slice(f.slices()), std::out_of_range);
   }
 
   TEST_CASE("the last window_count inserts are always reported") {

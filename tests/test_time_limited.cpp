@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -132,6 +133,12 @@ struct Payload {
 }  // namespace
 
 TEST_SUITE("time_limited") {
+  TEST_CASE("slice(position) refuses a position past the oldest slice instead of wrapping") {
+    TimeLimitedFilter f(time_config(kSec, 1000, 4, 3));
+    CHECK_NOTHROW(f.slice(f.slice_count() - 1));
+    CHECK_THROWS_AS(f.slice(f.slice_count()), std::out_of_range);
+  }
+
   TEST_CASE("regression a: the clock keeps every nanosecond and survives long idle gaps") {
     // The reference rounds to milliseconds at each update and its clock wraps after ~71 min.
     const Duration span = 1 * kMs + 500 * tlbf::kMicrosecond + 7;

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
@@ -106,8 +108,10 @@ class AgePartitionedFilter final : public WindowFilter {
   std::uint32_t slices() const { return k_ + l_; }
   // Inserts per generation, g = floor(m ln2 / k).
   std::uint64_t generation() const { return generation_; }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slices().
   SliceView slice(std::size_t position) const {
-    const std::uint32_t j = physical(position % slices());
+    if (position >= slices()) throw std::out_of_range("apbf: no slice at position " + std::to_string(position));
+    const std::uint32_t j = physical(static_cast<std::uint32_t>(position));
     SliceView v;
     v.bits = bits_;
     v.inserts = position == 0 ? gen_count_ : 0;

@@ -67,6 +67,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +78,7 @@
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
@@ -182,8 +184,10 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t generation_left() const { return gen_left_; }
   // Slices the filter has ever created (sequence numbers handed out).
   std::uint64_t slices_created() const { return seq_next_; }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
-    const Slice& s = slices_[slices_.size() - 1 - position % slices_.size()];
+    if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
+    const Slice& s = slices_[slices_.size() - 1 - position];
     SliceView v;
     v.bits = s.bits;
     v.inserts = s.inserts;

@@ -12,6 +12,7 @@
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 #include "tlbf/serialize.hpp"
+#include "tlbf/slice_view.hpp"
 #include "tlbf/time_limited.hpp"
 #include "tlbf/types.hpp"
 #include "tlbf/visit.hpp"

@@ -24,16 +24,6 @@
 
 namespace tlbf {
 
-// What a filter exposes about one slice, for statistics and for tests that check the
-// invariants (fill, recycling, timestamps) from outside.
-struct SliceView {
-  std::uint64_t bits = 0;        // size m_i
-  std::uint64_t inserts = 0;     // n_i (TLBF; the generation count for APBF slice 0)
-  Time stamp = 0;                // t_i, time of the last update (TLBF only)
-  std::uint64_t hash_index = 0;  // which of the probe hashes this slice uses
-  std::uint64_t ones = 0;        // set bits
-};
-
 namespace detail {
 
 inline constexpr double kLn2 = 0.693147180559945309417;
