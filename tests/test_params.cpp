@@ -126,7 +126,7 @@ TEST_SUITE("checks") {
       CHECK(parameter_of([bad] { tlbf::check_error_rate(bad); }) == "error_rate");
   }
 
-  TEST_CASE("check_window wants exactly one window; check_algorithm one that fits it") {
+  TEST_CASE("check_window wants exactly one window, check_algorithm one that fits it") {
     tlbf::FilterConfig c;
     c.span = 0;
     CHECK(parameter_of([&] { tlbf::check_window(c); }) == "span");
