@@ -113,9 +113,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("-k,--key", keys, "key: JSON path a.b.c or /a/b, or a field list 3 | 1,4 | 2-5 | 6-; repeatable (composite key); default: the whole record")
       ->type_name("SPEC")->allow_extra_args(false);
   app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
-  app.add_option("--key-regex", o.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
-  app.add_flag("-i,--ignore-case", o.extract.ignore_case, "compare keys with ASCII letters case-folded");
-  app.add_option("-t,--time", o.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
+  app.add_option("--key-regex", o.pipeline.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
+  app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
+  app.add_option("-t,--time", o.pipeline.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
   app.add_option("--year", year, "year for timestamps without one (syslog, patterns without %Y); default: the current year")->type_name("N");
   app.add_option("-w,--window", window, "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)")->type_name("DUR");
@@ -126,11 +126,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("--max-memory", max_memory, "bound on the filter's memory: 512M, 2G (default 1G)")->type_name("SIZE");
   app.add_flag("--refresh", "a duplicate renews its key (sliding window); default: the window runs from the last emitted copy");
   app.add_option("--mark", mark, "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME default dup)")->type_name("[=NAME]");
-  app.add_flag("--only-dups", o.output.only_dups, "emit only the duplicates");
-  app.add_flag("--line-buffered", o.line_buffered, "flush the output after every record");
+  app.add_flag("--only-dups", o.pipeline.output.only_dups, "emit only the duplicates");
+  app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
   app.add_option("--on-error", on_error, "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)")->type_name("ACTION");
   app.add_option("--stats", stats, "summary on stderr at exit: text (default) | json")->type_name("[=FMT]");
-  app.add_flag("--progress", o.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
+  app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
@@ -154,21 +154,21 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   // Input.
   auto f = parse_format(format);
   if (!f) throw UsageError("-f/--format '" + format + "': expected auto, lines or json");
-  o.format = *f;
-  o.extract.keys = keys;
+  o.pipeline.format = *f;
+  o.pipeline.extract.keys = keys;
   if (given("--delimiter")) {
     if (delimiter == "\\t" || delimiter == "tab") delimiter = "\t";
     if (delimiter.size() != 1) throw UsageError("-d/--delimiter '" + delimiter + "': expected a single byte");
-    o.extract.delimiter = static_cast<unsigned char>(delimiter[0]);
+    o.pipeline.extract.delimiter = static_cast<unsigned char>(delimiter[0]);
   }
-  if (!o.extract.key_regex.empty() && !keys.empty()) throw UsageError("--key-regex and -k/--key cannot be combined");
-  if (given("--key-regex") && o.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
-  if (given("--time") && o.extract.time.empty()) throw UsageError("-t/--time: empty specification");
+  if (!o.pipeline.extract.key_regex.empty() && !keys.empty()) throw UsageError("--key-regex and -k/--key cannot be combined");
+  if (given("--key-regex") && o.pipeline.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
+  if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
   // them), not at the first record.
-  if (o.format == InputFormat::lines || !o.extract.key_regex.empty()) {
+  if (o.pipeline.format == InputFormat::lines || !o.pipeline.extract.key_regex.empty()) {
     try {
-      (void)make_line_extractor(o.extract, TimeParser(TimeFormat::auto_detect, std::nullopt, 1970));
+      (void)make_line_extractor(o.pipeline.extract, TimeParser(TimeFormat::auto_detect, std::nullopt, 1970));
     } catch (const SpecError& e) {
       throw UsageError(e.what());
     }
@@ -185,7 +185,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (!tf) throw UsageError("--time-format '" + time_format + "': expected auto, epoch, epoch-ms, epoch-us, epoch-ns, rfc3339, clf, syslog, ctime or a pattern with '%'");
     o.time_format = *tf;
   }
-  if (given("--time-format") && o.extract.time.empty())
+  if (given("--time-format") && o.pipeline.extract.time.empty())
     throw UsageError("--time-format has no effect without -t/--time (records are timed by the wall clock)");
   o.year = current_year();
   if (given("--year")) {
@@ -193,28 +193,30 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (!y || *y < 1678 || *y > 2261) throw UsageError("--year '" + year + "': expected a year between 1678 and 2261");
     o.year = *y;
   }
+  o.pipeline.time_parser = TimeParser(o.time_format, o.time_pattern, o.year);
 
   // Filter.
   tlbf::FilterConfig& fc = o.filter;
-  for (const char* name : {"--window", "--window-count", "--error-rate", "--capacity", "--algorithm", "--max-memory"})
-    if (given(name)) o.explicit_filter_options.insert(name);
   if (given("--window") && given("--window-count")) throw UsageError("-w/--window and -n/--window-count cannot be combined: choose a time or a count window");
   if (given("--window-count")) {
     auto n = parse_number<std::uint64_t>(window_count);
     if (!n || *n == 0 || window_count[0] == '-') throw UsageError("-n/--window-count '" + window_count + "': expected a whole number > 0");
     fc.window_count = *n;
+    o.given.window_count = *n;
     fc.span = 0;
     fc.algorithm = tlbf::Algorithm::apbf;
   } else {
     auto d = parse_duration(given("--window") ? window : "5m");
     if (!d || *d <= 0) throw UsageError("-w/--window '" + window + "': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d");
     fc.span = *d;
+    if (given("--window")) o.given.span = *d;
     fc.algorithm = tlbf::Algorithm::tlbf;
   }
   if (given("--algorithm")) {
     auto a = tlbf::parse_algorithm(algorithm);
     if (!a) throw UsageError("-a/--algorithm '" + algorithm + "': expected tlbf, apbf, gebf or exact");
     fc.algorithm = *a;
+    o.given.algorithm = *a;
     try {
       tlbf::check_algorithm(fc);
     } catch (const tlbf::invalid_parameter& e) {
@@ -230,28 +232,31 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       throw option_error(e, error_rate);
     }
     fc.error_rate = *p;
+    o.given.error_rate = *p;
   }
   if (given("--capacity")) {
     auto n = parse_number<std::uint64_t>(capacity);
     if (!n || *n == 0 || capacity[0] == '-') throw UsageError("-c/--capacity '" + capacity + "': expected a whole number > 0");
     fc.capacity = *n;
+    o.given.capacity = *n;
   }
   if (given("--max-memory")) {
     auto m = parse_byte_size(max_memory);
     if (!m || *m < 4096) throw UsageError("--max-memory '" + max_memory + "': expected a size of at least 4K, such as 512M or 2G");
     fc.max_memory_bytes = *m;
+    o.given.max_memory_bytes = *m;
   }
-  o.refresh = app.get_option("--refresh")->count() > 0 ? Refresh::yes : Refresh::no;
+  o.pipeline.refresh = app.get_option("--refresh")->count() > 0 ? Refresh::yes : Refresh::no;
 
   // Output.
   if (given("--mark")) {
     if (mark.empty()) throw UsageError("--mark=NAME: the name is empty");
-    o.output.mark = true;
-    o.output.mark_name = mark;
+    o.pipeline.output.mark = true;
+    o.pipeline.output.mark_name = mark;
   }
-  if (on_error == "pass") o.on_error = OnError::pass;
-  else if (on_error == "drop") o.on_error = OnError::drop;
-  else if (on_error == "fail") o.on_error = OnError::fail;
+  if (on_error == "pass") o.pipeline.on_error = OnError::pass;
+  else if (on_error == "drop") o.pipeline.on_error = OnError::drop;
+  else if (on_error == "fail") o.pipeline.on_error = OnError::fail;
   else throw UsageError("--on-error '" + on_error + "': expected pass, drop or fail");
   if (given("--stats")) {
     if (stats == "text") o.stats = StatsFormat::text;
