@@ -3,7 +3,10 @@
 // Invariant: parse_options() either returns Options that every later stage can use without
 // re-checking (a window > 0, exactly one window kind, an error rate in (0, 1), a compiled
 // time pattern when one is asked for, an algorithm that fits the window), or throws one
-// UsageError whose message names the option and the bad value. The option names and help
+// UsageError whose message names the option and the bad value. Relations between options
+// (-w excludes -n, --checkpoint needs --state, ...) are CLI11's excludes/needs; the range of a
+// filter parameter is the library's one check (tlbf/checks.hpp), reported under the
+// option's name by option_error(). The option names and help
 // texts here are the ones man/tlbf-dedup.1 documents; tests/e2e/help_matches_man.sh checks
 // that the two list the same options.
 #include "options.hpp"
@@ -136,6 +139,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
   app.add_flag("-q,--quiet", o.quiet, "no warnings on stderr");
 
+  // Relations between options, checked by CLI11 while parsing.
+  app.get_option("--window")->excludes("--window-count");
+  app.get_option("--key-regex")->excludes("--key");
+  app.get_option("--checkpoint")->needs("--state");
+  app.get_option("--state-reset")->needs("--state");
+
   std::vector<std::string> args = expand_optional_values(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
@@ -146,6 +155,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   } catch (const CLI::CallForVersion&) {
     std::printf("tlbf-dedup %s\n", TLBF_VERSION);
     return std::nullopt;
+  } catch (const CLI::ExcludesError& e) {
+    throw UsageError(std::string(e.what()) + ": give one or the other");
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
@@ -161,7 +172,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (delimiter.size() != 1) throw UsageError("-d/--delimiter '" + delimiter + "': expected a single byte");
     o.pipeline.extract.delimiter = static_cast<unsigned char>(delimiter[0]);
   }
-  if (!o.pipeline.extract.key_regex.empty() && !keys.empty()) throw UsageError("--key-regex and -k/--key cannot be combined");
   if (given("--key-regex") && o.pipeline.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
   if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
@@ -197,7 +207,6 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
 
   // Filter.
   tlbf::FilterConfig& fc = o.filter;
-  if (given("--window") && given("--window-count")) throw UsageError("-w/--window and -n/--window-count cannot be combined: choose a time or a count window");
   if (given("--window-count")) {
     auto n = parse_number<std::uint64_t>(window_count);
     if (!n || *n == 0 || window_count[0] == '-') throw UsageError("-n/--window-count '" + window_count + "': expected a whole number > 0");
@@ -268,10 +277,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (given("--checkpoint")) {
     auto d = parse_duration(checkpoint);
     if (!d || *d <= 0) throw UsageError("--checkpoint '" + checkpoint + "': expected a duration > 0 such as 30s or 5m");
-    if (o.state_file.empty()) throw UsageError("--checkpoint needs --state FILE");
     o.checkpoint = *d;
   }
-  if (o.state_reset && o.state_file.empty()) throw UsageError("--state-reset needs --state FILE");
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
   return o;
 }
