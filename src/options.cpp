@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "duration.hpp"
+#include "tlbf_build_commit.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -120,7 +121,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     std::fputs(app.help().c_str(), stdout);
     return std::nullopt;
   } catch (const CLI::CallForVersion&) {
-    std::printf("tlbf-dedup %s\n", TLBF_VERSION);
+    std::printf("tlbf-dedup %s (commit %s)\n", TLBF_VERSION, TLBF_BUILD_COMMIT);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
