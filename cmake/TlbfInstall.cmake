@@ -89,10 +89,12 @@ install(CODE "
 # --- tlbf-dedup-redis: the Redis module -----------------------------------------------------
 # Redis loads a module by path (loadmodule in redis.conf, MODULE LOAD); nothing links
 # against it, so it goes beside other packaged modules in /usr/lib/redis/modules, not in the
-# multiarch library directory that ld.so searches.
+# multiarch library directory that ld.so searches. It keeps its execute bits: since 7.0
+# redis-server refuses to load a module file that is not executable.
 set(TLBF_REDIS_MODULE_DIR lib/redis/modules)
 if(TARGET tlbf_redis)
-  install(TARGETS tlbf_redis LIBRARY DESTINATION ${TLBF_REDIS_MODULE_DIR} COMPONENT tlbf-dedup-redis)
+  install(TARGETS tlbf_redis LIBRARY DESTINATION ${TLBF_REDIS_MODULE_DIR} COMPONENT tlbf-dedup-redis
+    PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
   if(EXISTS ${PROJECT_SOURCE_DIR}/docs/redis.md)
     install(FILES docs/redis.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/tlbf-dedup-redis
       COMPONENT tlbf-dedup-redis)

@@ -4,8 +4,15 @@
 # installed program runs on the bundled sample, man reads the installed page, and the
 # completions, documents and library files are where Debian's tools look for them. Depends
 # must name the package of every shared library the binaries load, and lintian must report
-# no error. The Redis module's package is expected exactly when the build made the module.
-source "$(dirname "$0")/lib.bash"
+# no error. The Redis module's package is expected exactly when the build made the module,
+# and a redis-server, when there is one, loads the installed module and answers its commands.
+if command -v redis-server > /dev/null && command -v redis-cli > /dev/null && [ -n "${TLBF_REDIS_MODULE:-}" ]; then
+  source "$(dirname "$0")/redis_lib.bash"  # lib.bash, and start_server for the installed module
+  have_redis_server=1
+else
+  source "$(dirname "$0")/lib.bash"
+  have_redis_server=0
+fi
 : "${SOURCE_DIR:?}" "${BUILD_DIR:?}"
 
 missing=()
@@ -115,6 +122,15 @@ if [ -n "$redis_module" ]; then
   MODULE="$ROOT/usr/lib/redis/modules/tlbf_redis.so"
   check "the Redis module is in /usr/lib/redis/modules" 1 "$([ -f "$MODULE" ] && echo 1)"
   check_depends tlbf-dedup-redis "$ARCH" "$MODULE"
+  if [ "$have_redis_server" -eq 1 ]; then
+    TLBF_REDIS_MODULE="$MODULE" start_server installed
+    check "redis-server loads the installed module" 1 "$(rc installed MODULE LIST | grep -c "$MODULE")"
+    rc installed TLBF.RESERVE f WINDOW 10000 ERROR 1e-3 CAPACITY 1000 > /dev/null
+    check "and its filter answers: new, new, duplicate" "1 1 0" "$(rc installed TLBF.ADD f TIME 1000 a b a | paste -sd' ')"
+    stop_server installed
+  else
+    echo "     (redis-server or redis-cli is not installed: the installed module was not loaded)"
+  fi
 fi
 
 # --- every package: Debian's copyright and changelog; lintian ------------------------------
