@@ -20,6 +20,7 @@
 
 #include "duration.hpp"
 #include "tlbf/checks.hpp"
+#include "tlbf_build_commit.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -153,7 +154,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     std::fputs(app.help().c_str(), stdout);
     return std::nullopt;
   } catch (const CLI::CallForVersion&) {
-    std::printf("tlbf-dedup %s\n", TLBF_VERSION);
+    std::printf("tlbf-dedup %s (commit %s)\n", TLBF_VERSION, TLBF_BUILD_COMMIT);
     return std::nullopt;
   } catch (const CLI::ExcludesError& e) {
     throw UsageError(std::string(e.what()) + ": give one or the other");
