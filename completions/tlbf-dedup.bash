@@ -1,5 +1,6 @@
 # Bash completion for tlbf-dedup. Source it, or install it as
-# /usr/share/bash-completion/completions/tlbf-dedup.
+# /usr/share/bash-completion/completions/tlbf-dedup. tests/e2e/completions.sh checks that it
+# offers exactly the options of `tlbf-dedup --help`.
 _tlbf_dedup() {
   local cur prev
   cur=${COMP_WORDS[COMP_CWORD]}
@@ -20,7 +21,8 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --key --delimiter --key-regex --ignore-case --time --time-format
       --year --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --stats --progress --state --state-reset --checkpoint --quiet --help --version" -- "$cur"))
+      --line-buffered --on-error --stats --progress --state --state-reset --checkpoint --quiet --help --version
+      -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return
   fi
   COMPREPLY=($(compgen -f -- "$cur"))

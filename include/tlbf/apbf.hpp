@@ -24,21 +24,24 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
 class AgePartitionedFilter final : public WindowFilter {
  public:
   explicit AgePartitionedFilter(const FilterConfig& cfg) {
-    if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for apbf, got 0");
+    if (cfg.window_count == 0) throw invalid_parameter("window_count", "0", "must be > 0 for apbf");
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
@@ -48,15 +51,15 @@ class AgePartitionedFilter final : public WindowFilter {
     const std::uint64_t gen = window_ / l_ + (window_ % l_ != 0);
     const std::uint64_t bits = detail::slice_bits_for(static_cast<double>(gen) * k_, 64, slice_cap + 64);
     if (slice_cap < 64 || bits > slice_cap)
-      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) +
-                              " bytes is too small for an apbf of window_count " + std::to_string(window_) +
-                              " with k = " + std::to_string(k_) + ", l = " + std::to_string(l_));
+      throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                              "is too small for an apbf of window_count " + std::to_string(window_) + " with k = " +
+                                  std::to_string(k_) + ", l = " + std::to_string(l_));
     set_layout(bits);
     // ceil() in floating point may land a hair low; the window guarantee needs g >= gen.
     while (generation_ < gen) set_layout(bits_ + 64);
     if (bits_ > slice_cap)
-      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) + " bytes is too small for window_count " +
-                              std::to_string(window_));
+      throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                              "is too small for window_count " + std::to_string(window_));
     words_.assign(std::size_t{slices()} * words_per_slice_, 0);
   }
 
@@ -105,8 +108,10 @@ class AgePartitionedFilter final : public WindowFilter {
   std::uint32_t slices() const { return k_ + l_; }
   // Inserts per generation, g = floor(m ln2 / k).
   std::uint64_t generation() const { return generation_; }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slices().
   SliceView slice(std::size_t position) const {
-    const std::uint32_t j = physical(position % slices());
+    if (position >= slices()) throw std::out_of_range("apbf: no slice at position " + std::to_string(position));
+    const std::uint32_t j = physical(static_cast<std::uint32_t>(position));
     SliceView v;
     v.bits = bits_;
     v.inserts = position == 0 ? gen_count_ : 0;

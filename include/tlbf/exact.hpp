@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
@@ -50,14 +51,12 @@ namespace tlbf {
 class ExactWindow final : public WindowFilter {
  public:
   explicit ExactWindow(const FilterConfig& cfg) {
-    if (cfg.span < 0) throw invalid_parameter("span must not be negative, got " + std::to_string(cfg.span));
-    if ((cfg.span > 0) == (cfg.window_count > 0))
-      throw invalid_parameter("exact: exactly one of span or window_count must be set");
+    check_window(cfg);
     span_ = cfg.span;
     window_count_ = cfg.window_count;
     if (window_count_ > kMaxWindowCount)
-      throw invalid_parameter("window_count too large: " + std::to_string(window_count_));
-    if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
+      throw invalid_parameter("window_count", parameter_value(window_count_), "is too large");
+    check_max_memory(cfg.max_memory_bytes);
     cap_bytes_ = std::max(cfg.max_memory_bytes, kMinBytes);
     shortest_window_ = window();
     start_empty();

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
@@ -72,10 +73,7 @@ inline constexpr ProbeMultipliers kProbeMultipliers = make_probe_multipliers();
 inline std::uint64_t multiply_probe_hash(KeyHash h, std::uint32_t i) { return h.lo * kProbeMultipliers.m[i] + h.hi; }
 
 inline void check_gebf_r(std::uint32_t r) {
-  if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r must be in [1, 65535], got " + std::to_string(r));
-}
-inline void check_error_rate(double p) {
-  if (!(p > 0 && p < 1)) throw invalid_parameter("error_rate must be in (0,1), got " + std::to_string(p));
+  if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r", parameter_value(r), "must be in [1, 65535]");
 }
 inline std::uint64_t unit_bits(bool blocked) { return blocked ? kGebfBlockBits : 64; }
 
