@@ -24,8 +24,9 @@
 // the cap gives up window length, never the false-positive rate. Each eviction of a block
 // still inside the window is a cap bind (cap_binds(), cap_evictions); keys younger than the
 // newest evicted insert are all kept, so the window has effectively shrunk to the age of that
-// insert at the moment of eviction (effective_span in stats: the smallest since creation). A
-// block wanted larger than the whole cap is cut to it and holds the keys that fit at its rate.
+// insert at the moment of eviction (effective_span in stats: the smallest since creation). No
+// block is larger than a quarter of the cap (one wanted larger holds the keys that fit at its
+// rate), so an eviction gives up at most about a quarter of what the cap can hold.
 //
 // Saved form, after the Algorithm::gebf tag and the time-variant byte: a format byte, then the
 // fields in visit_fields()'s order, every bit array a counted word vector. load() checks each
@@ -357,16 +358,17 @@ class TimedEpochFilter final : public WindowFilter {
   }
 
   // A block for `capacity` keys at rate f. Under the cap, room is made by evicting the oldest
-  // blocks; a block wanted larger than the whole cap is cut to it and sized down to the keys
-  // that fit at rate f (at least one).
+  // blocks. No block is larger than a quarter of the cap, so one eviction gives up at most
+  // about a quarter of the window the cap holds (a block wanted larger is cut and sized down
+  // to the keys that fit at rate f, at least one).
   Block make_block(std::uint64_t capacity, double f) {
     SegmentShape shape = shapes_.shape_for(blocked_, static_cast<double>(capacity), f);
     const std::uint64_t unit = detail::unit_bits(blocked_);
-    const std::uint64_t whole = std::max(unit, cap_bits_ / unit * unit);
-    if (shape.bits > whole) {
-      shape.bits = whole;
-      capacity = keys_fitting(blocked_, whole, f);
-      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(whole));
+    const std::uint64_t largest = std::max(unit, cap_bits_ / 4 / unit * unit);
+    if (shape.bits > largest) {
+      shape.bits = largest;
+      capacity = keys_fitting(blocked_, largest, f);
+      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(largest));
     }
     while (used_bits_ + shape.bits > cap_bits_ && evict_oldest_block()) {
     }
