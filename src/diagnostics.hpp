@@ -15,6 +15,7 @@ enum class WarningKind {
   malformed_record,  // not a readable JSON object
   missing_key,       // no key at the key spec
   untimed,           // -t given, but no readable time
+  memory_cap,        // the filter dropped keys inside the window to stay under --max-memory
 };
 
 struct Warning {
