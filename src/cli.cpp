@@ -2,10 +2,15 @@
 //
 // This is the one place that turns errors into a message and an exit status:
 // 0 success (also when downstream closed the pipe: quietly), 1 runtime error, 2 usage
-// error, 128+N when ended by signal N (SIGINT 130, SIGTERM 143) after flushing the output
-// and saving the state. Nothing below this layer prints errors or exits.
+// error, 128+N when ended by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143) after flushing
+// the output and saving the state. Nothing below this layer prints errors or exits.
+//
+// With --state the run holds an exclusive lock on FILE.lock from before the state is read
+// until after the last save, so two runs on one state never both load it and each save its
+// own half: the second waits (--lock-timeout) or ends before reading anything.
 #include "cli.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "atomic_file.hpp"
 #include "duration.hpp"
 #include "options.hpp"
 #include "pipeline.hpp"
@@ -29,13 +35,16 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 
-// SIGINT/SIGTERM set a flag and interrupt a blocking read(2) (no SA_RESTART), so the
-// loop stops, flushes and saves. SIGPIPE is ignored so a closed pipe is an EPIPE error.
+// SIGHUP/SIGINT/SIGTERM set a flag and interrupt a blocking read(2) (no SA_RESTART), so the
+// loop stops, flushes and saves. SIGHUP is among them because a closing terminal sends it to
+// a `tail -F log | tlbf-dedup --state ...` session, whose window must survive that too.
+// SIGPIPE is ignored so a closed pipe is an EPIPE error.
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;
+  sigaction(SIGHUP, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
@@ -74,7 +83,31 @@ class StderrDiagnostics final : public Diagnostics {
   StatsFormat stats_;
 };
 
+// The lock on the state file, or nullopt when a signal ended the wait. A busy lock is a
+// runtime error (exit 1) that names the state file, the lock file and the holder.
+std::optional<ExclusiveLock> lock_state(const Options& o) {
+  const std::string lock_path = o.state_file + ".lock";
+  try {
+    return ExclusiveLock::acquire(lock_path, std::chrono::milliseconds(o.lock_timeout / tlbf::kMillisecond), &g_stop_signal);
+  } catch (const LockBusy& e) {
+    const std::string holder = e.holder_pid() > 0 ? "pid " + std::to_string(e.holder_pid()) : "a process whose pid is unknown";
+    throw std::runtime_error("state file '" + o.state_file + "' is in use by another run (" + holder + " holds the lock '" +
+                             lock_path + "')" +
+                             (o.lock_timeout > 0 ? " and was not released within --lock-timeout " + format_duration(o.lock_timeout)
+                                                 : "; --lock-timeout DUR waits for it"));
+  } catch (const FileError& e) {
+    throw std::runtime_error(std::string("state file lock ") + e.what());
+  }
+}
+
 int run(const Options& o) {
+  // Step 0: the state's lock, held until this function returns (every exit path).
+  std::optional<ExclusiveLock> lock;
+  if (!o.state_file.empty()) {
+    lock = lock_state(o);
+    if (!lock) return 128 + g_stop_signal;
+  }
+
   // Step 1: the filter, from the state file when there is one, else fresh.
   tlbf::FilterConfig config = o.filter;
   std::unique_ptr<tlbf::WindowFilter> filter;

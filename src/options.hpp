@@ -53,6 +53,7 @@ struct Options {
   std::string state_file;
   bool state_reset = false;
   tlbf::Duration checkpoint = 60 * tlbf::kSecond;
+  tlbf::Duration lock_timeout = 0;  // how long to wait for another run's lock on the state; 0: fail at once
 };
 
 // The usage error for a filter parameter the library refused: the option that sets it, the
