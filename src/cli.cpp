@@ -8,6 +8,10 @@
 // With --state the run holds an exclusive lock on FILE.lock from before the state is read
 // until after the last save, so two runs on one state never both load it and each save its
 // own half: the second waits (--lock-timeout) or ends before reading anything.
+//
+// A state file records the keys' hash seed and the key and time options of the run that
+// made it; a later run hashes with that seed and is held to those options (the ones it does
+// not give are read as if given). A fresh filter gets a fresh seed from the OS.
 #include "cli.hpp"
 
 #include <chrono>
@@ -16,7 +20,12 @@
 #include <cstring>
 #include <exception>
 
+#include <sys/random.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstdint>
 
 #include "atomic_file.hpp"
 #include "duration.hpp"
@@ -67,6 +76,76 @@ void check_state_matches(const Options& o, const tlbf::FilterConfig& saved, cons
     conflict("--max-memory", std::to_string(saved.max_memory_bytes) + " bytes");
 }
 
+std::string describe_values(const RecordedOption& r) {
+  std::string out;
+  for (const std::string& v : r.values) out += " '" + v + "'";
+  return out;
+}
+
+// "--key '3' --time '1'", with what the absence of an option means spelled out.
+std::string describe(const std::vector<RecordedOption>& options) {
+  std::string out;
+  bool key = false, time = false;
+  for (const RecordedOption& r : options) {
+    out += (out.empty() ? "" : " ") + r.name + describe_values(r);
+    key |= r.name == "--key" || r.name == "--key-regex";
+    time |= r.name == "--time";
+  }
+  if (!key) out += std::string(out.empty() ? "" : ", ") + "whole-record keys";
+  if (!time) out += ", times from the wall clock";
+  return out;
+}
+
+// This run's key and time options against the ones the state was made with: a given option
+// the state lacks or has with other values is a usage error; the state's options that this
+// run does not give are returned as arguments ("--key=3"), to be read as if given.
+std::vector<std::string> saved_key_time_args(const Options& o, const std::vector<RecordedOption>& saved,
+                                             const std::string& path) {
+  auto find = [](const std::vector<RecordedOption>& in, const std::string& name) {
+    for (const RecordedOption& r : in)
+      if (r.name == name) return &r;
+    return static_cast<const RecordedOption*>(nullptr);
+  };
+  for (const RecordedOption& given : o.key_time_options) {
+    const RecordedOption* had = find(saved, given.name);
+    if (!had || had->values != given.values)
+      throw UsageError(given.name + describe_values(given) + " differs from the state file " + path + " (made with " + describe(saved) +
+                       "); drop the option, or use --state-reset to start over");
+  }
+  std::vector<std::string> args;
+  for (const RecordedOption& had : saved) {
+    if (find(o.key_time_options, had.name)) continue;
+    if (had.values.empty()) args.push_back(had.name);
+    for (const std::string& v : had.values) args.push_back(had.name + "=" + v);
+  }
+  return args;
+}
+
+// The seed of a fresh filter's key hashes: secret, from the OS, unless the environment fixes
+// it for a test or an experiment (TLBF_DEDUP_HASH_SEED, a decimal or 0x-hex 64-bit number).
+std::uint64_t fresh_hash_seed() {
+  if (const char* fixed = std::getenv("TLBF_DEDUP_HASH_SEED")) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(fixed, &end, 0);
+    if (*fixed == '\0' || *fixed == '-' || *end != '\0' || errno == ERANGE)
+      throw std::runtime_error(std::string("TLBF_DEDUP_HASH_SEED '") + fixed + "': expected a 64-bit number, e.g. 42 or 0x2a");
+    return v;
+  }
+  std::uint64_t seed = 0;
+  unsigned char* p = reinterpret_cast<unsigned char*>(&seed);
+  std::size_t got = 0;
+  while (got < sizeof seed) {
+    const ssize_t n = ::getrandom(p + got, sizeof seed - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("cannot draw a hash seed from the OS (getrandom): ") + std::strerror(errno));
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return seed;
+}
+
 // The front end's diagnostics: warnings on stderr unless --quiet, the summary as --stats asks.
 class StderrDiagnostics final : public Diagnostics {
  public:
@@ -100,7 +179,7 @@ std::optional<ExclusiveLock> lock_state(const Options& o) {
   }
 }
 
-int run(const Options& o) {
+int run(Options o, int argc, const char* const* argv) {
   // Step 0: the state's lock, held until this function returns (every exit path).
   std::optional<ExclusiveLock> lock;
   if (!o.state_file.empty()) {
@@ -108,16 +187,22 @@ int run(const Options& o) {
     if (!lock) return 128 + g_stop_signal;
   }
 
-  // Step 1: the filter, from the state file when there is one, else fresh.
+  // Step 1: the filter, from the state file when there is one (with its hash seed, and its
+  // key and time options where this run gives none), else fresh with a fresh seed.
   tlbf::FilterConfig config = o.filter;
   std::unique_ptr<tlbf::WindowFilter> filter;
   tlbf::Time clock = 0;
   if (!o.state_file.empty() && !o.state_reset) {
     if (auto saved = load_state_file(o.state_file)) {
       check_state_matches(o, saved->config, o.state_file);
+      if (saved->run.key_time_options) {
+        const std::vector<std::string> args = saved_key_time_args(o, *saved->run.key_time_options, o.state_file);
+        if (!args.empty()) o = *parse_options(argc, argv, args);
+      }
       config = saved->config;
       filter = std::move(saved->filter);
       clock = saved->clock;
+      o.pipeline.hash_seed = saved->run.hash_seed;
     }
   }
   if (!filter) {
@@ -126,12 +211,16 @@ int run(const Options& o) {
     } catch (const tlbf::invalid_parameter& e) {
       throw option_error(e);
     }
+    o.pipeline.hash_seed = fresh_hash_seed();
   }
 
   // Step 2: the state hooks: save at every checkpoint and at the end.
   StateHooks hooks;
   if (!o.state_file.empty()) {
-    hooks.save = [path = o.state_file, config](const tlbf::WindowFilter& f, tlbf::Time c) { save_state_file(path, f, config, c); };
+    const RunRecord record{o.pipeline.hash_seed, o.key_time_options};
+    hooks.save = [path = o.state_file, config, record](const tlbf::WindowFilter& f, tlbf::Time c) {
+      save_state_file(path, f, config, c, record);
+    };
     hooks.every = o.checkpoint;
   }
 
@@ -155,7 +244,7 @@ int run_cli(int argc, char** argv) {
     auto options = parse_options(argc, argv);
     if (!options) return 0;
     install_signal_handlers();
-    return run(*options);
+    return run(std::move(*options), argc, argv);
   } catch (const BrokenPipe&) {
     return 0;
   } catch (const UsageError& e) {

@@ -60,8 +60,8 @@ std::optional<T> parse_number(const std::string& s) {
 
 // "--mark" and "--stats" take an optional value only in the "--opt=VALUE" spelling, so that
 // "--mark file.log" does not read the file name as the value.
-std::vector<std::string> expand_optional_values(int argc, const char* const* argv) {
-  std::vector<std::string> args;
+std::vector<std::string> expand_optional_values(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
+  std::vector<std::string> args = defaults;
   bool positional_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -100,7 +100,7 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
   return UsageError(e.what());
 }
 
-std::optional<Options> parse_options(int argc, const char* const* argv) {
+std::optional<Options> parse_options(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
   Options o;
   CLI::App app{kDescription, "tlbf-dedup"};
   app.set_version_flag("-V,--version", std::string("tlbf-dedup ") + TLBF_VERSION);
@@ -147,7 +147,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.get_option("--state-reset")->needs("--state");
   app.get_option("--lock-timeout")->needs("--state");
 
-  std::vector<std::string> args = expand_optional_values(argc, argv);
+  std::vector<std::string> args = expand_optional_values(argc, argv, defaults);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
     app.parse(args);
@@ -287,6 +287,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     o.lock_timeout = *d;
   }
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
+  for (const char* name : kKeyTimeOptions) {
+    const CLI::Option* opt = app.get_option(name);
+    if (opt->count() == 0) continue;
+    RecordedOption r{name, {}};
+    if (opt->get_expected_max() > 0) r.values = opt->results();  // a flag records no value
+    o.key_time_options.push_back(std::move(r));
+  }
   return o;
 }
 
