@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -398,5 +399,64 @@ TEST_SUITE("state_store") {
     tlbf::ByteWriter count;
     count.u32(0xFFFFFFFFu);
     CHECK(contains(error_of(tlbf_dedup::frame_state_payload(head + count.data())), "recorded options"));
+  }
+
+  // A checksum proves only that a file was not damaged by accident: a crafted file with a
+  // valid one may declare any size. Every field of every filter's payload is overwritten in
+  // turn with 2^40 (as u64: "2^40 slices", "2^40 words") and with 2^32-1 (as u32), re-framed
+  // with a valid checksum and loaded in a child process whose address space is capped at
+  // 512 MiB above its current size: each load must succeed or be refused by name, and none
+  // may try to allocate what was declared (the child would die or report bad_alloc).
+  TEST_CASE("a checksummed file declaring absurd sizes is refused without allocating them") {
+    std::vector<std::string> payloads;
+    for (const auto& [name, cfg] : all_filter_configs()) {
+      tlbf::Time clock = 0;
+      const std::string file = tlbf_dedup::encode_state(*filled_filter(cfg, 50, &clock), cfg, clock);
+      payloads.push_back(file.substr(24, file.size() - 32));
+    }
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+#if defined(__SANITIZE_ADDRESS__)
+      // AddressSanitizer reserves terabytes of shadow memory, so no address-space cap fits;
+      // its allocator aborts on absurd sizes by itself.
+#else
+      long pages = 0;
+      if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+        std::fclose(statm);
+      }
+      const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{512} << 20);
+      const struct rlimit limit {cap, cap};
+      if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
+#endif
+      int refused = 0, bad = 0;
+      for (const std::string& payload : payloads) {
+        for (std::size_t at = 0; at + 4 <= payload.size(); ++at) {
+          tlbf::ByteWriter u64, u32;
+          u64.u64(std::uint64_t{1} << 40);
+          u32.u32(0xFFFFFFFFu);
+          for (const std::string* value : {&u64.data(), &u32.data()}) {
+            if (at + value->size() > payload.size()) continue;
+            std::string forged = payload;
+            forged.replace(at, value->size(), *value);
+            try {
+              (void)tlbf_dedup::load_state_bytes(tlbf_dedup::frame_state_payload(forged), "forged.state");
+            } catch (const StateFileError& e) {
+              ++refused;
+              if (contains(e.what(), "does not fit in memory")) ++bad;  // an allocation was tried
+            } catch (...) {
+              ++bad;
+            }
+          }
+        }
+      }
+      std::fprintf(stderr, "absurd sizes: %d forged payloads refused, %d tried to allocate\n", refused, bad);
+      ::_exit(bad == 0 && refused > 0 ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK_MESSAGE(WIFEXITED(status), "the loading child was killed by signal ", WTERMSIG(status));
+    CHECK(WEXITSTATUS(status) == 0);
   }
 }
