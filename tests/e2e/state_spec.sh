@@ -2,7 +2,7 @@
 # A state file knows what its keys and times were made of: a later run that gives other key
 # or time options (-k, --key-regex, -d, -i, -t, --time-format) is refused with exit 2 naming
 # the difference, one that gives none continues with the recorded ones, and --state-reset
-# starts over.
+# starts over. The state also keeps its hash seed.
 source "$(dirname "$0")/lib.bash"
 D="$TLBF_DEDUP"
 st="$WORK/s.state"
@@ -44,4 +44,16 @@ check "the same options: accepted" "" "$(echo 'c 1600000002' | "$D" -k 1 -t 2 --
 check "--state-reset: other options accepted, window empty" "a 1600000001" \
   "$(echo 'a 1600000001' | "$D" -k 2 --state "$st" --state-reset)"
 refused "after a reset, the new options are recorded" "--key '1' differs from the state file $st (made with --key '2', times from the wall clock)" -k 1
+
+# The hash seed is the state's: a later run hashes with it whatever TLBF_DEDUP_HASH_SEED says
+# (a new seed would make every remembered key look new).
+seq 1 1000 > "$WORK/keys"
+TLBF_DEDUP_HASH_SEED=0x1234 "$D" -w 1h --state "$WORK/seed.state" "$WORK/keys" > /dev/null
+check "seed: a later run without the variable remembers every key" 0 \
+  "$("$D" --state "$WORK/seed.state" "$WORK/keys" | wc -l)"
+check "seed: a later run with another seed in the variable too" 0 \
+  "$(TLBF_DEDUP_HASH_SEED=99 "$D" --state "$WORK/seed.state" "$WORK/keys" | wc -l)"
+TLBF_DEDUP_HASH_SEED=0x-1 "$D" -w 1h "$WORK/keys" > /dev/null 2> "$WORK/seed.err" && status=0 || status=$?
+check "seed: a malformed variable is an error" 1 "$status"
+check "seed: its message names the variable" 1 "$(grep -q "TLBF_DEDUP_HASH_SEED '0x-1'" "$WORK/seed.err" && echo 1 || echo 0)"
 finish
