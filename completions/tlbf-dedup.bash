@@ -10,7 +10,7 @@ _tlbf_dedup() {
     -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
-    -w|--window|--checkpoint) COMPREPLY=($(compgen -W "250ms 1s 30s 1m 5m 1h 1d" -- "$cur")); return ;;
+    -w|--window|--checkpoint|--lock-timeout) COMPREPLY=($(compgen -W "250ms 1s 30s 1m 5m 1h 1d" -- "$cur")); return ;;
     --max-memory) COMPREPLY=($(compgen -W "64M 256M 512M 1G 2G" -- "$cur")); return ;;
     -k|--key|-t|--time|-d|--delimiter|--key-regex|-n|--window-count|-e|--error-rate|-c|--capacity|--year) return ;;
     --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -21,7 +21,7 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --key --delimiter --key-regex --ignore-case --time --time-format
       --year --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --stats --progress --state --state-reset --checkpoint --quiet --help --version
+      --line-buffered --on-error --stats --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return
   fi

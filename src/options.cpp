@@ -61,8 +61,8 @@ std::optional<T> parse_number(const std::string& s) {
 
 // "--mark" and "--stats" take an optional value only in the "--opt=VALUE" spelling, so that
 // "--mark file.log" does not read the file name as the value.
-std::vector<std::string> expand_optional_values(int argc, const char* const* argv) {
-  std::vector<std::string> args;
+std::vector<std::string> expand_optional_values(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
+  std::vector<std::string> args = defaults;
   bool positional_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -101,14 +101,14 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
   return UsageError(e.what());
 }
 
-std::optional<Options> parse_options(int argc, const char* const* argv) {
+std::optional<Options> parse_options(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
   Options o;
   CLI::App app{kDescription, "tlbf-dedup"};
   app.set_version_flag("-V,--version", std::string("tlbf-dedup ") + TLBF_VERSION);
   app.get_formatter()->column_width(32);
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
-  std::string delimiter, mark, on_error = "pass", stats, max_memory, year, checkpoint;
+  std::string delimiter, mark, on_error = "pass", stats, max_memory, year, checkpoint, lock_timeout;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -138,6 +138,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
+  app.add_option("--lock-timeout", lock_timeout, "with --state: wait this long for another run on the same FILE to end (default 0: fail at once)")->type_name("DUR");
   app.add_flag("-q,--quiet", o.quiet, "no warnings on stderr");
 
   // Relations between options, checked by CLI11 while parsing.
@@ -145,8 +146,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.get_option("--key-regex")->excludes("--key");
   app.get_option("--checkpoint")->needs("--state");
   app.get_option("--state-reset")->needs("--state");
+  app.get_option("--lock-timeout")->needs("--state");
 
-  std::vector<std::string> args = expand_optional_values(argc, argv);
+  std::vector<std::string> args = expand_optional_values(argc, argv, defaults);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
     app.parse(args);
@@ -280,7 +282,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (!d || *d <= 0) throw UsageError("--checkpoint '" + checkpoint + "': expected a duration > 0 such as 30s or 5m");
     o.checkpoint = *d;
   }
+  if (given("--lock-timeout")) {
+    auto d = parse_duration(lock_timeout);
+    if (!d || *d < 0) throw UsageError("--lock-timeout '" + lock_timeout + "': expected a duration such as 0, 30s or 5m");
+    o.lock_timeout = *d;
+  }
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
+  for (const char* name : kKeyTimeOptions) {
+    const CLI::Option* opt = app.get_option(name);
+    if (opt->count() == 0) continue;
+    RecordedOption r{name, {}};
+    if (opt->get_expected_max() > 0) r.values = opt->results();  // a flag records no value
+    o.key_time_options.push_back(std::move(r));
+  }
   return o;
 }
 

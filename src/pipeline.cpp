@@ -174,7 +174,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
   try {
-    with_decider(*filter_, cfg_.refresh,
+    with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
                  [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
     out.flush();
     save_state(out);

@@ -45,6 +45,7 @@ struct PipelineConfig {
   ExtractConfig extract;
   TimeParser time_parser{TimeFormat::auto_detect, std::nullopt, 1970};
   Refresh refresh = Refresh::no;
+  std::uint64_t hash_seed = 0;  // the keys' hash seed, kept with the filter (decider.hpp)
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
