@@ -25,6 +25,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "extract.hpp"
@@ -32,12 +33,12 @@
 namespace tlbf_dedup {
 
 static_assert(simdjson::SIMDJSON_PADDING <= RecordReader::kTailPadding, "the reader must keep simdjson's padding after each record");
+constexpr std::size_t kPlainDigits = 40;  // integers up to this many digits print plainly
+static_assert(kPlainDigits + 8 <= RecordReader::kTailPadding, "a plain integer key is copied with the bytes after it");
 
 namespace {
 
 namespace od = simdjson::ondemand;
-
-constexpr std::size_t kPlainDigits = 40;  // integers up to this many digits print plainly
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -114,6 +115,30 @@ bool valid_pointer(std::string_view p) {
   return true;
 }
 
+// An integer that append_canonical_number() would copy unchanged: no -0, no leading zero,
+// at most kPlainDigits digits. Eight bytes at a time, since this runs for every record keyed
+// by a number.
+bool is_plain_integer(std::string_view s) {
+  std::size_t i = !s.empty() && s[0] == '-';
+  const std::size_t digits = s.size() - i;
+  if (digits == 0 || digits > kPlainDigits || s[i] == '0') return s == "0";
+  auto eight_digits = [&](std::size_t at) {
+    std::uint64_t x;
+    std::memcpy(&x, s.data() + at, 8);
+    // Each byte is 0x30-0x39: high nibble 3, and adding 6 leaves it 3.
+    constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0, threes = 0x3030303030303030, sixes = 0x0606060606060606;
+    return (x & high) == threes && ((x + sixes) & high) == threes;
+  };
+  if (digits < 8) {
+    for (; i < s.size(); ++i)
+      if (static_cast<unsigned char>(s[i] - '0') > 9) return false;
+    return true;
+  }
+  for (; i + 8 < s.size(); i += 8)
+    if (!eight_digits(i)) return false;
+  return eight_digits(s.size() - 8);  // the last eight, overlapping the previous word
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -137,6 +162,19 @@ class KeyEncoder {
     simdjson::error_code err = v.type().get(type);
     if (err) return err;
     if (type == od::json_type::string && !fold_) return v.get_string().get(out);
+    if (type == od::json_type::number) {
+      // The second most common key: a short integer, its own canonical form. Copied with
+      // its tag in one step, since a per-character append cost a tenth of all instructions.
+      const std::string_view raw = trim(v.raw_json_token());
+      if (is_plain_integer(raw)) {
+        // A fixed-size copy, a few vector moves: the bytes past the integer are the record's
+        // or its tail padding (RecordReader::kTailPadding > kPlainDigits + 8).
+        number_key_[0] = json_key::kNumber;
+        std::memcpy(number_key_ + 1, raw.data(), kPlainDigits + 8);
+        out = std::string_view(number_key_, raw.size() + 1);
+        return simdjson::SUCCESS;
+      }
+    }
     buf.clear();
     if ((err = append(v, type, buf, Depth::top))) return err;
     out = buf;
@@ -236,6 +274,7 @@ class KeyEncoder {
   }
 
   bool fold_;
+  char number_key_[kPlainDigits + 9];  // kNumber and a plain integer, for part()
 };
 
 class JsonExtractor final : public Extractor {

@@ -221,6 +221,15 @@ TEST_SUITE("extract") {
     CHECK(key("100") != key("1"));
     CHECK(key("-7") != key("7"));
     CHECK(key("18446744073709551617") != key("18446744073709551616"));  // exact beyond 64 bits
+    // Integers of 8 digits and more take a word-at-a-time path; it must agree with the rest.
+    CHECK(key("12345678901") == std::string{kNumber} + "12345678901");
+    CHECK(key("1234567890.0") == key("1234567890"));
+    CHECK(key("123456789e1") == key("1234567890"));
+    CHECK(key("-12345678") == std::string{kNumber} + "-12345678");
+    CHECK(key("1" + std::string(39, '0')) == key("1e39"));
+    CHECK(key("1" + std::string(40, '0')) == key("1e40"));
+    CHECK(status_of(*x, R"({"k":123456789012345x})") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"k":1234567890123-4})") == ExtractStatus::malformed);
     // Arrays in order, objects by content.
     CHECK(key("[1, 2]") == key("[1,2]"));
     CHECK(key("[1,2]") != key("[2,1]"));
