@@ -2,7 +2,7 @@
 // Sarioglu 2026), measured in the paper's set-up: W = 20,000, r = 8, 14 bits per live item,
 // 120,000 inserts, then 20,000 live, 20,000 fresh and 20,000 expired queries, shuffled.
 //
-// The library's GuardedEpochFilter (gebf.hpp) keeps r+1 separate segments and tests them one
+// The paper's layout (detail::SeparateSegments, gebf_layouts.hpp) keeps r+1 separate segments and tests them one
 // after the other (§3), so a query runs up to r+1 probe loops, each ending on an
 // unpredictable branch. Two layouts that give the same answers with less work are built
 // here as WindowFilters, so they pay the same virtual call and XXH3 hashing as the library

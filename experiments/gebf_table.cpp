@@ -170,7 +170,8 @@ void run_gebf_table1(Context& ctx) {
       };
       for (bool blocked : {false, true}) {
         for (std::uint32_t r : {2u, 4u, 8u, 16u}) {
-          tlbf::GuardedEpochFilter f(gebf_cfg(window, r, bpk, blocked));
+          auto f_owner = tlbf::GuardedEpochFilter::make(gebf_cfg(window, r, bpk, blocked));
+          tlbf::GuardedEpochFilter& f = *f_owner;
           for (std::uint64_t id : ids) f.insert(inserted_key(id), 0);
           Result res = measure(q, [&](tlbf::KeyHash h) { return f.may_contain(h, 0); },
                                static_cast<double>(f.stats(0).bits_allocated), window, repeats);
@@ -231,7 +232,8 @@ void run_gebf_fpr_model(Context& ctx) {
   for (bool blocked : {false, true}) {
     for (double bpk : {8.0, 14.0, 20.0}) {
       for (std::uint32_t r : {1u, 2u, 4u, 8u, 16u, 32u}) {
-        tlbf::GuardedEpochFilter f(gebf_cfg(window, r, bpk, blocked));
+        auto f_owner = tlbf::GuardedEpochFilter::make(gebf_cfg(window, r, bpk, blocked));
+        tlbf::GuardedEpochFilter& f = *f_owner;
         const std::uint64_t inserts = 6 * window / f.epoch_length() * f.epoch_length();
         for (std::uint64_t i = 0; i < inserts; ++i) f.insert(inserted_key(i), 0);
         std::uint64_t pos = 0;
@@ -285,7 +287,8 @@ void run_gebf_real_log(Context& ctx) {
                res.stale, res.fnr);
   };
   for (bool blocked : {false, true}) {
-    tlbf::GuardedEpochFilter f(gebf_cfg(window, 8, bpk, blocked));
+    auto f_owner = tlbf::GuardedEpochFilter::make(gebf_cfg(window, 8, bpk, blocked));
+    tlbf::GuardedEpochFilter& f = *f_owner;
     for (std::uint64_t id : ids) f.insert(inserted_key(id), 0);
     record(blocked ? "gebf-blocked" : "gebf", 8,
            measure(q, [&](tlbf::KeyHash h) { return f.may_contain(h, 0); }, static_cast<double>(f.stats(0).bits_allocated), window, 1));

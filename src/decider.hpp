@@ -1,42 +1,51 @@
 // The decision for one record: is its key a duplicate within the window?
 //
-// The default filter (the TLBF) is called directly rather than through the WindowFilter
-// interface: the class is final, so its query and insert inline into the record loop and
-// share the key's probe hashes. Any other filter goes through the virtual interface. Both
-// paths make the same decisions; only the call differs.
+// Decider<F> calls the filter as F. with_decider() picks F once per run (one virtual call,
+// tlbf::visit_filter): the filter's own final class, so its query and insert are direct calls
+// that inline into the record loop (the TLBF's share the key's probe hashes); a filter from
+// outside the library arrives as tlbf::WindowFilter and is called through the virtual table.
+// Every F makes the same decisions; only the calls differ.
 #pragma once
 
-#include "options.hpp"
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
-#include "tlbf/time_limited.hpp"
+#include "tlbf/visit.hpp"
 
 namespace tlbf_dedup {
 
+enum class Refresh { no, yes };
+
 // Without refresh the window runs from the last emitted copy: only new keys are inserted,
 // so a duplicate does not extend its key's life. With refresh every occurrence renews it.
+template <class F>
 class Decider {
  public:
-  Decider(tlbf::WindowFilter& filter, Refresh refresh) : refresh_(refresh) { set_filter(filter); }
+  Decider(F& filter, Refresh refresh) : filter_(filter), refresh_(refresh) {}
 
   bool is_duplicate(std::string_view key, tlbf::Time now) { return is_duplicate(tlbf::hash_key(key), now); }
   bool is_duplicate(tlbf::KeyHash h, tlbf::Time now) {
-    if (tlbf_ && refresh_ == Refresh::no) return !tlbf_->add_if_absent(h, now);
-    if (refresh_ == Refresh::no) return !filter_->insert_if_absent(h, now);
-    bool present = filter_->may_contain(h, now);
-    filter_->insert(h, now);
+    if (refresh_ == Refresh::no) return !filter_.insert_if_absent(h, now);
+    const bool present = filter_.may_contain(h, now);
+    filter_.insert(h, now);
     return present;
   }
 
-  void set_filter(tlbf::WindowFilter& filter) {
-    filter_ = &filter;
-    tlbf_ = dynamic_cast<tlbf::TimeLimitedFilter*>(&filter);
-  }
-
  private:
-  tlbf::WindowFilter* filter_ = nullptr;
-  tlbf::TimeLimitedFilter* tlbf_ = nullptr;  // the same filter when it is a TLBF
+  F& filter_;
   Refresh refresh_;
 };
+
+// Calls fn(Decider<F>&) with F the filter's concrete class.
+template <class Fn>
+void with_decider(tlbf::WindowFilter& filter, Refresh refresh, Fn&& fn) {
+  tlbf::visit_filter(filter, [&](auto& concrete) {
+    Decider<std::remove_reference_t<decltype(concrete)>> decider(concrete, refresh);
+    fn(decider);
+  });
+}
 
 }  // namespace tlbf_dedup

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tlbf/detail/gebf_layouts.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
 #include "tlbf/exact.hpp"
@@ -75,7 +76,8 @@ TEST_SUITE("gebf") {
         CAPTURE(w);
         CAPTURE(r);
         // A tight budget (4 bits per key) makes any missed key likely to show.
-        tlbf::GuardedEpochFilter f(count_cfg(w, r, 4, blocked));
+        auto f_owner = tlbf::GuardedEpochFilter::make(count_cfg(w, r, 4, blocked));
+        tlbf::GuardedEpochFilter& f = *f_owner;
         for (std::uint64_t n = 1; n <= 12 * w; ++n) {
           f.insert(key(n), 0);
           if (n < 3 * w || n % 97 == 0) {
@@ -92,7 +94,8 @@ TEST_SUITE("gebf") {
     for (std::uint32_t r : {55u, 56u, 57u, 60u}) {
       CAPTURE(r);
       const std::uint64_t w = 64 * r;
-      tlbf::GuardedEpochFilter f(count_cfg(w, r, 20));
+      auto f_owner = tlbf::GuardedEpochFilter::make(count_cfg(w, r, 20));
+      tlbf::GuardedEpochFilter& f = *f_owner;
       std::uint64_t fresh_hits_before = 0, fresh_hits_after = 0;
       for (std::uint64_t n = 1; n <= 6 * w; ++n) {
         f.insert(key(n), 0);
@@ -123,7 +126,8 @@ TEST_SUITE("gebf") {
         CAPTURE(r);
         tlbf::FilterConfig c = count_cfg(w, r, 0, blocked);
         c.error_rate = 1e-9;
-        tlbf::GuardedEpochFilter f(c);
+        auto f_owner = tlbf::GuardedEpochFilter::make(c);
+        tlbf::GuardedEpochFilter& f = *f_owner;
         const std::uint64_t ell = f.epoch_length();
         const std::uint64_t bound = (r + 1) * ell;
         CHECK(ell == (w + r - 1) / r);
@@ -152,7 +156,8 @@ TEST_SUITE("gebf") {
       for (auto [r, bpk] : {std::pair<std::uint32_t, double>{8, 14}, {4, 10}, {16, 14}}) {
         CAPTURE(blocked);
         CAPTURE(r);
-        tlbf::GuardedEpochFilter f(count_cfg(20000, r, bpk, blocked));
+        auto f_owner = tlbf::GuardedEpochFilter::make(count_cfg(20000, r, bpk, blocked));
+        tlbf::GuardedEpochFilter& f = *f_owner;
         for (std::uint64_t i = 0; i < 120000; ++i) f.insert(key(i), 0);
         double predicted = f.predicted_fpr();
         double measured = measured_fpr(f, 200000);
@@ -166,7 +171,10 @@ TEST_SUITE("gebf") {
 
   TEST_CASE("insert_if_absent is may_contain then insert") {
     for (bool blocked : {false, true}) {
-      tlbf::GuardedEpochFilter a(count_cfg(500, 4, 6, blocked)), b(count_cfg(500, 4, 6, blocked));
+      auto a_owner = tlbf::GuardedEpochFilter::make(count_cfg(500, 4, 6, blocked));
+      auto b_owner = tlbf::GuardedEpochFilter::make(count_cfg(500, 4, 6, blocked));
+      tlbf::GuardedEpochFilter& a = *a_owner;
+      tlbf::GuardedEpochFilter& b = *b_owner;
       std::mt19937_64 rng(5);
       for (int i = 0; i < 20000; ++i) {
         tlbf::KeyHash h = key(rng() % 3000);
@@ -186,7 +194,8 @@ TEST_SUITE("gebf") {
         CAPTURE(p);
         tlbf::FilterConfig c = count_cfg(10000, 8, 0, blocked);
         c.error_rate = p;
-        tlbf::GuardedEpochFilter f(c);
+        auto f_owner = tlbf::GuardedEpochFilter::make(c);
+        tlbf::GuardedEpochFilter& f = *f_owner;
         CHECK(f.predicted_fpr() <= p * 1.0001);
         // The next-smaller unit would miss: sizing is minimal for the chosen k.
         const std::uint64_t unit = blocked ? tlbf::kGebfBlockBits : 64;
@@ -262,13 +271,15 @@ TEST_SUITE("gebf") {
         REQUIRE(probes[j].word < bits / 64);
       }
     }
-    tlbf::GuardedEpochFilter f(count_cfg(20000, 8, 14, true));
+    auto f_owner = tlbf::GuardedEpochFilter::make(count_cfg(20000, 8, 14, true));
+    tlbf::GuardedEpochFilter& f = *f_owner;
     CHECK(f.segment_bits() % 512 == 0);
     CHECK(f.stats(0).algorithm == "gebf-blocked");
   }
 
   TEST_CASE("stats report the shape and the budget") {
-    tlbf::GuardedEpochFilter f(count_cfg(20000, 8, 14));
+    auto f_owner = tlbf::GuardedEpochFilter::make(count_cfg(20000, 8, 14));
+    tlbf::GuardedEpochFilter& f = *f_owner;
     for (std::uint64_t i = 0; i < 30000; ++i) f.insert(key(i), 0);
     tlbf::FilterStats s = f.stats(0);
     CHECK(s.algorithm == "gebf");
@@ -281,7 +292,8 @@ TEST_SUITE("gebf") {
 
     tlbf::FilterConfig capped = count_cfg(20000, 8, 14);
     capped.max_memory_bytes = 9000;
-    tlbf::GuardedEpochFilter g(capped);
+    auto g_owner = tlbf::GuardedEpochFilter::make(capped);
+    tlbf::GuardedEpochFilter& g = *g_owner;
     CHECK(g.stats(0).memory_capped);
     CHECK(g.stats(0).bits_allocated <= 9000 * 8);
   }
@@ -394,8 +406,8 @@ TEST_SUITE("gebf") {
 
   TEST_CASE("save and load: identical answers, then identical behaviour") {
     std::vector<std::unique_ptr<tlbf::WindowFilter>> filters;
-    filters.push_back(std::make_unique<tlbf::GuardedEpochFilter>(count_cfg(3000, 8, 12)));
-    filters.push_back(std::make_unique<tlbf::GuardedEpochFilter>(count_cfg(3000, 5, 12, true)));
+    filters.push_back(tlbf::GuardedEpochFilter::make(count_cfg(3000, 8, 12)));
+    filters.push_back(tlbf::GuardedEpochFilter::make(count_cfg(3000, 5, 12, true)));
     filters.push_back(std::make_unique<tlbf::TimedEpochFilter>(time_cfg(10 * tlbf::kSecond, 1e-3)));
     filters.push_back(std::make_unique<tlbf::TimedEpochFilter>(time_cfg(10 * tlbf::kSecond, 1e-2, 3, true)));
     for (auto& a : filters) {
@@ -417,7 +429,7 @@ TEST_SUITE("gebf") {
 
   TEST_CASE("damaged state is refused with state_error, never loaded wrongly") {
     std::vector<std::unique_ptr<tlbf::WindowFilter>> filters;
-    filters.push_back(std::make_unique<tlbf::GuardedEpochFilter>(count_cfg(300, 4, 8)));
+    filters.push_back(tlbf::GuardedEpochFilter::make(count_cfg(300, 4, 8)));
     filters.push_back(std::make_unique<tlbf::TimedEpochFilter>(time_cfg(tlbf::kSecond, 1e-2, 3)));
     for (auto& a : filters) {
       tlbf::Time now = 0;
@@ -448,15 +460,57 @@ TEST_SUITE("gebf") {
   }
 
   TEST_CASE("invalid parameters name the parameter") {
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter(count_cfg(0, 8, 14)), doctest::Contains("window_count"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter(count_cfg(100, 0, 14)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter(count_cfg(100, 8, -1)), doctest::Contains("gebf_bits_per_key"),
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(0, 8, 14)), doctest::Contains("window_count"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 0, 14)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 8, -1)), doctest::Contains("gebf_bits_per_key"),
                          tlbf::invalid_parameter);
     tlbf::FilterConfig c = count_cfg(100, 8, 0);
     c.error_rate = 1.0;
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter{c}, doctest::Contains("error_rate"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(c), doctest::Contains("error_rate"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(0, 1e-3)), doctest::Contains("span"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 0)), doctest::Contains("error_rate"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 1e-3, 0)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
+  }
+
+  TEST_CASE("the three count-window layouts hold the same bits and give the same answers") {
+    // Same segments, same k, same probe hashes: only the memory order differs (sliced cells,
+    // segments one after the other), so every answer must agree; the blocked layout places
+    // probes differently and is checked against its own invariant, no false negatives.
+    constexpr std::uint32_t kSegments = 9, kK = 7;
+    constexpr std::uint64_t kBits = 64 * 40;
+    tlbf::detail::SlicedSegments sliced(kSegments, kBits, kK);
+    tlbf::detail::SeparateSegments<false> plain(kSegments, kBits, kK);
+    tlbf::detail::SeparateSegments<true> blocked(kSegments, 512 * 5, kK);
+    CHECK(sliced.word_count() == plain.word_count());
+    std::uint64_t agree = 0, present = 0;
+    for (std::uint64_t i = 0; i < 6000; ++i) {
+      const std::uint32_t segment = static_cast<std::uint32_t>((i / 100) % kSegments);
+      if (i % 100 == 0) {
+        sliced.clear(segment);
+        plain.clear(segment);
+        blocked.clear(segment);
+      }
+      tlbf::detail::SlicedSegments::Positions ps;
+      tlbf::detail::SeparateSegments<false>::Positions pp;
+      tlbf::detail::SeparateSegments<true>::Positions pb;
+      sliced.positions(key(i), ps);
+      plain.positions(key(i), pp);
+      blocked.positions(key(i), pb);
+      sliced.set(ps, segment);
+      plain.set(pp, segment);
+      blocked.set(pb, segment);
+      CHECK(blocked.holds(pb));
+      CHECK(blocked.may_contain(key(i)));
+      for (std::uint64_t q = i; q < i + 40; ++q) {  // recent keys and keys not yet inserted
+        const bool s = sliced.may_contain(key(q));
+        tlbf::detail::SlicedSegments::Positions qs;
+        sliced.positions(key(q), qs);
+        CHECK(s == sliced.holds(qs));
+        agree += s == plain.may_contain(key(q)) ? 1 : 0;
+        present += s ? 1 : 0;
+      }
+    }
+    CHECK(agree == 6000 * 40);
+    CHECK(present > 6000);  // the comparison covered keys that are present, not only absent ones
   }
 }

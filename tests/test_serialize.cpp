@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tlbf/serialize.hpp"
 
@@ -47,5 +50,70 @@ TEST_SUITE("serialize") {
     w.u64(std::uint64_t{1} << 60);
     tlbf::ByteReader r(w.data());
     CHECK_THROWS_AS(r.words(std::uint64_t{1} << 62), tlbf::state_error);
+  }
+
+  // A format described once: the same function writes and reads it.
+  struct Sample {
+    std::uint32_t a = 0, b = 0;
+    std::int64_t t = 0;
+    bool on = false;
+    std::optional<std::uint32_t> maybe;
+    std::vector<std::uint64_t> bits;
+    template <class Self, class Archive>
+    static void visit_fields(Self& s, Archive& ar) {
+      ar.version(7, "unknown sample version");
+      ar.u32(s.a, s.b);
+      ar.i64(s.t);
+      ar.flag(s.on);
+      ar.optional_u32(s.maybe);
+      ar.words(s.bits, 4);
+    }
+  };
+
+  TEST_CASE("visit_fields: Saver and Loader agree field by field") {
+    const Sample in{1, 0xFFFFFFFFu, -3, true, 9u, {5, 6}};
+    tlbf::ByteWriter w;
+    tlbf::Saver saver(w);
+    Sample::visit_fields(in, saver);
+    // version, 2 x u32, i64, flag, optional (flag + u32), word count + 2 words
+    CHECK(w.data().size() == 1 + 8 + 8 + 1 + 5 + 8 + 16);
+    tlbf::ByteReader r(w.data());
+    tlbf::Loader loader(r);
+    Sample out;
+    Sample::visit_fields(out, loader);
+    CHECK(r.at_end());
+    CHECK(out.a == 1);
+    CHECK(out.b == 0xFFFFFFFFu);
+    CHECK(out.t == -3);
+    CHECK(out.on);
+    CHECK(out.maybe == std::optional<std::uint32_t>(9u));
+    CHECK(out.bits == std::vector<std::uint64_t>{5, 6});
+  }
+
+  TEST_CASE("the Loader refuses what no Saver writes") {
+    const Sample in;
+    tlbf::ByteWriter w;
+    tlbf::Saver saver(w);
+    Sample::visit_fields(in, saver);
+    const std::string good = w.take();
+    auto load = [](std::string bytes) {
+      tlbf::ByteReader r(bytes);
+      tlbf::Loader loader(r);
+      Sample s;
+      Sample::visit_fields(s, loader);
+    };
+    CHECK_NOTHROW(load(good));
+    std::string bad_version = good;
+    bad_version[0] = 8;
+    CHECK_THROWS_WITH_AS(load(bad_version), "unknown sample version", tlbf::state_error);
+    std::string bad_flag = good;
+    bad_flag[1 + 8 + 8] = 2;
+    CHECK_THROWS_AS(load(bad_flag), tlbf::state_error);
+    std::string absent_but_set = good;
+    absent_but_set[1 + 8 + 8 + 1 + 1] = 1;  // the optional's value while its flag says absent
+    CHECK_THROWS_AS(load(absent_but_set), tlbf::state_error);
+    std::string too_many_words = good;
+    too_many_words[1 + 8 + 8 + 1 + 5] = 5;  // more than the 4 words allowed
+    CHECK_THROWS_AS(load(too_many_words), tlbf::state_error);
   }
 }

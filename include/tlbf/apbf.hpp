@@ -24,21 +24,24 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
 class AgePartitionedFilter final : public WindowFilter {
  public:
   explicit AgePartitionedFilter(const FilterConfig& cfg) {
-    if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for apbf, got 0");
+    if (cfg.window_count == 0) throw invalid_parameter("window_count", "0", "must be > 0 for apbf");
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
@@ -48,59 +51,27 @@ class AgePartitionedFilter final : public WindowFilter {
     const std::uint64_t gen = window_ / l_ + (window_ % l_ != 0);
     const std::uint64_t bits = detail::slice_bits_for(static_cast<double>(gen) * k_, 64, slice_cap + 64);
     if (slice_cap < 64 || bits > slice_cap)
-      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) +
-                              " bytes is too small for an apbf of window_count " + std::to_string(window_) +
-                              " with k = " + std::to_string(k_) + ", l = " + std::to_string(l_));
+      throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                              "is too small for an apbf of window_count " + std::to_string(window_) + " with k = " +
+                                  std::to_string(k_) + ", l = " + std::to_string(l_));
     set_layout(bits);
     // ceil() in floating point may land a hair low; the window guarantee needs g >= gen.
     while (generation_ < gen) set_layout(bits_ + 64);
     if (bits_ > slice_cap)
-      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) + " bytes is too small for window_count " +
-                              std::to_string(window_));
+      throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                              "is too small for window_count " + std::to_string(window_));
     words_.assign(std::size_t{slices()} * words_per_slice_, 0);
   }
 
-  static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) {
-    std::unique_ptr<AgePartitionedFilter> f(new AgePartitionedFilter());
-    f->k_ = in.u32();
-    f->l_ = in.u32();
-    f->window_ = in.u64();
-    const std::uint64_t bits = in.u64();
-    f->gen_count_ = in.u64();
-    f->head_ = in.u32();
-    f->keys_inserted_ = in.u64();
-    if (f->k_ == 0 || f->k_ > detail::kMaxK || f->l_ == 0 || std::uint64_t{f->k_} + f->l_ > detail::kMaxSlicesHard)
-      throw state_error("state: apbf k or l out of range");
-    if (f->window_ == 0) throw state_error("state: apbf window_count is 0");
-    if (bits == 0 || bits % 64 != 0 || bits > detail::kMaxTotalBits / f->slices())
-      throw state_error("state: apbf slice size out of range");
-    f->set_layout(bits);
-    if (f->generation_ == 0 || f->generation_ < f->window_ / f->l_ + (f->window_ % f->l_ != 0))
-      throw state_error("state: apbf slices too small for its window");
-    if (f->gen_count_ > f->generation_ || f->head_ >= f->slices()) throw state_error("state: apbf counters inconsistent");
-    const std::uint64_t expect = std::uint64_t{f->slices()} * f->words_per_slice_;
-    f->words_ = in.words(expect);
-    if (f->words_.size() != expect) throw state_error("state: apbf bit array has the wrong length");
-    return f;
-  }
+  static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) { return SavedForm::load<AgePartitionedFilter>(in); }
 
-  bool may_contain(KeyHash h, Time /*now*/) const override { return contains(h); }
-  void insert(KeyHash h, Time /*now*/) override { add(h); }
-  bool insert_if_absent(KeyHash h, Time /*now*/) override {
-    if (contains(h)) return false;
-    add(h);
-    return true;
-  }
-
-  // Non-virtual fast paths (the class is final; callers holding the concrete type skip the
-  // virtual dispatch).
-  bool contains(KeyHash h) const {
+  bool may_contain(KeyHash h, Time /*now*/) const override {
     return detail::jump_back_query(slices(), k_, [&](std::size_t pos) {
       const std::uint32_t j = physical(pos);
       return detail::test_bit(&words_[std::size_t{j} * words_per_slice_], reduce(probe_hash(h, j), bits_));
     });
   }
-  void add(KeyHash h) {
+  void insert(KeyHash h, Time /*now*/) override {
     if (gen_count_ >= generation_) shift();
     for (std::uint32_t pos = 0; pos < k_; ++pos) {
       const std::uint32_t j = physical(pos);
@@ -109,6 +80,8 @@ class AgePartitionedFilter final : public WindowFilter {
     ++gen_count_;
     ++keys_inserted_;
   }
+  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time /*now*/) const override {
     FilterStats s;
@@ -127,14 +100,7 @@ class AgePartitionedFilter final : public WindowFilter {
 
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::apbf));
-    out.u32(k_);
-    out.u32(l_);
-    out.u64(window_);
-    out.u64(bits_);
-    out.u64(gen_count_);
-    out.u32(head_);
-    out.u64(keys_inserted_);
-    out.words(words_);
+    SavedForm::save(*this, out);
   }
 
   std::uint32_t k() const { return k_; }
@@ -142,8 +108,10 @@ class AgePartitionedFilter final : public WindowFilter {
   std::uint32_t slices() const { return k_ + l_; }
   // Inserts per generation, g = floor(m ln2 / k).
   std::uint64_t generation() const { return generation_; }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slices().
   SliceView slice(std::size_t position) const {
-    const std::uint32_t j = physical(position % slices());
+    if (position >= slices()) throw std::out_of_range("apbf: no slice at position " + std::to_string(position));
+    const std::uint32_t j = physical(static_cast<std::uint32_t>(position));
     SliceView v;
     v.bits = bits_;
     v.inserts = position == 0 ? gen_count_ : 0;
@@ -153,7 +121,33 @@ class AgePartitionedFilter final : public WindowFilter {
   }
 
  private:
+  friend struct SavedForm;
   AgePartitionedFilter() = default;
+
+  // The saved form, field by field (see the top of the file).
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    ar.u32(f.k_, f.l_);
+    ar.u64(f.window_, f.bits_, f.gen_count_);
+    ar.u32(f.head_);
+    ar.u64(f.keys_inserted_);
+    if constexpr (Archive::loading) f.check_loaded_parameters();
+    const std::uint64_t expect = std::uint64_t{f.slices()} * f.words_per_slice_;
+    ar.words(f.words_, expect);
+    if (f.words_.size() != expect) throw state_error("state: apbf bit array has the wrong length");
+  }
+
+  void check_loaded_parameters() {
+    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0 || std::uint64_t{k_} + l_ > detail::kMaxSlicesHard)
+      throw state_error("state: apbf k or l out of range");
+    if (window_ == 0) throw state_error("state: apbf window_count is 0");
+    if (bits_ == 0 || bits_ % 64 != 0 || bits_ > detail::kMaxTotalBits / slices())
+      throw state_error("state: apbf slice size out of range");
+    set_layout(bits_);
+    if (generation_ == 0 || generation_ < window_ / l_ + (window_ % l_ != 0))
+      throw state_error("state: apbf slices too small for its window");
+    if (gen_count_ > generation_ || head_ >= slices()) throw state_error("state: apbf counters inconsistent");
+  }
 
   void set_layout(std::uint64_t bits) {
     bits_ = bits;

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
@@ -41,45 +42,15 @@ namespace tlbf {
 class ExactWindow final : public WindowFilter {
  public:
   explicit ExactWindow(const FilterConfig& cfg) {
-    if (cfg.span < 0) throw invalid_parameter("span must not be negative, got " + std::to_string(cfg.span));
-    if ((cfg.span > 0) == (cfg.window_count > 0))
-      throw invalid_parameter("exact: exactly one of span or window_count must be set");
+    check_window(cfg);
     span_ = cfg.span;
     window_count_ = cfg.window_count;
-    latest_ = is_count() ? 0 : std::numeric_limits<Time>::min();
-    if (window_count_ > (std::uint64_t{1} << 62))
-      throw invalid_parameter("window_count too large: " + std::to_string(window_count_));
-    rehash(kMinSlots);
-    fifo_.assign(kMinFifo, Record{});
+    if (window_count_ > kMaxWindowCount)
+      throw invalid_parameter("window_count", parameter_value(window_count_), "is too large");
+    start_empty();
   }
 
-  static std::unique_ptr<ExactWindow> load(ByteReader& in) {
-    if (in.u8() != kFormat) throw state_error("state: exact: unknown format version");
-    FilterConfig cfg;
-    cfg.span = in.i64();
-    cfg.window_count = in.u64();
-    if (cfg.span < 0 || (cfg.span > 0) == (cfg.window_count > 0) || cfg.window_count > (std::uint64_t{1} << 62))
-      throw state_error("state: exact: bad window");
-    auto f = std::unique_ptr<ExactWindow>(new ExactWindow(cfg));
-    f->latest_ = in.i64();
-    f->keys_inserted_ = in.u64();
-    std::uint64_t n = in.u64();
-    if (n > in.remaining() / 16) throw state_error("state: exact: entry count out of range");
-    if (f->is_count() && (f->latest_ < 0 || static_cast<std::uint64_t>(f->latest_) != f->keys_inserted_))
-      throw state_error("state: exact: sequence number does not match insert count");
-    Time prev = 0;
-    for (std::uint64_t i = 0; i < n; ++i) {
-      std::uint64_t fp = in.u64();
-      Time stamp = in.i64();
-      if ((i > 0 && stamp < prev) || stamp > f->latest_ || !f->live(stamp, f->latest_))
-        throw state_error("state: exact: entries out of order or outside the window");
-      if (f->find(fp) != nullptr) throw state_error("state: exact: duplicate fingerprint");
-      prev = stamp;
-      f->put(fp, stamp);
-      f->push(Record{stamp, fp});
-    }
-    return f;
-  }
+  static std::unique_ptr<ExactWindow> load(ByteReader& in) { return SavedForm::load<ExactWindow>(in); }
 
   bool may_contain(KeyHash h, Time now) const override {
     const Time* stamp = find(h.lo);
@@ -101,6 +72,8 @@ class ExactWindow final : public WindowFilter {
     push(Record{stamp, h.lo});
     if (fifo_size_ > 2 * size() + kMinFifo) compact_fifo();
   }
+  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
     FilterStats s;
@@ -118,20 +91,9 @@ class ExactWindow final : public WindowFilter {
     return s;
   }
 
-  // Saves the live entries in stamp order; load() rebuilds table and FIFO from them.
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::exact));
-    out.u8(kFormat);
-    out.i64(span_);
-    out.u64(window_count_);
-    out.i64(latest_);
-    out.u64(keys_inserted_);
-    std::vector<Record> live_entries = live_records();
-    out.u64(live_entries.size());
-    for (const Record& r : live_entries) {
-      out.u64(r.fp);
-      out.i64(r.stamp);
-    }
+    SavedForm::save(*this, out);
   }
 
   // Number of keys held in the table (live or not yet swept).
@@ -145,6 +107,56 @@ class ExactWindow final : public WindowFilter {
   static constexpr std::uint8_t kFormat = 1;
   static constexpr std::size_t kMinSlots = 16;
   static constexpr std::size_t kMinFifo = 16;
+  static constexpr std::uint64_t kMaxWindowCount = std::uint64_t{1} << 62;
+
+  friend struct SavedForm;
+  ExactWindow() = default;
+
+  // The saved form: a format byte, the window, the clock, then the live entries in stamp
+  // order (fingerprint, stamp), from which loading rebuilds the table and the FIFO.
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    ar.version(kFormat, "state: exact: unknown format version");
+    ar.i64(f.span_);
+    ar.u64(f.window_count_);
+    if constexpr (Archive::loading) {
+      if (f.span_ < 0 || (f.span_ > 0) == (f.window_count_ > 0) || f.window_count_ > kMaxWindowCount)
+        throw state_error("state: exact: bad window");
+      f.start_empty();
+    }
+    ar.i64(f.latest_);
+    ar.u64(f.keys_inserted_);
+    std::vector<Record> entries;
+    if constexpr (!Archive::loading) entries = f.live_records();
+    std::uint64_t n = entries.size();
+    ar.u64(n);
+    if constexpr (Archive::loading) {
+      if (n > ar.remaining() / 16) throw state_error("state: exact: entry count out of range");
+      if (f.is_count() && (f.latest_ < 0 || static_cast<std::uint64_t>(f.latest_) != f.keys_inserted_))
+        throw state_error("state: exact: sequence number does not match insert count");
+    }
+    [[maybe_unused]] Time prev = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      Record r = Archive::loading ? Record{} : entries[i];
+      ar.u64(r.fp);
+      ar.i64(r.stamp);
+      if constexpr (Archive::loading) {
+        if ((i > 0 && r.stamp < prev) || r.stamp > f.latest_ || !f.live(r.stamp, f.latest_))
+          throw state_error("state: exact: entries out of order or outside the window");
+        if (f.find(r.fp) != nullptr) throw state_error("state: exact: duplicate fingerprint");
+        prev = r.stamp;
+        f.put(r.fp, r.stamp);
+        f.push(r);
+      }
+    }
+  }
+
+  // An empty table and FIFO, and the clock before any insert.
+  void start_empty() {
+    latest_ = is_count() ? 0 : std::numeric_limits<Time>::min();
+    rehash(kMinSlots);
+    fifo_.assign(kMinFifo, Record{});
+  }
 
   bool is_count() const { return window_count_ > 0; }
   // The age is taken in unsigned arithmetic: stamps from a damaged state file may lie anywhere

@@ -10,6 +10,10 @@
 //    window) is reported present by may_contain() while now - t < span.
 //  - insert_if_absent() is may_contain() followed, when absent, by insert(); it returns true
 //    when the key was absent (the caller should treat the record as new).
+//
+// These are the only verbs: the concrete classes are final and add none, so a caller that
+// knows the concrete class (visit_filter(), visit.hpp) calls the same functions, resolved at
+// compile time and inlined, instead of going through the virtual table per key.
 #pragma once
 
 #include <memory>
@@ -20,23 +24,64 @@
 
 namespace tlbf {
 
+class WindowFilter;
+class TimeLimitedFilter;
+class AgePartitionedFilter;
+template <class Layout>
+class BasicGuardedEpochFilter;
+class TimedEpochFilter;
+namespace detail {
+class SlicedSegments;
+template <bool Blocked>
+class SeparateSegments;
+}  // namespace detail
+class ExactWindow;
+
+// Double dispatch to a filter's concrete class (WindowFilter::accept()): one virtual call
+// reaches code compiled for that class. visit_filter() in visit.hpp wraps it for a generic
+// lambda; a new filter class in the library gets an overload here and in visit_filter().
+class FilterVisitor {
+ public:
+  virtual void visit(TimeLimitedFilter& f) = 0;
+  virtual void visit(AgePartitionedFilter& f) = 0;
+  virtual void visit(BasicGuardedEpochFilter<detail::SlicedSegments>& f) = 0;
+  virtual void visit(BasicGuardedEpochFilter<detail::SeparateSegments<false>>& f) = 0;
+  virtual void visit(BasicGuardedEpochFilter<detail::SeparateSegments<true>>& f) = 0;
+  virtual void visit(TimedEpochFilter& f) = 0;
+  virtual void visit(ExactWindow& f) = 0;
+  // A filter defined outside the library (or one without its own overload): it is reached
+  // through the virtual verbs.
+  virtual void visit(WindowFilter& f) = 0;
+
+ protected:
+  ~FilterVisitor() = default;
+};
+
+// insert_if_absent() as may_contain() then insert(), both called on F: direct calls when F is
+// a final class, so a class without a fused version still inlines into a caller that knows it.
+template <class F>
+bool insert_if_absent_in_two_steps(F& f, KeyHash h, Time now) {
+  if (f.may_contain(h, now)) return false;
+  f.insert(h, now);
+  return true;
+}
+
 class WindowFilter {
  public:
   virtual ~WindowFilter() = default;
 
   virtual bool may_contain(KeyHash h, Time now) const = 0;
   virtual void insert(KeyHash h, Time now) = 0;
-  virtual bool insert_if_absent(KeyHash h, Time now) {
-    if (may_contain(h, now)) return false;
-    insert(h, now);
-    return true;
-  }
+  virtual bool insert_if_absent(KeyHash h, Time now) { return insert_if_absent_in_two_steps(*this, h, now); }
   virtual FilterStats stats(Time now) const = 0;
 
   // Writes the complete state (parameters and data) so that the matching load() rebuilds a
   // filter that answers every query identically. The container (magic, version, checksum)
   // is the caller's business; see serialize.hpp.
   virtual void save(ByteWriter& out) const = 0;
+
+  // Calls v.visit() with this filter as its concrete class.
+  virtual void accept(FilterVisitor& v) { v.visit(*this); }
 };
 
 }  // namespace tlbf

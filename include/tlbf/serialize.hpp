@@ -5,12 +5,32 @@
 // remaining input and throws tlbf::state_error on truncation, so a loader never reads past
 // the end of a damaged file. Framing (magic, format version, checksum) is added by the
 // caller around a filter's payload.
+//
+// A saved format is written down once, as a function template that names every field in
+// order through an archive:
+//
+//   template <class Self, class Archive>
+//   static void visit_fields(Self& f, Archive& ar) {
+//     ar.u32(f.k_);
+//     ar.flag(f.started_);
+//     if constexpr (Archive::loading) f.check_loaded_parameters();
+//     ar.words(f.bits_, f.max_words());
+//   }
+//
+// save() runs it with a Saver over a const filter, load() with a Loader over a fresh one
+// (SavedForm, at the end, does both for a class), so the two directions cannot drift apart.
+// The archives' functions name the stored width and take one or more fields of exactly that
+// type (ar.u64(f.a_, f.b_)), so a field whose type does not match its width does not
+// compile. What only loading needs (checks, derived members) goes under `Archive::loading`.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tlbf/types.hpp"
@@ -85,11 +105,15 @@ class ByteReader {
   // Reads a word vector whose length must not exceed `max_words` (guards against a
   // corrupted length field asking for terabytes).
   std::vector<std::uint64_t> words(std::uint64_t max_words) {
-    std::uint64_t n = u64();
-    if (n > max_words || n > remaining() / 8) throw state_error("state: bit array length out of range");
-    std::vector<std::uint64_t> w(n);
+    std::vector<std::uint64_t> w(word_count(max_words));
     for (auto& x : w) x = u64();
     return w;
+  }
+  // The length field of a word vector: at most `max_words`, and no more than the input holds.
+  std::uint64_t word_count(std::uint64_t max_words) {
+    std::uint64_t n = u64();
+    if (n > max_words || n > remaining() / 8) throw state_error("state: bit array length out of range");
+    return n;
   }
 
   std::size_t remaining() const { return in_.size() - pos_; }
@@ -101,6 +125,108 @@ class ByteReader {
   }
   std::string_view in_;
   std::size_t pos_ = 0;
+};
+
+namespace detail {
+// A field as the type its stored width names: a field of any other type does not compile,
+// so a member whose type changes cannot silently change the format.
+template <class W, class T>
+constexpr T& stored_as(T& field) {
+  static_assert(std::is_same_v<std::remove_const_t<T>, W>, "a field's type must be the type its width names");
+  return field;
+}
+}  // namespace detail
+
+// Writes the fields visit_fields() names.
+class Saver {
+ public:
+  static constexpr bool loading = false;
+  explicit Saver(ByteWriter& out) : out_(out) {}
+
+  // Each takes one or more fields of the type its width names, in order.
+  template <class... T> void u8(const T&... v) { (out_.u8(detail::stored_as<std::uint8_t>(v)), ...); }
+  template <class... T> void u32(const T&... v) { (out_.u32(detail::stored_as<std::uint32_t>(v)), ...); }
+  template <class... T> void u64(const T&... v) { (out_.u64(detail::stored_as<std::uint64_t>(v)), ...); }
+  template <class... T> void i64(const T&... v) { (out_.i64(detail::stored_as<std::int64_t>(v)), ...); }
+  template <class... T> void f64(const T&... v) { (out_.f64(detail::stored_as<double>(v)), ...); }
+  // One byte each, 0 or 1.
+  template <class... T> void flag(const T&... v) { (out_.u8(detail::stored_as<bool>(v) ? 1 : 0), ...); }
+  void bytes(const std::string_view& v) { out_.bytes(v); }
+  // A presence flag, then the value (0 when absent).
+  void optional_u32(const std::optional<std::uint32_t>& v) {
+    flag(v.has_value());
+    out_.u32(v.value_or(0));
+  }
+  // A format version byte; the Loader refuses any other value with `error`.
+  void version(std::uint8_t v, const char* /*error*/) { out_.u8(v); }
+  // A counted word vector (u64 length, then the words).
+  void words(const std::vector<std::uint64_t>& w, std::uint64_t /*max_words*/) { out_.words(w); }
+  // The same in two parts, for words that do not live in a vector of their own.
+  void word_count(const std::uint64_t& n, std::uint64_t /*max_words*/) { out_.u64(n); }
+  void word_data(const std::uint64_t* w, std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i) out_.u64(w[i]);
+  }
+
+ private:
+  ByteWriter& out_;
+};
+
+// Reads the fields visit_fields() names, with the ByteReader's checks.
+class Loader {
+ public:
+  static constexpr bool loading = true;
+  explicit Loader(ByteReader& in) : in_(in) {}
+
+  template <class... T> void u8(T&... v) { ((detail::stored_as<std::uint8_t>(v) = in_.u8()), ...); }
+  template <class... T> void u32(T&... v) { ((detail::stored_as<std::uint32_t>(v) = in_.u32()), ...); }
+  template <class... T> void u64(T&... v) { ((detail::stored_as<std::uint64_t>(v) = in_.u64()), ...); }
+  template <class... T> void i64(T&... v) { ((detail::stored_as<std::int64_t>(v) = in_.i64()), ...); }
+  template <class... T> void f64(T&... v) { ((detail::stored_as<double>(v) = in_.f64()), ...); }
+  template <class... T> void flag(T&... v) { ((detail::stored_as<bool>(v) = read_flag()), ...); }
+  void bytes(std::string_view& v) { v = in_.bytes(); }
+  void optional_u32(std::optional<std::uint32_t>& v) {
+    const bool present = read_flag();
+    const std::uint32_t x = in_.u32();
+    if (!present && x != 0) throw state_error("state: an absent value is stored as " + std::to_string(x));
+    v = present ? std::optional<std::uint32_t>(x) : std::nullopt;
+  }
+  void version(std::uint8_t v, const char* error) {
+    if (in_.u8() != v) throw state_error(error);
+  }
+  void words(std::vector<std::uint64_t>& w, std::uint64_t max_words) { w = in_.words(max_words); }
+  void word_count(std::uint64_t& n, std::uint64_t max_words) { n = in_.word_count(max_words); }
+  void word_data(std::uint64_t* w, std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i) w[i] = in_.u64();
+  }
+
+  std::size_t remaining() const { return in_.remaining(); }
+
+ private:
+  bool read_flag() {
+    const std::uint8_t b = in_.u8();
+    if (b > 1) throw state_error("state: a flag byte is neither 0 nor 1");
+    return b == 1;
+  }
+
+  ByteReader& in_;
+};
+
+// save() and load() for a class F whose saved form is its static visit_fields(): F declares
+// `friend struct SavedForm;` so these reach visit_fields() and its private default
+// constructor (the state of a filter being loaded, before its fields arrive).
+struct SavedForm {
+  template <class F>
+  static void save(const F& f, ByteWriter& out) {
+    Saver ar(out);
+    F::visit_fields(f, ar);
+  }
+  template <class F>
+  static std::unique_ptr<F> load(ByteReader& in) {
+    std::unique_ptr<F> f(new F());
+    Loader ar(in);
+    F::visit_fields(*f, ar);
+    return f;
+  }
 };
 
 }  // namespace tlbf

@@ -67,15 +67,18 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
@@ -87,14 +90,15 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr double kMaxGrowth = 4.0;
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
-    if (cfg.span <= 0) throw invalid_parameter("span must be > 0 ns for tlbf, got " + std::to_string(cfg.span));
-    if (cfg.capacity == 0) throw invalid_parameter("capacity must be > 0, got 0");
+    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
+    check_capacity(cfg.capacity);
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
     if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
-      throw invalid_parameter("max_slices must be in [k + l = " + std::to_string(k_ + l_) + ", " +
-                              std::to_string(detail::kMaxSlicesHard) + "], got " + std::to_string(cfg.max_slices));
+      throw invalid_parameter("max_slices", parameter_value(cfg.max_slices),
+                              "must be in [k + l = " + std::to_string(k_ + l_) + ", " +
+                                  std::to_string(detail::kMaxSlicesHard) + "]");
     span_ = cfg.span;
     compute_gen_limit();
     max_slices_ = cfg.max_slices;
@@ -110,9 +114,9 @@ class TimeLimitedFilter final : public WindowFilter {
     min_bits_ = std::max(detail::slice_bits_for(4.0 * k_, 64, detail::kMaxTotalBits),
                          std::min(initial / 64, max_slice_bits_) / 64 * 64);
     if (max_slice_bits_ < min_bits_ || max_slice_bits_ == 0)
-      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) + " bytes is too small: " +
-                              std::to_string(k_ + l_) + " slices of at least " + std::to_string(min_bits_) +
-                              " bits are needed");
+      throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                              "is too small: " + std::to_string(k_ + l_) + " slices of at least " +
+                                  std::to_string(min_bits_) + " bits are needed");
     std::uint64_t bits = std::clamp(initial, min_bits_, max_slice_bits_);
     if (bits < initial) memory_capped_ = true;
     slices_.resize(k_ + l_);
@@ -122,79 +126,27 @@ class TimeLimitedFilter final : public WindowFilter {
     gen_left_ = next_generation();
   }
 
-  static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) {
-    std::unique_ptr<TimeLimitedFilter> f(new TimeLimitedFilter());
-    f->k_ = in.u32();
-    f->l_ = in.u32();
-    f->span_ = in.i64();
-    f->min_bits_ = in.u64();
-    f->max_slice_bits_ = in.u64();
-    f->max_bits_ = in.u64();
-    f->max_slices_ = in.u32();
-    f->latest_ = in.i64();
-    const std::uint8_t started = in.u8();
-    f->gen_start_ = in.i64();
-    f->gen_left_ = in.u64();
-    f->gen_inserts_ = in.u64();
-    f->seq_next_ = in.u64();
-    f->keys_inserted_ = in.u64();
-    f->cap_evictions_ = in.u64();
-    const std::uint8_t capped = in.u8();
-    const std::uint64_t n = in.u64();
-    if (f->k_ == 0 || f->k_ > detail::kMaxK || f->l_ == 0) throw state_error("state: tlbf k or l out of range");
-    if (f->max_slices_ < f->k_ + f->l_ || f->max_slices_ > detail::kMaxSlicesHard)
-      throw state_error("state: tlbf max_slices out of range");
-    if (f->span_ <= 0) throw state_error("state: tlbf span is not positive");
-    if (f->max_bits_ > detail::kMaxTotalBits || f->min_bits_ < 64 || f->min_bits_ % 64 || f->max_slice_bits_ % 64 ||
-        f->max_slice_bits_ < f->min_bits_ || f->max_slice_bits_ > f->max_bits_ / (f->k_ + f->l_))
-      throw state_error("state: tlbf size limits inconsistent");
-    if (started > 1 || capped > 1) throw state_error("state: tlbf flag out of range");
-    if (n < f->k_ + f->l_ || n > f->max_slices_ || f->seq_next_ < n) throw state_error("state: tlbf slice count out of range");
-    f->started_ = started == 1;
-    f->memory_capped_ = capped == 1;
-    f->slices_.resize(n);
-    std::uint64_t total = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      Slice& s = f->slices_[i];
-      s.stamp = in.i64();
-      s.inserts = in.u64();
-      s.words = in.words(f->max_slice_bits_ / 64);
-      s.bits = s.words.size() * 64;
-      s.hash_index = (f->seq_next_ - n + i) % f->k_;
-      if (s.bits < f->min_bits_) throw state_error("state: tlbf slice smaller than the minimum");
-      // A real count stays far below this; refusing more keeps ++inserts from wrapping.
-      if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
-      total += s.bits;
-      if (total > f->max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
-    }
-    f->total_bits_ = total;
-    f->compute_gen_limit();
-    return f;
-  }
+  static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
 
-  bool may_contain(KeyHash h, Time now) const override { return contains(h, now); }
-  void insert(KeyHash h, Time now) override { add(h, now); }
-  bool insert_if_absent(KeyHash h, Time now) override { return add_if_absent(h, now); }
-
-  // Non-virtual fast paths; the class is final.
-  bool contains(KeyHash h, Time now) const {
+  bool may_contain(KeyHash h, Time now) const override {
     Probes x;
     x.compute(h, k_);
-    return contains(x, now);
+    return probes_present(x, now);
   }
-  void add(KeyHash h, Time now) {
+  void insert(KeyHash h, Time now) override {
     Probes x;
     x.compute(h, k_);
-    add(x, now);
+    set_probes(x, now);
   }
   // The program's path: the k probe hashes are computed once for the query and the insert.
-  bool add_if_absent(KeyHash h, Time now) {
+  bool insert_if_absent(KeyHash h, Time now) override {
     Probes x;
     x.compute(h, k_);
-    if (contains(x, now)) return false;
-    add(x, now);
+    if (probes_present(x, now)) return false;
+    set_probes(x, now);
     return true;
   }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
     FilterStats s;
@@ -220,28 +172,7 @@ class TimeLimitedFilter final : public WindowFilter {
 
   void save(ByteWriter& out) const override {
     out.u8(static_cast<std::uint8_t>(Algorithm::tlbf));
-    out.u32(k_);
-    out.u32(l_);
-    out.i64(span_);
-    out.u64(min_bits_);
-    out.u64(max_slice_bits_);
-    out.u64(max_bits_);
-    out.u32(max_slices_);
-    out.i64(latest_);
-    out.u8(started_ ? 1 : 0);
-    out.i64(gen_start_);
-    out.u64(gen_left_);
-    out.u64(gen_inserts_);
-    out.u64(seq_next_);
-    out.u64(keys_inserted_);
-    out.u64(cap_evictions_);
-    out.u8(memory_capped_ ? 1 : 0);
-    out.u64(slices_.size());
-    for (const Slice& s : slices_) {
-      out.i64(s.stamp);
-      out.u64(s.inserts);
-      out.words(s.words);
-    }
+    SavedForm::save(*this, out);
   }
 
   std::uint32_t k() const { return k_; }
@@ -253,8 +184,10 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t generation_left() const { return gen_left_; }
   // Slices the filter has ever created (sequence numbers handed out).
   std::uint64_t slices_created() const { return seq_next_; }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
-    const Slice& s = slices_[slices_.size() - 1 - position % slices_.size()];
+    if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
+    const Slice& s = slices_[slices_.size() - 1 - position];
     SliceView v;
     v.bits = s.bits;
     v.inserts = s.inserts;
@@ -275,7 +208,59 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr Time kNever = std::numeric_limits<Time>::min();  // no insert yet: not live
   static constexpr std::uint64_t kMaxInserts = std::uint64_t{1} << 62;
 
+  friend struct SavedForm;
   TimeLimitedFilter() = default;
+
+  // The saved form, field by field (see the top of the file). Loading checks the parameters
+  // before it allocates anything and each slice as it arrives, so damaged state is refused.
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    ar.u32(f.k_, f.l_);
+    ar.i64(f.span_);
+    ar.u64(f.min_bits_, f.max_slice_bits_, f.max_bits_);
+    ar.u32(f.max_slices_);
+    ar.i64(f.latest_);
+    ar.flag(f.started_);
+    ar.i64(f.gen_start_);
+    ar.u64(f.gen_left_, f.gen_inserts_, f.seq_next_, f.keys_inserted_, f.cap_evictions_);
+    ar.flag(f.memory_capped_);
+    std::uint64_t n = f.slices_.size();
+    ar.u64(n);
+    if constexpr (Archive::loading) f.check_loaded_parameters(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& s = f.slices_[i];
+      ar.i64(s.stamp);
+      ar.u64(s.inserts);
+      ar.words(s.words, f.max_slice_bits_ / 64);
+      if constexpr (Archive::loading) f.check_loaded_slice(i);
+    }
+    if constexpr (Archive::loading) f.compute_gen_limit();
+  }
+
+  // Every parameter against the others and the hard limits; then room for n slices.
+  void check_loaded_parameters(std::uint64_t n) {
+    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0) throw state_error("state: tlbf k or l out of range");
+    if (max_slices_ < k_ + l_ || max_slices_ > detail::kMaxSlicesHard)
+      throw state_error("state: tlbf max_slices out of range");
+    if (span_ <= 0) throw state_error("state: tlbf span is not positive");
+    if (max_bits_ > detail::kMaxTotalBits || min_bits_ < 64 || min_bits_ % 64 || max_slice_bits_ % 64 ||
+        max_slice_bits_ < min_bits_ || max_slice_bits_ > max_bits_ / (k_ + l_))
+      throw state_error("state: tlbf size limits inconsistent");
+    if (n < k_ + l_ || n > max_slices_ || seq_next_ < n) throw state_error("state: tlbf slice count out of range");
+    slices_.resize(n);
+  }
+
+  // Slice i (from the oldest) as read: its derived fields, then its bounds.
+  void check_loaded_slice(std::size_t i) {
+    Slice& s = slices_[i];
+    s.bits = s.words.size() * 64;
+    s.hash_index = (seq_next_ - slices_.size() + i) % k_;
+    if (s.bits < min_bits_) throw state_error("state: tlbf slice smaller than the minimum");
+    // A real count stays far below this; refusing more keeps ++inserts from wrapping.
+    if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
+    total_bits_ += s.bits;
+    if (total_bits_ > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
+  }
 
   // The key's k probe hashes (probe_hashes()); slice s reads x[s.hash_index]. A shift does
   // not invalidate them: they depend on the key alone.
@@ -285,7 +270,7 @@ class TimeLimitedFilter final : public WindowFilter {
     void compute(KeyHash h, std::uint32_t k) { probe_hashes(h, k, x); }
   };
 
-  bool contains(const Probes& x, Time now) const {
+  bool probes_present(const Probes& x, Time now) const {
     const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // live iff stamp > threshold
     const Slice* top = slices_.data() + (slices_.size() - 1);
     return detail::jump_back_query(slices_.size(), k_, [&](std::size_t pos) {
@@ -293,7 +278,7 @@ class TimeLimitedFilter final : public WindowFilter {
       return s.stamp > threshold && detail::test_bit(s.words.data(), reduce(x.x[s.hash_index], s.bits));
     });
   }
-  void add(const Probes& x, Time now) {
+  void set_probes(const Probes& x, Time now) {
     now = std::max(now, latest_);
     latest_ = now;
     if (!started_) {

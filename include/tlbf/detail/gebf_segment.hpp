@@ -17,12 +17,28 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/hash.hpp"
+#include "tlbf/types.hpp"
 
 namespace tlbf::detail {
+
+// Saved-form tags and limits shared by the two GEBF filters.
+inline constexpr std::uint8_t kGebfCount = 1;
+inline constexpr std::uint8_t kGebfTimed = 2;
+inline constexpr std::uint8_t kGebfFormat = 1;
+inline constexpr std::uint8_t kGebfCountFormat = 2;  // 2: the plain layout is bit-sliced
+inline constexpr std::uint32_t kGebfMaxR = 65535;
+inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB: beyond any sane state
+
+inline void check_gebf_r(std::uint32_t r) {
+  if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r", parameter_value(r), "must be in [1, 65535]");
+}
+inline std::uint64_t unit_bits(bool blocked) { return blocked ? kGebfBlockBits : 64; }
 
 struct Probe {
   std::uint64_t word;
