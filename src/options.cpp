@@ -108,7 +108,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.get_formatter()->column_width(32);
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
-  std::string delimiter, mark, on_error = "pass", stats, max_memory, year, checkpoint, lock_timeout;
+  std::string delimiter, mark, on_error = "pass", missing = "error", stats, max_memory, year, checkpoint, lock_timeout;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -118,6 +118,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
       ->type_name("SPEC")->allow_extra_args(false);
   app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
   app.add_option("--key-regex", o.pipeline.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
+  app.add_option("--missing", missing, "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a record with no part present stays keyless)")->type_name("WHAT");
   app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
   app.add_option("-t,--time", o.pipeline.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
@@ -177,6 +178,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   }
   if (given("--key-regex") && o.pipeline.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
   if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
+  if (missing == "null") o.pipeline.extract.missing = MissingMember::null;
+  else if (missing != "error") throw UsageError("--missing '" + missing + "': expected error or null");
+  if (o.pipeline.extract.missing == MissingMember::null && keys.size() < 2)
+    throw UsageError("--missing null has no effect without two or more -k (a record with no key part present has no key)");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
   // them), not at the first record.
   if (o.pipeline.format == InputFormat::lines || !o.pipeline.extract.key_regex.empty()) {

@@ -106,14 +106,14 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     // Step 2: key and time.
     Extracted x = extractor_->extract(rec);
     if (x.status != ExtractStatus::ok) {
-      const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
+      const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
       const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
       std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
       if (cfg_.on_error == OnError::fail) {
         out.flush();
         throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
       }
-      if (count++ == 0) warn_first(kind, what, in);
+      if (count++ == 0) warn_first(kind, what.c_str(), in);
       if (cfg_.on_error == OnError::pass && !only_dups) {
         if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
         else out.write(rec.bytes());

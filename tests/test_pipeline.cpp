@@ -183,6 +183,7 @@ TEST_SUITE("pipeline") {
     CHECK(w[0].message.find("record 2: not a readable JSON object (passed through") != std::string::npos);
     CHECK(w[1].kind == WarningKind::missing_key);
     CHECK(w[1].record == 3);
+    CHECK(w[1].message.find("record 3: the key (-k k) is absent") != std::string::npos);  // names the -k
     // At the end, totals: no file, no record, the count.
     CHECK(w[2].kind == WarningKind::malformed_record);
     CHECK(w[2].record == 0);
