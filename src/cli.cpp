@@ -214,9 +214,9 @@ int run(Options o, int argc, const char* const* argv) {
     o.pipeline.hash_seed = fresh_hash_seed();
   }
 
-  // Step 2: the state hooks: save at every checkpoint and at the end.
+  // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks).
   StateHooks hooks;
-  if (!o.state_file.empty()) {
+  if (!o.state_file.empty() && o.pipeline.explain == 0) {
     const RunRecord record{o.pipeline.hash_seed, o.key_time_options};
     hooks.save = [path = o.state_file, config, record](const tlbf::WindowFilter& f, tlbf::Time c) {
       save_state_file(path, f, config, c, record);
@@ -229,7 +229,9 @@ int run(Options o, int argc, const char* const* argv) {
   Writer writer(STDOUT_FILENO);
   SystemClock system_clock;
   StderrDiagnostics diagnostics(o.quiet, o.stats);
-  Pipeline pipeline(o.pipeline, *filter, clock, system_clock, diagnostics, std::move(hooks));
+  PipelineConfig pipeline_config = o.pipeline;
+  pipeline_config.clock.window = config.span;  // the state file's window when there is one
+  Pipeline pipeline(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
   pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
 
   // Step 4: the exit status.

@@ -30,8 +30,9 @@ struct Extracted {
   // The key's bytes (valid until the next extract()). A composite key (several -k) is the
   // parts each prefixed by its 4-byte length, so ("ab","c") and ("a","bc") differ.
   std::string_view key;
-  // The record's time. nullopt with `time_wanted`: missing or unparseable ("untimed").
-  std::optional<tlbf::Time> time;
+  // The record's time, with the text it was read from: not `parsed` when the extractor
+  // wants a time and the field is absent (not `present`) or unreadable ("untimed").
+  TimeReading time;
 };
 
 // What an absent -k part of a JSON record means (--missing).

@@ -43,7 +43,6 @@ struct Options {
   PipelineConfig pipeline;
   TimeFormat time_format = TimeFormat::auto_detect;
   std::optional<TimePattern> time_pattern;
-  int year = 0;  // for year-less timestamps; set to the current year when not given
 
   tlbf::FilterConfig filter;
   FilterOverrides given;

@@ -37,7 +37,7 @@ ExtractStatus status_of(Extractor& x, std::string_view text) {
 
 std::optional<tlbf::Time> time_of(Extractor& x, std::string_view text) {
   PaddedRecord r(text);
-  return x.extract(r.rec).time;
+  return x.extract(r.rec).time.value();
 }
 
 std::string parts(std::initializer_list<std::string_view> ps) {
