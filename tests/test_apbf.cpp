@@ -20,13 +20,7 @@ namespace {
 using filter_checks::key;
 constexpr auto kTag = static_cast<std::uint8_t>(tlbf::Algorithm::apbf);
 
-tlbf::FilterConfig count_config(std::uint64_t window, double error_rate) {
-  tlbf::FilterConfig cfg;
-  cfg.algorithm = tlbf::Algorithm::apbf;
-  cfg.window_count = window;
-  cfg.error_rate = error_rate;
-  return cfg;
-}
+using filter_checks::count_config;
 
 tlbf::FilterConfig count_config(std::uint64_t window, std::uint32_t k, std::uint32_t l) {
   tlbf::FilterConfig cfg = count_config(window, 0.01);
