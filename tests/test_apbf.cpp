@@ -135,7 +135,7 @@ TEST_SUITE("apbf") {
     }
   }
 
-  TEST_CASE("(echo A; seq 80; echo A) with a window of 2: the second A is new") {
+  TEST_CASE("A, 80 other keys, A with a window of 2: the second A is new") {
     tlbf::AgePartitionedFilter f(count_config(2, 1e-5));
     CHECK(f.insert_if_absent(key(0), 0));
     for (std::uint64_t i = 1; i <= 80; ++i) f.insert_if_absent(key(i), 0);

@@ -245,7 +245,7 @@ class AgePartitionedFilter final : public WindowFilter {
   };
   ProbeArray probes(KeyHash h) const {
     ProbeArray x;
-    probe_hashes(h, k_, x.v);
+    detail::run_probes(h, k_, x.v);
     return x;
   }
 

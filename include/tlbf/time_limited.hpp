@@ -328,12 +328,12 @@ class TimeLimitedFilter final : public WindowFilter {
       if (slices_[i - 1].own_last > slices_[i].own_last) throw state_error("state: tlbf generations out of order");
   }
 
-  // The key's k probe hashes (probe_hashes()); the slice at position j + p of run j reads
-  // x[p]. A shift does not invalidate them: they depend on the key alone.
+  // The key's k probe values (detail::run_probes()); the slice at position j + p of run j
+  // reads x[p]. A shift does not invalidate them: they depend on the key alone.
   static_assert(detail::kMaxK <= detail::kProbeTable, "probe_hashes() must cover every k a filter accepts");
   struct Probes {
     std::uint64_t x[detail::kMaxK];
-    void compute(KeyHash h, std::uint32_t k) { probe_hashes(h, k, x); }
+    void compute(KeyHash h, std::uint32_t k) { detail::run_probes(h, k, x); }
   };
 
   bool probes_present(KeyHash h, const Probes& x, Time now) const {
