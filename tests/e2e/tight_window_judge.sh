@@ -108,11 +108,11 @@ python3 "$GEN_EVENTS" --events 200000 --profile burst --dup-window 64 --seed 7 >
 judge burst gen "$WORK/burst.txt" -- -k 3 -t 1 -w 60s
 
 # Periodic keys: 2,000 keys every 63 s (1.05 x the window, random phases) among 200 unique
-# keys per second, for 20 minutes (the stream that lost 16% of its periodic records before).
+# keys per second, for 15 minutes (the stream that lost 16% of its periodic records before).
 python3 - > "$WORK/periodic.txt" <<'PY'
 import random
 random.seed(1)
-period, duration, keys, unique_rate = 63.0, 1200.0, 2000, 200
+period, duration, keys, unique_rate = 63.0, 900.0, 2000, 200
 ev = []
 for i in range(keys):
     t = random.random() * period

@@ -29,10 +29,7 @@ late_new=0
 early_dup=0
 for offset in 0.37 0.5 0.99 13.2 41.7; do
   # A at `offset`, then one key a second from offset+0.25 on.
-  gen() {
-    echo "$offset A"
-    for i in $(seq 0 65); do awk -v o="$offset" -v i="$i" 'BEGIN { printf "%.3f k%d\n", o + 0.25 + i, i }'; done
-  }
+  gen() { awk -v o="$offset" 'BEGIN { printf "%.3f A\n", o; for (i = 0; i <= 65; i++) printf "%.3f k%d\n", o + 0.25 + i, i }'; }
   before=$(awk -v o="$offset" 'BEGIN { printf "%.3f", o + 59.999 }')
   after=$(awk -v o="$offset" -v s="$slack" 'BEGIN { printf "%.3f", o + 60 + s }')
   a_early=$( (gen | awk -v t="$before" '$1 < t'; echo "$before A") | "$D" -k 2 -t 1 -w 60s | count_a)
