@@ -14,6 +14,9 @@
 # is a quick check. A command whose first run takes over SLOW seconds (default 20) is run
 # three times in all. KEEP_INPUTS=DIR keeps the generated inputs there (and reuses them);
 # SKIP_MICRO=1 skips the micro-benchmarks; MICRO_ARGS passes options to tlbf-bench-micro.
+# BASELINE=/path/to/tlbf-dedup adds a "baseline" row, that binary with the default row's
+# arguments, under the default row of each text and NDJSON table: before/after figures of a
+# change from one run.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
@@ -21,6 +24,16 @@ source "$BENCH_DIR/../scripts/common.sh"
 source "$BENCH_DIR/lib.bash"
 
 EVENTS=${EVENTS:-2000000}
+BASELINE=${BASELINE:-}
+if [ -n "$BASELINE" ]; then
+  [ -x "$BASELINE" ] || { echo "bench: BASELINE=$BASELINE is not an executable" >&2; exit 1; }
+  BASELINE=$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")
+fi
+# baseline_row ARGS...: the label and command of the baseline row, or nothing without BASELINE.
+baseline_row() {
+  [ -n "$BASELINE" ] && printf '%s\0%s\0' "baseline: $(basename "$BASELINE")" "$BASELINE $*"
+  return 0
+}
 REPS=${REPS:-5}
 GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
 [ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found (the shared tools sit beside the repository)" >&2; exit 1; }
@@ -53,6 +66,7 @@ done
 # 4. Machine and versions, so the table can be read later.
 describe_machine
 echo "tlbf-dedup: $("$TLBF" --version 2>&1 | head -1) ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+[ -n "$BASELINE" ] && echo "baseline: $BASELINE: $("$BASELINE" --version 2>&1 | head -1)"
 echo "peers: $(gawk --version | head -1); mawk $(mawk -W version 2>&1 | head -1 | awk '{print $2}');" \
   "$(sort --version | head -1); $(jq --version); mlr $(mlr --version | awk '{print $NF}')"
 echo "events: $EVENTS per file; $REPS timed runs per command (median shown)"
@@ -62,8 +76,10 @@ echo "events: $EVENTS per file; $REPS timed runs per command (median shown)"
 EXACT_AWK='{ if (($3 in last) && $1 - last[$3] < 60) next; last[$3] = $1; print }'
 for profile in steady burst; do
   text="$DATA/events-$EVENTS-$profile.text"
+  mapfile -d '' base_text < <(baseline_row -k 3 -t 1 -w 60s "$text")
   bench_table "text, $profile profile ($(human_size "$text"), $EVENTS lines)" "$text" "$EVENTS" \
     "tlbf-dedup -k 3 -t 1 -w 60s" "$TLBF -k 3 -t 1 -w 60s $text" \
+    ${base_text[@]+"${base_text[@]}"} \
     "tlbf-dedup -a exact" "$TLBF -k 3 -t 1 -w 60s -a exact $text" \
     "tlbf-dedup -a gebf" "$TLBF -k 3 -t 1 -w 60s -a gebf $text" \
     "floor: tight loop, same filter" "$FLOOR $text" \
@@ -83,8 +99,10 @@ for profile in steady burst; do
   fi
 
   json="$DATA/events-$EVENTS-$profile.ndjson"
+  mapfile -d '' base_json < <(baseline_row -k id -t ts -w 60s "$json")
   bench_table "ndjson, $profile profile ($(human_size "$json"), $EVENTS records)" "$json" "$EVENTS" \
     "tlbf-dedup -k id -t ts -w 60s" "$TLBF -k id -t ts -w 60s $json" \
+    ${base_json[@]+"${base_json[@]}"} \
     "tlbf-dedup -a exact" "$TLBF -k id -t ts -w 60s -a exact $json" \
     "tlbf-dedup -a gebf" "$TLBF -k id -t ts -w 60s -a gebf $json" \
     "jq -c . (parse only)" "jq -c . $json" \

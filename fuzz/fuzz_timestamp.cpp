@@ -1,11 +1,16 @@
 // Fuzzes every timestamp parser (src/timestamp.hpp) with the input as the timestamp text; when
 // the input holds a newline, the part before it is also compiled as a strftime-style pattern
-// and the part after it parsed with that pattern.
+// and the part after it parsed with that pattern. The input's lines are also fed, in order,
+// to stateful TimeParsers (syslog, auto, and that pattern), which exercises the year rollover.
 //
 // Invariants checked: a time any parser accepts, written back in that parser's own format (in
 // UTC, with nanoseconds), parses to the same time; parse_auto only returns what one of the
-// fixed parsers returns; TimeParser strips brackets without changing the result; and a time
-// written with the pattern "%Y-%m-%dT%H:%M:%S.%f%z" parses back through TimePattern.
+// fixed parsers returns; TimeParser strips brackets without changing the result; a time
+// written with the pattern "%Y-%m-%dT%H:%M:%S.%f%z" parses back through TimePattern; a date
+// only is a midnight; over a sequence of stamps the rollover year never goes back, advances
+// by one exactly when the parser says so, a year-less stamp parses to what the pure parser
+// gives in the year it was placed in, and a stamp that does not parse changes no state; and
+// YearStart::not_after never places a first month after the reference month.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -78,6 +83,12 @@ std::string fmt(const char* format, const Fields& f, const char* zone = "") {
   else if (format[0] == 'T')
     n = std::snprintf(buf, sizeof buf, "%s %s %02u %02u:%02u:%02u%s %04" PRId64, kDays[f.weekday],
                       kMonths[f.month - 1], f.day, f.hour, f.minute, f.second, frac.c_str(), f.year);
+  else if (format[0] == '/')
+    n = std::snprintf(buf, sizeof buf, "%04" PRId64 "/%02u/%02u %02u:%02u:%02u%s", f.year, f.month, f.day, f.hour,
+                      f.minute, f.second, frac.c_str());
+  else if (format[0] == 'M')
+    n = std::snprintf(buf, sizeof buf, "%s, %u %s %04" PRId64 " %02u:%02u:%02u%s GMT", kDays[f.weekday], f.day,
+                      kMonths[f.month - 1], f.year, f.hour, f.minute, f.second, frac.c_str());
   else if (format[0] == 'P')  // for the pattern "%Y-%m-%dT%H:%M:%S.%f%z"
     n = std::snprintf(buf, sizeof buf, "%04" PRId64 "-%02u-%02uT%02u:%02u:%02u.%09" PRId64 "+0000", f.year, f.month,
                       f.day, f.hour, f.minute, f.second, f.nanos);
@@ -101,7 +112,7 @@ bool strippable(char c) { return c == ' ' || c == '\t' || c == '[' || c == ']' |
 void check_fixed_parsers(std::string_view s, int year) {
   using namespace tlbf_dedup;
   std::optional<Time> rfc = parse_rfc3339(s), clf = parse_clf(s), sys = parse_syslog(s, year), ct = parse_ctime(s),
-                      ep = parse_epoch_auto(s);
+                      ep = parse_epoch_auto(s), slash = parse_slash_date(s), mail = parse_rfc2822(s);
   if (rfc) {
     Fields f = fields_of(*rfc);
     expect_same(parse_rfc3339(fmt("R", f)), *rfc, "rfc3339 round trip", s);
@@ -113,6 +124,8 @@ void check_fixed_parsers(std::string_view s, int year) {
     if (f.year == year) expect_same(parse_syslog(fmt("S", f), year), *sys, "syslog round trip", s);
   }
   if (ct) expect_same(parse_ctime(fmt("T", fields_of(*ct))), *ct, "ctime round trip", s);
+  if (slash) expect_same(parse_slash_date(fmt("/", fields_of(*slash))), *slash, "slash date round trip", s);
+  if (mail) expect_same(parse_rfc2822(fmt("M", fields_of(*mail))), *mail, "rfc2822 round trip", s);
   for (Time unit : {tlbf::kSecond, tlbf::kMillisecond, Time{1}}) {
     if (auto t = parse_epoch(s, unit)) expect_same(parse_epoch(epoch_text(*t), tlbf::kSecond), *t, "epoch round trip", s);
   }
@@ -120,13 +133,53 @@ void check_fixed_parsers(std::string_view s, int year) {
 
   const std::optional<Time> a = parse_auto(s, year);
   if (a && *a != rfc.value_or(~*a) && *a != clf.value_or(~*a) && *a != sys.value_or(~*a) && *a != ct.value_or(~*a) &&
-      *a != ep.value_or(~*a))
+      *a != ep.value_or(~*a) && *a != slash.value_or(~*a) && *a != mail.value_or(~*a))
     broken("parse_auto returned what no fixed parser did", s, *a);
 
   if (!s.empty() && !strippable(s.front()) && !strippable(s.back())) {
     TimeParser parser(TimeFormat::auto_detect, std::nullopt, year);
     const std::string bracketed = "  [" + std::string(s) + "]\t";
-    if (parser(bracketed) != a) broken("TimeParser strips brackets and blanks only", s, a.value_or(0));
+    const TimeReading r = parser.parse(bracketed);
+    if (r.value() != a) broken("TimeParser strips brackets and blanks only", s, a.value_or(0));
+    if (r.date_only) {
+      if (!r.parsed) broken("a date only that did not parse", s, 0);
+      if (fields_of(r.time).hour || fields_of(r.time).minute || fields_of(r.time).second || fields_of(r.time).nanos)
+        broken("a date only is a midnight", s, r.time);
+    }
+  }
+}
+
+// One year-less stamp's parse by a stateful parser, against the rollover's promises.
+void check_step(tlbf_dedup::TimeParser& parser, std::string_view line, std::string_view input,
+                const tlbf_dedup::TimePattern* pattern) {
+  using namespace tlbf_dedup;
+  const std::optional<int> before = parser.years().year();
+  const TimeReading r = parser.parse(line);
+  const std::optional<int> after = parser.years().year();
+  if (!r.parsed && after != before) broken("a stamp that did not parse moved the year", input, 0);
+  if (before && (!after || *after < *before)) broken("the rollover year went back", input, after.value_or(0));
+  const bool stepped = before && after && *after == *before + 1;
+  if (r.year_advanced != stepped || (before && after && *after > *before + 1))
+    broken("year_advanced is the year going up by one", input, r.time);
+  if (r.parsed && after) {
+    // A year-less stamp was placed in *after; any other ignores the year: either way the pure
+    // parser given that year agrees.
+    const std::optional<Time> pure = pattern ? pattern->parse(line, *after) : parse_auto(line, *after);
+    if (pure != r.value()) broken("a rolled stamp differs from the pure parse in its year", input, r.time);
+  }
+}
+
+// YearStart::not_after(t) puts a first stamp of any month at most at the month of t + 14 h,
+// and less than a year before it.
+void check_year_start(Time t, std::string_view input) {
+  constexpr Time kAhead = 14 * 3600 * kNs;
+  if (t > INT64_MAX - kAhead) return;
+  const Fields ref = fields_of(t + kAhead);
+  const tlbf_dedup::YearStart start = tlbf_dedup::YearStart::not_after(t);
+  for (unsigned m = 1; m <= 12; ++m) {
+    const std::int64_t months = static_cast<std::int64_t>(start.year_for(m)) * 12 + m;
+    const std::int64_t ref_months = ref.year * 12 + ref.month;
+    if (months > ref_months || months <= ref_months - 12) broken("not_after placed a month outside its year", input, t);
   }
 }
 
@@ -137,14 +190,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int year : {2024, 1677, 2262, 0, -44})  // year-less formats at the edges of the time range
     check_fixed_parsers(text, year);
 
+  if (auto t = tlbf_dedup::parse_epoch_auto(text)) check_year_start(*t, text);
+  if (auto t = tlbf_dedup::parse_rfc3339(text)) check_year_start(*t, text);
+
   const std::size_t newline = text.find('\n');
+  std::optional<tlbf_dedup::TimePattern> pattern;
   if (newline != std::string_view::npos) {
     std::string error;
-    if (auto pattern = tlbf_dedup::TimePattern::compile(text.substr(0, newline), &error)) {
+    pattern = tlbf_dedup::TimePattern::compile(text.substr(0, newline), &error);
+    if (pattern) {
       (void)pattern->parse(text.substr(newline + 1), 2024);
     } else if (error.empty()) {
       broken("a refused pattern says why", text, 0);
     }
+  }
+
+  // The lines in order through stateful parsers: syslog, auto, and the first line's pattern
+  // over the lines after it.
+  using tlbf_dedup::TimeFormat;
+  tlbf_dedup::TimeParser syslog(TimeFormat::syslog, std::nullopt, 2024), automatic(TimeFormat::auto_detect, std::nullopt, 2024);
+  tlbf_dedup::TimeParser patterned(TimeFormat::pattern, pattern, tlbf_dedup::YearStart::not_after(1700000000 * kNs));
+  std::size_t start = 0;
+  for (int line_no = 0; start <= text.size(); ++line_no) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    const bool plain = line.empty() || (!strippable(line.front()) && !strippable(line.back()));
+    if (plain) {  // the pure parsers see the text the stateful ones see after stripping
+      check_step(syslog, line, text, nullptr);
+      check_step(automatic, line, text, nullptr);
+      if (pattern && line_no > 0) check_step(patterned, line, text, &*pattern);
+    }
+    start = end + 1;
   }
   return 0;
 }

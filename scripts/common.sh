@@ -5,11 +5,13 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# Build and test dependencies, all from Debian 12.
+# Build and test dependencies, all from Debian 12 (redis-server and redis-tools: the Redis
+# module's tests run a real server; libhiredis-dev: its benchmark's client).
 PACKAGES=(
   cmake g++ make pkg-config
   libcli11-dev libfmt-dev libsimdjson-dev libxxhash-dev doctest-dev
   python3 gawk
+  redis-server redis-tools libhiredis-dev
 )
 
 install_missing() {

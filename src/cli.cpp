@@ -43,35 +43,36 @@ void install_signal_handlers() {
 
 // The filter options a state file fixes; an explicitly given, different value is an error.
 void check_state_matches(const Options& o, const tlbf::FilterConfig& saved, const std::string& path) {
-  const tlbf::FilterConfig& want = o.filter;
   auto conflict = [&](const char* option, const std::string& saved_value) {
     throw UsageError(std::string(option) + " differs from the state file " + path + " (which has " + saved_value +
                      "); drop the option, or use --state-reset to start over");
   };
-  const auto& given = o.explicit_filter_options;
-  if (given.count("--window") && (saved.span != want.span)) conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
-  if (given.count("--window-count") && saved.window_count != want.window_count)
+  const FilterOverrides& given = o.given;
+  if (given.span && saved.span != *given.span) conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
+  if (given.window_count && saved.window_count != *given.window_count)
     conflict("-n/--window-count", saved.window_count ? std::to_string(saved.window_count) : "a time window");
-  if (given.count("--algorithm") && saved.algorithm != want.algorithm) conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));
-  if (given.count("--error-rate") && saved.error_rate != want.error_rate) conflict("-e/--error-rate", std::to_string(saved.error_rate));
-  if (given.count("--capacity") && saved.capacity != want.capacity) conflict("-c/--capacity", std::to_string(saved.capacity));
-  if (given.count("--max-memory") && saved.max_memory_bytes != want.max_memory_bytes)
+  if (given.algorithm && saved.algorithm != *given.algorithm) conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));
+  if (given.error_rate && saved.error_rate != *given.error_rate) conflict("-e/--error-rate", std::to_string(saved.error_rate));
+  if (given.capacity && saved.capacity != *given.capacity) conflict("-c/--capacity", std::to_string(saved.capacity));
+  if (given.max_memory_bytes && saved.max_memory_bytes != *given.max_memory_bytes)
     conflict("--max-memory", std::to_string(saved.max_memory_bytes) + " bytes");
 }
 
-PipelineConfig pipeline_config(const Options& o) {
-  PipelineConfig pc;
-  pc.format = o.format;
-  pc.extract = o.extract;
-  pc.time_parser = TimeParser(o.time_format, o.time_pattern, o.year);
-  pc.refresh = o.refresh;
-  pc.output = o.output;
-  pc.line_buffered = o.line_buffered;
-  pc.on_error = o.on_error;
-  pc.progress = o.progress;
-  pc.quiet = o.quiet;
-  return pc;
-}
+// The front end's diagnostics: warnings on stderr unless --quiet, the summary as --stats asks.
+class StderrDiagnostics final : public Diagnostics {
+ public:
+  StderrDiagnostics(bool quiet, StatsFormat stats) : quiet_(quiet), stats_(stats) {}
+  void warning(const Warning& w) override {
+    if (!quiet_) std::fprintf(stderr, "tlbf-dedup: warning: %s\n", w.message.c_str());
+  }
+  void summary(const RunStats& s) override {
+    if (stats_ != StatsFormat::none) std::fputs(format_stats(s, stats_).c_str(), stderr);
+  }
+
+ private:
+  bool quiet_;
+  StatsFormat stats_;
+};
 
 int run(const Options& o) {
   // Step 1: the filter, from the state file when there is one, else fresh.
@@ -90,7 +91,7 @@ int run(const Options& o) {
     try {
       filter = tlbf::make_filter(config);
     } catch (const tlbf::invalid_parameter& e) {
-      throw UsageError(e.what());
+      throw option_error(e);
     }
   }
 
@@ -104,14 +105,12 @@ int run(const Options& o) {
   // Step 3: the record loop.
   RecordReader reader(o.files, o.null_terminated ? '\0' : '\n');
   Writer writer(STDOUT_FILENO);
-  Pipeline pipeline(pipeline_config(o), *filter, clock, std::move(hooks));
-  RunStats stats = pipeline.run(reader, writer, &g_stop_signal);
+  SystemClock system_clock;
+  StderrDiagnostics diagnostics(o.quiet, o.stats);
+  Pipeline pipeline(o.pipeline, *filter, clock, system_clock, diagnostics, std::move(hooks));
+  pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
 
-  // Step 4: the summary.
-  if (o.stats != StatsFormat::none) {
-    std::string text = format_stats(stats, o.stats);
-    std::fputs(text.c_str(), stderr);
-  }
+  // Step 4: the exit status.
   if (g_stop_signal) return 128 + g_stop_signal;
   return 0;
 }

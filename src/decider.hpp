@@ -11,12 +11,13 @@
 #include <type_traits>
 #include <utility>
 
-#include "options.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/visit.hpp"
 
 namespace tlbf_dedup {
+
+enum class Refresh { no, yes };
 
 // Without refresh the window runs from the last emitted copy: only new keys are inserted,
 // so a duplicate does not extend its key's life. With refresh every occurrence renews it.

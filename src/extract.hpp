@@ -52,6 +52,7 @@ class Extractor {
   virtual ~Extractor() = default;
   // `record.data + record.size` must be followed by RecordReader::kTailPadding readable bytes.
   virtual Extracted extract(const Record& record) = 0;
+  // -t was given: a record's time comes from the record, not the wall clock.
   bool wants_time() const { return wants_time_; }
 
  protected:
@@ -60,8 +61,6 @@ class Extractor {
 
 std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser);
 std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser);
-// The simdjson kernel JSON records are indexed with ("icelake", "haswell", "fallback"...).
-std::string_view json_implementation();
 
 // Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
 void ascii_fold(std::string_view in, std::string& out);

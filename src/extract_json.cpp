@@ -179,6 +179,5 @@ std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimePar
   return std::make_unique<JsonExtractor>(cfg, std::move(time_parser));
 }
 
-std::string_view json_implementation() { return simdjson::get_active_implementation()->name(); }
 
 }  // namespace tlbf_dedup

@@ -15,6 +15,15 @@
 
 namespace tlbf_dedup {
 
+// How blanks are scanned: 16 bytes at a time with SSE2, or byte by byte. Both are built
+// wherever SSE2 exists, so the tests compare them; kBestScan is what the program uses.
+enum class Scan { scalar, sse2 };
+#if defined(__SSE2__)
+inline constexpr Scan kBestScan = Scan::sse2;
+#else
+inline constexpr Scan kBestScan = Scan::scalar;
+#endif
+
 class FieldList {
  public:
   static constexpr std::uint32_t kOpenEnd = UINT32_MAX;
@@ -62,26 +71,36 @@ inline std::uint64_t blank_mask64(const char* p) {
 #endif
 
 // First byte at or after p that is not a blank, or end.
+template <Scan S = kBestScan>
 inline const char* skip_blanks(const char* p, const char* end) {
 #if defined(__SSE2__)
-  while (end - p >= 16) {
-    const std::uint32_t non_blank = ~blank_mask16(p) & 0xFFFFu;
-    if (non_blank) return p + __builtin_ctz(non_blank);
-    p += 16;
+  if constexpr (S == Scan::sse2) {
+    while (end - p >= 16) {
+      const std::uint32_t non_blank = ~blank_mask16(p) & 0xFFFFu;
+      if (non_blank) return p + __builtin_ctz(non_blank);
+      p += 16;
+    }
   }
+#else
+  static_assert(S == Scan::scalar, "SSE2 scanning needs an SSE2 target");
 #endif
   while (p < end && (*p == ' ' || *p == '\t')) ++p;
   return p;
 }
 
 // First blank at or after p, or end.
+template <Scan S = kBestScan>
 inline const char* find_blank(const char* p, const char* end) {
 #if defined(__SSE2__)
-  while (end - p >= 16) {
-    const std::uint32_t blank = blank_mask16(p);
-    if (blank) return p + __builtin_ctz(blank);
-    p += 16;
+  if constexpr (S == Scan::sse2) {
+    while (end - p >= 16) {
+      const std::uint32_t blank = blank_mask16(p);
+      if (blank) return p + __builtin_ctz(blank);
+      p += 16;
+    }
   }
+#else
+  static_assert(S == Scan::scalar, "SSE2 scanning needs an SSE2 target");
 #endif
   while (p < end && *p != ' ' && *p != '\t') ++p;
   return p;
@@ -96,15 +115,16 @@ class FieldSplitter {
 
   // Calls visit(field_number, text) for each field of `line` in order, up to `last_field`;
   // returns the number of fields visited (which is less than last_field when the line is
-  // shorter). `visit` returning false stops early.
-  template <typename Visit>
+  // shorter). `visit` returning false stops early. `S` chooses the blank scanning; every
+  // choice visits the same fields.
+  template <Scan S = kBestScan, typename Visit>
   std::uint32_t split(std::string_view line, std::uint32_t last_field, Visit&& visit) const;
 
  private:
   int delimiter_;
 };
 
-template <typename Visit>
+template <Scan S, typename Visit>
 std::uint32_t FieldSplitter::split(std::string_view line, std::uint32_t last_field, Visit&& visit) const {
   const char* p = line.data();
   const char* end = p + line.size();
@@ -125,7 +145,7 @@ std::uint32_t FieldSplitter::split(std::string_view line, std::uint32_t last_fie
   // Fields that start and end within the first 64 bytes (the usual case for the leading
   // fields of a log line) come from one blank mask by bit scans; the rest, if any, from the
   // loop below, which starts where this stops.
-  if (end - p >= 64 && n < last_field) {
+  if (S == Scan::sse2 && end - p >= 64 && n < last_field) {
     const std::uint64_t blank = detail::blank_mask64(p);
     unsigned pos = 0;
     while (true) {
@@ -148,10 +168,10 @@ std::uint32_t FieldSplitter::split(std::string_view line, std::uint32_t last_fie
   }
 #endif
   while (n < last_field) {
-    p = detail::skip_blanks(p, end);
+    p = detail::skip_blanks<S>(p, end);
     if (p == end) break;
     const char* s = p;
-    p = detail::find_blank(p, end);
+    p = detail::find_blank<S>(p, end);
     ++n;
     if (!visit(n, std::string_view(s, static_cast<std::size_t>(p - s)))) return n;
   }

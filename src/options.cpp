@@ -3,7 +3,10 @@
 // Invariant: parse_options() either returns Options that every later stage can use without
 // re-checking (a window > 0, exactly one window kind, an error rate in (0, 1), a compiled
 // time pattern when one is asked for, an algorithm that fits the window), or throws one
-// UsageError whose message names the option and the bad value. The option names and help
+// UsageError whose message names the option and the bad value. Relations between options
+// (-w excludes -n, --checkpoint needs --state, ...) are CLI11's excludes/needs; the range of a
+// filter parameter is the library's one check (tlbf/checks.hpp), reported under the
+// option's name by option_error(). The option names and help
 // texts here are the ones man/tlbf-dedup.1 documents; tests/e2e/help_matches_man.sh checks
 // that the two list the same options.
 #include "options.hpp"
@@ -16,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "duration.hpp"
+#include "tlbf/checks.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -71,7 +75,30 @@ std::vector<std::string> expand_optional_values(int argc, const char* const* arg
   return args;
 }
 
+// The option that sets each FilterConfig field, so that the library's one check of a
+// parameter reaches the user under the option's name. `hint` says how to fix it in options.
+struct FieldOption {
+  const char* field;
+  const char* option;
+  const char* hint;
+};
+constexpr FieldOption kFieldOptions[] = {
+    {"span", "-w/--window", ""},
+    {"window_count", "-n/--window-count", ""},
+    {"error_rate", "-e/--error-rate", ", e.g. 1e-5"},
+    {"capacity", "-c/--capacity", ""},
+    {"algorithm", "-a/--algorithm", " (-w gives a time window, -n a count window)"},
+    {"max_memory_bytes", "--max-memory", ""},
+};
+
 }  // namespace
+
+UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typed) {
+  for (const FieldOption& f : kFieldOptions)
+    if (e.parameter() == f.field)
+      return UsageError(std::string(f.option) + " '" + (typed.empty() ? e.value() : typed) + "': " + e.problem() + f.hint);
+  return UsageError(e.what());
+}
 
 std::optional<Options> parse_options(int argc, const char* const* argv) {
   Options o;
@@ -89,11 +116,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("-k,--key", keys, "key: JSON path a.b.c or /a/b, or a field list 3 | 1,4 | 2-5 | 6-; repeatable (composite key); default: the whole record")
       ->type_name("SPEC")->allow_extra_args(false);
   app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
-  app.add_option("--key-regex", o.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
-  app.add_flag("-i,--ignore-case", o.extract.ignore_case, "compare keys with ASCII letters case-folded");
-  app.add_option("-t,--time", o.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
+  app.add_option("--key-regex", o.pipeline.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
+  app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
+  app.add_option("-t,--time", o.pipeline.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
-  app.add_option("--year", year, "year for timestamps without one (syslog, patterns without %Y); default: the current year")->type_name("N");
+  app.add_option("--year", year, "year of the first timestamp without one (syslog, patterns without %Y); later ones roll over at New Year; default: the current year")->type_name("N");
   app.add_option("-w,--window", window, "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)")->type_name("DUR");
   app.add_option("-n,--window-count", window_count, "count window: a duplicate when among the last N inserted keys")->type_name("N");
   app.add_option("-e,--error-rate", error_rate, "target false-positive rate (default 1e-5)")->type_name("P");
@@ -102,15 +129,21 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_option("--max-memory", max_memory, "bound on the filter's memory: 512M, 2G (default 1G)")->type_name("SIZE");
   app.add_flag("--refresh", "a duplicate renews its key (sliding window); default: the window runs from the last emitted copy");
   app.add_option("--mark", mark, "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME default dup)")->type_name("[=NAME]");
-  app.add_flag("--only-dups", o.output.only_dups, "emit only the duplicates");
-  app.add_flag("--line-buffered", o.line_buffered, "flush the output after every record");
+  app.add_flag("--only-dups", o.pipeline.output.only_dups, "emit only the duplicates");
+  app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
   app.add_option("--on-error", on_error, "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)")->type_name("ACTION");
   app.add_option("--stats", stats, "summary on stderr at exit: text (default) | json")->type_name("[=FMT]");
-  app.add_flag("--progress", o.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
+  app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
   app.add_flag("-q,--quiet", o.quiet, "no warnings on stderr");
+
+  // Relations between options, checked by CLI11 while parsing.
+  app.get_option("--window")->excludes("--window-count");
+  app.get_option("--key-regex")->excludes("--key");
+  app.get_option("--checkpoint")->needs("--state");
+  app.get_option("--state-reset")->needs("--state");
 
   std::vector<std::string> args = expand_optional_values(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
@@ -122,6 +155,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   } catch (const CLI::CallForVersion&) {
     std::printf("tlbf-dedup %s\n", TLBF_VERSION);
     return std::nullopt;
+  } catch (const CLI::ExcludesError& e) {
+    throw UsageError(std::string(e.what()) + ": give one or the other");
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
@@ -130,21 +165,20 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   // Input.
   auto f = parse_format(format);
   if (!f) throw UsageError("-f/--format '" + format + "': expected auto, lines or json");
-  o.format = *f;
-  o.extract.keys = keys;
+  o.pipeline.format = *f;
+  o.pipeline.extract.keys = keys;
   if (given("--delimiter")) {
     if (delimiter == "\\t" || delimiter == "tab") delimiter = "\t";
     if (delimiter.size() != 1) throw UsageError("-d/--delimiter '" + delimiter + "': expected a single byte");
-    o.extract.delimiter = static_cast<unsigned char>(delimiter[0]);
+    o.pipeline.extract.delimiter = static_cast<unsigned char>(delimiter[0]);
   }
-  if (!o.extract.key_regex.empty() && !keys.empty()) throw UsageError("--key-regex and -k/--key cannot be combined");
-  if (given("--key-regex") && o.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
-  if (given("--time") && o.extract.time.empty()) throw UsageError("-t/--time: empty specification");
+  if (given("--key-regex") && o.pipeline.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
+  if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
   // them), not at the first record.
-  if (o.format == InputFormat::lines || !o.extract.key_regex.empty()) {
+  if (o.pipeline.format == InputFormat::lines || !o.pipeline.extract.key_regex.empty()) {
     try {
-      (void)make_line_extractor(o.extract, TimeParser(TimeFormat::auto_detect, std::nullopt, 1970));
+      (void)make_line_extractor(o.pipeline.extract, TimeParser(TimeFormat::auto_detect, std::nullopt, 1970));
     } catch (const SpecError& e) {
       throw UsageError(e.what());
     }
@@ -161,7 +195,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (!tf) throw UsageError("--time-format '" + time_format + "': expected auto, epoch, epoch-ms, epoch-us, epoch-ns, rfc3339, clf, syslog, ctime or a pattern with '%'");
     o.time_format = *tf;
   }
-  if (given("--time-format") && o.extract.time.empty())
+  if (given("--time-format") && o.pipeline.extract.time.empty())
     throw UsageError("--time-format has no effect without -t/--time (records are timed by the wall clock)");
   o.year = current_year();
   if (given("--year")) {
@@ -169,57 +203,69 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     if (!y || *y < 1678 || *y > 2261) throw UsageError("--year '" + year + "': expected a year between 1678 and 2261");
     o.year = *y;
   }
+  o.pipeline.time_parser = TimeParser(o.time_format, o.time_pattern, o.year);
 
   // Filter.
   tlbf::FilterConfig& fc = o.filter;
-  for (const char* name : {"--window", "--window-count", "--error-rate", "--capacity", "--algorithm", "--max-memory"})
-    if (given(name)) o.explicit_filter_options.insert(name);
-  if (given("--window") && given("--window-count")) throw UsageError("-w/--window and -n/--window-count cannot be combined: choose a time or a count window");
   if (given("--window-count")) {
     auto n = parse_number<std::uint64_t>(window_count);
     if (!n || *n == 0 || window_count[0] == '-') throw UsageError("-n/--window-count '" + window_count + "': expected a whole number > 0");
     fc.window_count = *n;
+    o.given.window_count = *n;
     fc.span = 0;
     fc.algorithm = tlbf::Algorithm::apbf;
   } else {
     auto d = parse_duration(given("--window") ? window : "5m");
     if (!d || *d <= 0) throw UsageError("-w/--window '" + window + "': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d");
     fc.span = *d;
+    if (given("--window")) o.given.span = *d;
     fc.algorithm = tlbf::Algorithm::tlbf;
   }
   if (given("--algorithm")) {
     auto a = tlbf::parse_algorithm(algorithm);
     if (!a) throw UsageError("-a/--algorithm '" + algorithm + "': expected tlbf, apbf, gebf or exact");
-    if (*a == tlbf::Algorithm::tlbf && !fc.is_time_window()) throw UsageError("-a/--algorithm tlbf needs a time window (-w); use apbf, gebf or exact with -n");
-    if (*a == tlbf::Algorithm::apbf && fc.is_time_window()) throw UsageError("-a/--algorithm apbf needs a count window (-n); use tlbf, gebf or exact with -w");
     fc.algorithm = *a;
+    o.given.algorithm = *a;
+    try {
+      tlbf::check_algorithm(fc);
+    } catch (const tlbf::invalid_parameter& e) {
+      throw option_error(e, algorithm);
+    }
   }
   if (given("--error-rate")) {
     auto p = parse_number<double>(error_rate);
-    if (!p || !(*p > 0 && *p < 1)) throw UsageError("-e/--error-rate '" + error_rate + "': expected a number between 0 and 1 (exclusive), e.g. 1e-5");
+    if (!p) throw UsageError("-e/--error-rate '" + error_rate + "': expected a number between 0 and 1 (exclusive), e.g. 1e-5");
+    try {
+      tlbf::check_error_rate(*p);
+    } catch (const tlbf::invalid_parameter& e) {
+      throw option_error(e, error_rate);
+    }
     fc.error_rate = *p;
+    o.given.error_rate = *p;
   }
   if (given("--capacity")) {
     auto n = parse_number<std::uint64_t>(capacity);
     if (!n || *n == 0 || capacity[0] == '-') throw UsageError("-c/--capacity '" + capacity + "': expected a whole number > 0");
     fc.capacity = *n;
+    o.given.capacity = *n;
   }
   if (given("--max-memory")) {
     auto m = parse_byte_size(max_memory);
     if (!m || *m < 4096) throw UsageError("--max-memory '" + max_memory + "': expected a size of at least 4K, such as 512M or 2G");
     fc.max_memory_bytes = *m;
+    o.given.max_memory_bytes = *m;
   }
-  o.refresh = app.get_option("--refresh")->count() > 0 ? Refresh::yes : Refresh::no;
+  o.pipeline.refresh = app.get_option("--refresh")->count() > 0 ? Refresh::yes : Refresh::no;
 
   // Output.
   if (given("--mark")) {
     if (mark.empty()) throw UsageError("--mark=NAME: the name is empty");
-    o.output.mark = true;
-    o.output.mark_name = mark;
+    o.pipeline.output.mark = true;
+    o.pipeline.output.mark_name = mark;
   }
-  if (on_error == "pass") o.on_error = OnError::pass;
-  else if (on_error == "drop") o.on_error = OnError::drop;
-  else if (on_error == "fail") o.on_error = OnError::fail;
+  if (on_error == "pass") o.pipeline.on_error = OnError::pass;
+  else if (on_error == "drop") o.pipeline.on_error = OnError::drop;
+  else if (on_error == "fail") o.pipeline.on_error = OnError::fail;
   else throw UsageError("--on-error '" + on_error + "': expected pass, drop or fail");
   if (given("--stats")) {
     if (stats == "text") o.stats = StatsFormat::text;
@@ -231,10 +277,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   if (given("--checkpoint")) {
     auto d = parse_duration(checkpoint);
     if (!d || *d <= 0) throw UsageError("--checkpoint '" + checkpoint + "': expected a duration > 0 such as 30s or 5m");
-    if (o.state_file.empty()) throw UsageError("--checkpoint needs --state FILE");
     o.checkpoint = *d;
   }
-  if (o.state_reset && o.state_file.empty()) throw UsageError("--state-reset needs --state FILE");
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
   return o;
 }

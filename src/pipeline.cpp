@@ -12,11 +12,11 @@
 //  - A bad record (malformed JSON, missing key) is never inserted into the filter; it is
 //    passed, dropped or fatal as --on-error says, counted, and warned about once (the
 //    first occurrence at once, the total at the end).
+//  - Nothing here prints or reads a clock: warnings and the summary go to the Diagnostics,
+//    and every time comes from the Clock the caller passed in.
 #include "pipeline.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -24,10 +24,6 @@
 
 namespace tlbf_dedup {
 namespace {
-
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 bool is_blank_record(std::string_view s) {
   for (char c : s)
@@ -37,14 +33,15 @@ bool is_blank_record(std::string_view s) {
 
 }  // namespace
 
-Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, StateHooks hooks)
-    : cfg_(std::move(cfg)), filter_(&filter), clock_(start_clock), hooks_(std::move(hooks)) {
+Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
+                   Diagnostics& diagnostics, StateHooks hooks)
+    : cfg_(std::move(cfg)),
+      filter_(&filter),
+      clock_(start_clock),
+      time_source_(&clock),
+      diagnostics_(&diagnostics),
+      hooks_(std::move(hooks)) {
   mark_name_ = json_escape(cfg_.output.mark_name);
-  if (!cfg_.wall_clock) {
-    cfg_.wall_clock = [] {
-      return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    };
-  }
   if (cfg_.format == InputFormat::lines) choose_extractor({});
   if (cfg_.format == InputFormat::json) choose_extractor("{");
 }
@@ -55,27 +52,40 @@ void Pipeline::choose_extractor(std::string_view first_record) {
   extractor_ = json_ ? make_json_extractor(cfg_.extract, cfg_.time_parser) : make_line_extractor(cfg_.extract, cfg_.time_parser);
 }
 
-void Pipeline::warn_first(const char* what, const RecordReader& in) {
-  if (cfg_.quiet) return;
+void Pipeline::warn_first(WarningKind kind, const char* what, const RecordReader& in) {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  std::fprintf(stderr, "tlbf-dedup: warning: %s: record %llu: %s (%s; further ones are counted, see the summary at exit)\n",
-               in.current_name().c_str(), static_cast<unsigned long long>(stats_.records), what, action);
+  diagnostics_->warning(Warning{kind, in.current_name(), stats_.records, 1,
+                                fmt::format("{}: record {}: {} ({}; further ones are counted, see the summary at exit)",
+                                            in.current_name(), stats_.records, what, action)});
+}
+
+void Pipeline::warn_totals() {
+  const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
+  if (stats_.malformed)
+    diagnostics_->warning(Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
+                                  fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
+  if (stats_.missing_key)
+    diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
+                                  fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
+  if (stats_.untimed)
+    diagnostics_->warning(Warning{WarningKind::untimed, "", 0, stats_.untimed,
+                                  fmt::format("{} record(s) had no readable time at -t {} (judged at the current clock)",
+                                              stats_.untimed, cfg_.extract.time)});
 }
 
 void Pipeline::save_state(Writer& out) {
   if (!hooks_.save) return;
   out.flush();
   hooks_.save(*filter_, clock_);
-  last_checkpoint_ns_ = steady_ns();
+  last_checkpoint_ns_ = time_source_->steady_ns();
 }
 
 void Pipeline::maybe_checkpoint(Writer& out) {
-  if (hooks_.save && hooks_.every > 0 && steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
+  if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
 }
 
 template <class D>
 void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress) {
-  const bool wants_time = !cfg_.extract.time.empty();
   const bool only_dups = cfg_.output.only_dups;
   const bool mark = cfg_.output.mark;
   Record rec;
@@ -97,12 +107,13 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     Extracted x = extractor_->extract(rec);
     if (x.status != ExtractStatus::ok) {
       const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
+      const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
       std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
       if (cfg_.on_error == OnError::fail) {
         out.flush();
         throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
       }
-      if (count++ == 0) warn_first(what, in);
+      if (count++ == 0) warn_first(kind, what, in);
       if (cfg_.on_error == OnError::pass && !only_dups) {
         if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
         else out.write(rec.bytes());
@@ -113,14 +124,14 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     }
 
     // Step 3: the clock, which only moves forward.
-    if (wants_time) {
+    if (extractor_->wants_time()) {
       if (x.time) {
         if (*x.time > clock_) clock_ = *x.time;
       } else {
         ++stats_.untimed;
       }
     } else {
-      tlbf::Time now = cfg_.wall_clock();
+      tlbf::Time now = time_source_->wall_ns();
       if (now > clock_) clock_ = now;
     }
 
@@ -149,17 +160,17 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
 }
 
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
-  auto started = std::chrono::steady_clock::now();
-  last_checkpoint_ns_ = steady_ns();
+  const std::int64_t started_ns = time_source_->steady_ns();
+  last_checkpoint_ns_ = started_ns;
   std::unique_ptr<Progress> progress;
-  if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size());
+  if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size(), *time_source_);
   in.set_stop_flag(stop);
   // Input paused: what has been decided goes out now (tail -f), and a due checkpoint runs.
   in.on_input_pause([&]() -> int {
     out.flush();
     maybe_checkpoint(out);
     if (!hooks_.save || hooks_.every <= 0) return -1;
-    std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - steady_ns();
+    std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
     return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
   try {
@@ -174,20 +185,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     throw;
   }
   stats_.bytes_out = out.bytes_written();
-  stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = filter_->stats(clock_);
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
-  if (!cfg_.quiet) {
-    const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-    if (stats_.malformed)
-      std::fprintf(stderr, "tlbf-dedup: warning: %llu record(s) were not readable JSON objects (%s)\n",
-                   static_cast<unsigned long long>(stats_.malformed), action);
-    if (stats_.missing_key)
-      std::fprintf(stderr, "tlbf-dedup: warning: %llu record(s) had no key (%s)\n", static_cast<unsigned long long>(stats_.missing_key), action);
-    if (stats_.untimed)
-      std::fprintf(stderr, "tlbf-dedup: warning: %llu record(s) had no readable time at -t %s (judged at the current clock)\n",
-                   static_cast<unsigned long long>(stats_.untimed), cfg_.extract.time.c_str());
-  }
+  warn_totals();
+  diagnostics_->summary(stats_);
   return stats_;
 }
 

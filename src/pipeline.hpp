@@ -1,14 +1,17 @@
 // The record loop: reader → extractor → clock → decider → writer, with the bookkeeping
-// (counters, warnings, progress, checkpoints) around it.
+// (counters, warnings, progress, checkpoints) around it. The world comes in through two
+// interfaces: a Clock (clock.hpp) for wall and steady time, and Diagnostics
+// (diagnostics.hpp) for every warning and the end-of-run summary.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <stdexcept>
 
+#include "clock.hpp"
 #include "decider.hpp"
+#include "diagnostics.hpp"
 #include "extract.hpp"
-#include "options.hpp"
 #include "record_reader.hpp"
 #include "stats.hpp"
 #include "timestamp.hpp"
@@ -18,6 +21,10 @@
 namespace tlbf_dedup {
 
 class Progress;
+
+enum class InputFormat { auto_detect, lines, json };
+// What happens to a record whose key cannot be extracted.
+enum class OnError { pass, drop, fail };
 
 // --on-error fail met a record whose key could not be extracted; the message says which.
 class RecordError : public std::runtime_error {
@@ -42,18 +49,17 @@ struct PipelineConfig {
   bool line_buffered = false;
   OnError on_error = OnError::pass;
   bool progress = false;
-  bool quiet = false;
-  // The time of a record when -t is not given; injectable for tests.
-  std::function<tlbf::Time()> wall_clock;
 };
 
 class Pipeline {
  public:
-  Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, StateHooks hooks = {});
+  // `clock` and `diagnostics` must outlive the pipeline.
+  Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
+           Diagnostics& diagnostics, StateHooks hooks = {});
 
-  // Processes every record until the input ends or *stop becomes non-zero. Writes the
-  // warnings summary to stderr (unless quiet) before returning. Throws RecordError
-  // (--on-error fail), InputError, OutputError, SpecError, BrokenPipe.
+  // Processes every record until the input ends or *stop becomes non-zero, then hands the
+  // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
+  // InputError, OutputError, SpecError, BrokenPipe.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_; }
@@ -63,13 +69,16 @@ class Pipeline {
   template <class D>
   void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
   void choose_extractor(std::string_view first_record);
-  void warn_first(const char* what, const RecordReader& in);
+  void warn_first(WarningKind kind, const char* what, const RecordReader& in);
+  void warn_totals();
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
 
   PipelineConfig cfg_;
   tlbf::WindowFilter* filter_;
-  tlbf::Time clock_;
+  tlbf::Time clock_;  // the decision clock: the largest record time seen (or wall time)
+  Clock* time_source_;
+  Diagnostics* diagnostics_;
   StateHooks hooks_;
   std::unique_ptr<Extractor> extractor_;
   bool json_ = false;

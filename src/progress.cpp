@@ -11,13 +11,14 @@
 
 namespace tlbf_dedup {
 
-Progress::Progress(std::uint64_t total_bytes) : total_(total_bytes), start_(std::chrono::steady_clock::now()), last_(start_) {}
+Progress::Progress(std::uint64_t total_bytes, Clock& clock)
+    : total_(total_bytes), clock_(&clock), start_ns_(clock.steady_ns()), last_ns_(start_ns_) {}
 
 void Progress::maybe_draw(std::uint64_t bytes, std::uint64_t records, std::uint64_t emitted, bool force) {
-  auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_ < std::chrono::milliseconds(200)) return;
-  last_ = now;
-  double secs = std::chrono::duration<double>(now - start_).count();
+  const std::int64_t now = clock_->steady_ns();
+  if (!force && now - last_ns_ < 200 * tlbf::kMillisecond) return;
+  last_ns_ = now;
+  double secs = static_cast<double>(now - start_ns_) / 1e9;
   double mbps = secs > 0 ? static_cast<double>(bytes) / 1048576.0 / secs : 0;
   double rps = secs > 0 ? static_cast<double>(records) / secs : 0;
   std::string line;

@@ -1,15 +1,16 @@
 // --progress: a one-line progress report on stderr, redrawn at most a few times a second.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+
+#include "clock.hpp"
 
 namespace tlbf_dedup {
 
 class Progress {
  public:
   // `total_bytes` 0 = unknown (pipes): rates only; otherwise percent and ETA.
-  explicit Progress(std::uint64_t total_bytes);
+  Progress(std::uint64_t total_bytes, Clock& clock);
   // Cheap to call per record: redraws only when enough time has passed.
   void update(std::uint64_t bytes, std::uint64_t records, std::uint64_t emitted) {
     if ((++calls_ & 1023) == 0) maybe_draw(bytes, records, emitted, false);
@@ -21,7 +22,8 @@ class Progress {
 
   std::uint64_t total_;
   std::uint64_t calls_ = 0;
-  std::chrono::steady_clock::time_point start_, last_;
+  Clock* clock_;
+  std::int64_t start_ns_, last_ns_;
   bool drawn_ = false;
 };
 

@@ -5,10 +5,11 @@
 #include <cstdio>
 #include <string>
 
-#include "options.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
+
+enum class StatsFormat { none, text, json };
 
 struct RunStats {
   std::uint64_t records = 0;

@@ -1,5 +1,11 @@
-// Hand-written parsers for the fixed timestamp formats of logs, and a small strftime-style
-// pattern matcher for the rest.
+// Hand-written parsers for the fixed timestamp formats of logs, a small strftime-style
+// pattern matcher for the rest, and the year rollover of stamps that do not name their year.
+//
+// Each format is read in two steps: a scanner (scan_rfc3339, scan_syslog...) checks the
+// syntax and fills a Civil with the fields the text names, then to_time checks them against
+// the calendar and converts. Between the two, TimeParser gives year-less stamps their year
+// from its YearRollover, so a stamp is placed only once it is known to be a real date (an
+// unreadable "Feb 30" never moves the year on).
 //
 // Invariant: a parser either consumes its whole input (after the caller's stripping) and
 // returns a time that round-trips through the civil calendar (month 1-12, a day that exists
@@ -11,6 +17,7 @@
 
 #include <cstring>
 #include <ctime>
+#include <limits>
 
 namespace tlbf_dedup {
 namespace {
@@ -39,6 +46,25 @@ unsigned days_in_month(std::int64_t y, unsigned m) {
   return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
 }
 
+// Two-digit years as POSIX strptime's %y reads them: 69-99 → 1969-1999, 00-68 → 2000-2068.
+std::int64_t year_of_two_digits(unsigned yy) { return yy < 69 ? 2000 + yy : 1900 + yy; }
+
+// The month (1-12) a day of the year falls in, counted in a common year: only the year
+// rollover asks, and it needs no more than the month.
+unsigned month_of_day_of_year(int yday) {
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  unsigned m = 1;
+  for (int d : kDays) {
+    if (yday <= d || m == 12) break;
+    yday -= d;
+    ++m;
+  }
+  return m;
+}
+
+}  // namespace
+
+namespace detail {
 // The fields a textual timestamp names; `to_time` validates and converts them.
 struct Civil {
   std::int64_t year = 1970;
@@ -46,7 +72,15 @@ struct Civil {
   std::int64_t nanos = 0;
   std::int64_t offset_seconds = 0;  // east of UTC
   int yday = 0;                     // %j, 1-based; 0 = unused
+  bool has_year = true;             // false: the year is the caller's (syslog, patterns without %Y)
+  bool has_time_of_day = true;      // false: a date only, read as its midnight
+  std::optional<Time> instant;      // the whole time, given as a number (epoch, %s)
 };
+}  // namespace detail
+
+namespace {
+
+using detail::Civil;
 
 std::optional<Time> to_time(const Civil& c) {
   if (c.month < 1 || c.month > 12 || c.hour > 23 || c.minute > 59 || c.second > 60) return std::nullopt;
@@ -130,6 +164,42 @@ struct Scanner {
     }
     if (hh > 23 || mm > 59) return false;
     offset = (sign == '-' ? -1 : 1) * static_cast<std::int64_t>(hh * 3600 + mm * 60);
+    return true;
+  }
+  // The end of the text, or blanks, a zone (as zone()) and the end.
+  bool end_with_optional_zone(std::int64_t& offset) {
+    if (done()) return true;
+    blanks();
+    return zone(offset) && done();
+  }
+  // zone(), or a zone name of RFC 2822 (section 3.3 and 4.3), any case; UTC too, as HTTP
+  // servers write it.
+  bool mail_zone(std::int64_t& offset) {
+    if (zone(offset)) return true;
+    static constexpr struct {
+      const char* name;
+      int hours;
+    } kZones[] = {{"ut", 0},  {"utc", 0}, {"gmt", 0}, {"est", -5}, {"edt", -4}, {"cst", -6},
+                  {"cdt", -5}, {"mst", -7}, {"mdt", -6}, {"pst", -8}, {"pdt", -7}};
+    std::size_t end = i;
+    while (end < s.size() && lower(s[end]) >= 'a' && lower(s[end]) <= 'z') ++end;
+    for (const auto& z : kZones) {
+      const std::size_t n = std::strlen(z.name);
+      if (end - i != n) continue;
+      std::size_t k = 0;
+      while (k < n && lower(s[i + k]) == z.name[k]) ++k;
+      if (k == n) {
+        offset = z.hours * 3600;
+        i = end;
+        return true;
+      }
+    }
+    return false;
+  }
+  // At least one blank, and all that follow.
+  bool gap() {
+    if (!is_blank(peek())) return false;
+    blanks();
     return true;
   }
   // A month name, abbreviated or full, any case; 1-12.
@@ -320,72 +390,113 @@ std::optional<Time> parse_epoch_auto(std::string_view text) {
   return parse_epoch(text, unit);
 }
 
-std::optional<Time> parse_rfc3339(std::string_view text) {
+namespace {
+
+// The scanners: each reads one format into `c` (fresh, as Civil{} leaves it) and says whether
+// the whole text matched; to_time checks the calendar afterwards.
+
+bool scan_rfc3339(std::string_view text, Civil& c) {
   Scanner sc{text};
-  Civil c;
-  if (!sc.num64(4, 4, c.year) || !sc.lit('-') || !sc.num(1, 2, c.month) || !sc.lit('-') || !sc.num(1, 2, c.day)) return std::nullopt;
-  if (!sc.done()) {
-    if (!(sc.lit('T') || sc.lit('t') || sc.lit(' '))) return std::nullopt;
-    if (!sc.clock(c, true)) return std::nullopt;
-    if (!sc.done()) {
-      if (sc.peek() == ' ') sc.blanks();
-      if (!sc.zone(c.offset_seconds) || !sc.done()) return std::nullopt;
-    }
+  if (!sc.num64(4, 4, c.year) || !sc.lit('-') || !sc.num(1, 2, c.month) || !sc.lit('-') || !sc.num(1, 2, c.day)) return false;
+  if (sc.done()) {
+    c.has_time_of_day = false;
+    return true;
   }
-  return to_time(c);
+  if (!(sc.lit('T') || sc.lit('t') || sc.lit(' '))) return false;
+  return sc.clock(c, true) && sc.end_with_optional_zone(c.offset_seconds);
 }
 
-std::optional<Time> parse_clf(std::string_view text) {
+bool scan_slash_date(std::string_view text, Civil& c) {
   Scanner sc{text};
-  Civil c;
-  if (!sc.num(1, 2, c.day) || !sc.lit('/') || !sc.month_name(c.month) || !sc.lit('/') || !sc.num64(4, 4, c.year) ||
-      !sc.lit(':') || !sc.clock(c, false))
-    return std::nullopt;
-  if (!sc.done()) {
+  unsigned year;
+  if (!sc.num(2, 4, year) || sc.i == 3) return false;
+  const bool four_digits = sc.i == 4;
+  c.year = four_digits ? year : year_of_two_digits(year);
+  if (!sc.lit('/') || !sc.num(1, 2, c.month) || !sc.lit('/') || !sc.num(1, 2, c.day)) return false;
+  if (sc.done()) {
+    c.has_time_of_day = false;
+    return four_digits;
+  }
+  return sc.gap() && sc.clock(c, false) && sc.end_with_optional_zone(c.offset_seconds);
+}
+
+bool scan_rfc2822(std::string_view text, Civil& c) {
+  Scanner sc{text};
+  if (!is_digit(sc.peek())) {
+    if (!sc.weekday_name() || !sc.lit(',')) return false;
     sc.blanks();
-    if (!sc.zone(c.offset_seconds) || !sc.done()) return std::nullopt;
   }
-  return to_time(c);
+  if (!sc.num(1, 2, c.day) || !sc.gap() || !sc.month_name(c.month) || !sc.gap() || !sc.num64(4, 4, c.year) ||
+      !sc.gap() || !sc.clock(c, true))
+    return false;
+  if (sc.done()) return true;
+  return sc.gap() && sc.mail_zone(c.offset_seconds) && sc.done();
 }
 
-std::optional<Time> parse_syslog(std::string_view text, int year) {
+bool scan_clf(std::string_view text, Civil& c) {
   Scanner sc{text};
-  Civil c;
-  c.year = year;
-  if (!sc.month_name(c.month) || !is_blank(sc.peek())) return std::nullopt;
-  sc.blanks();
-  if (!sc.num(1, 2, c.day) || !is_blank(sc.peek())) return std::nullopt;
-  sc.blanks();
-  if (!sc.clock(c, false) || !sc.done()) return std::nullopt;
-  return to_time(c);
+  return sc.num(1, 2, c.day) && sc.lit('/') && sc.month_name(c.month) && sc.lit('/') && sc.num64(4, 4, c.year) &&
+         sc.lit(':') && sc.clock(c, false) && sc.end_with_optional_zone(c.offset_seconds);
 }
 
-std::optional<Time> parse_ctime(std::string_view text) {
+bool scan_syslog(std::string_view text, Civil& c) {
   Scanner sc{text};
-  Civil c;
-  if (!sc.weekday_name() || !is_blank(sc.peek())) return std::nullopt;
-  sc.blanks();
-  if (!sc.month_name(c.month) || !is_blank(sc.peek())) return std::nullopt;
-  sc.blanks();
-  if (!sc.num(1, 2, c.day) || !is_blank(sc.peek())) return std::nullopt;
-  sc.blanks();
-  if (!sc.clock(c, false) || !is_blank(sc.peek())) return std::nullopt;
-  sc.blanks();
-  if (!sc.num64(4, 4, c.year) || !sc.done()) return std::nullopt;
-  return to_time(c);
+  c.has_year = false;
+  return sc.month_name(c.month) && sc.gap() && sc.num(1, 2, c.day) && sc.gap() && sc.clock(c, false) && sc.done();
 }
 
-std::optional<Time> parse_auto(std::string_view text, int year) {
-  if (text.empty()) return std::nullopt;
-  char c0 = text[0];
+bool scan_ctime(std::string_view text, Civil& c) {
+  Scanner sc{text};
+  return sc.weekday_name() && sc.gap() && sc.month_name(c.month) && sc.gap() && sc.num(1, 2, c.day) && sc.gap() &&
+         sc.clock(c, false) && sc.gap() && sc.num64(4, 4, c.year) && sc.done();
+}
+
+// Auto-detection: the shape of the text picks the scanner, so each stamp is scanned once
+// (and the common RFC 3339 and CLF stamps skip the epoch attempt). Text that starts with a
+// digit: '-' at [4] is RFC 3339; '/' at [4], or at [2] before a digit, a slash date; a blank
+// at [1] or [2] RFC 2822 without its weekday; '/' at [1] or [2] CLF; else a number. None of
+// these shapes is a number, so trying them first changes no number's reading. Other text
+// is syslog, ctime or RFC 2822 with its weekday, which differ in their first fields.
+bool scan_auto(std::string_view text, Civil& c) {
+  if (text.empty()) return false;
+  const char c0 = text[0];
+  auto at = [&](std::size_t i) { return i < text.size() ? text[i] : '\0'; };
+  if (is_digit(c0)) {
+    if (at(4) == '-') return scan_rfc3339(text, c);
+    if (at(4) == '/' || (at(2) == '/' && is_digit(at(3)))) return scan_slash_date(text, c);
+    if (is_blank(at(1)) || is_blank(at(2))) return scan_rfc2822(text, c);
+    if (at(1) == '/' || at(2) == '/') return scan_clf(text, c);
+  }
   if (is_digit(c0) || c0 == '-' || c0 == '+' || c0 == '.') {
-    if (auto t = parse_epoch_auto(text)) return t;
-    if (text.size() > 4 && text[4] == '-') return parse_rfc3339(text);
-    return parse_clf(text);
+    c.instant = parse_epoch_auto(text);
+    return c.instant.has_value();
   }
-  if (auto t = parse_syslog(text, year)) return t;
-  return parse_ctime(text);
+  if (scan_syslog(text, c)) return true;
+  c = Civil{};
+  if (scan_ctime(text, c)) return true;
+  c = Civil{};
+  return scan_rfc2822(text, c);
 }
+
+// A pure parser: scan, give a year-less stamp `year`, convert.
+template <class Scan>
+std::optional<Time> parse_with(Scan scan, std::string_view text, std::int64_t year = 0) {
+  Civil c;
+  if (!scan(text, c)) return std::nullopt;
+  if (c.instant) return c.instant;
+  if (!c.has_year) c.year = year;
+  return to_time(c);
+}
+
+}  // namespace
+
+std::optional<Time> parse_rfc3339(std::string_view text) { return parse_with(scan_rfc3339, text); }
+std::optional<Time> parse_slash_date(std::string_view text) { return parse_with(scan_slash_date, text); }
+std::optional<Time> parse_rfc2822(std::string_view text) { return parse_with(scan_rfc2822, text); }
+std::optional<Time> parse_clf(std::string_view text) { return parse_with(scan_clf, text); }
+std::optional<Time> parse_syslog(std::string_view text, int year) { return parse_with(scan_syslog, text, year); }
+std::optional<Time> parse_ctime(std::string_view text) { return parse_with(scan_ctime, text); }
+std::optional<Time> parse_auto(std::string_view text, int year) { return parse_with(scan_auto, text, year); }
 
 std::optional<TimePattern> TimePattern::compile(std::string_view pattern, std::string* error) {
   TimePattern p;
@@ -422,55 +533,59 @@ std::optional<TimePattern> TimePattern::compile(std::string_view pattern, std::s
     }
   }
   if (!any_field) return fail("the pattern has no time field");
+  for (const Op& op : p.ops_) {
+    p.names_year_ = p.names_year_ || op.kind == 'Y' || op.kind == 'y' || op.kind == 's';
+    p.names_time_of_day_ = p.names_time_of_day_ || op.kind == 'H' || op.kind == 'I' || op.kind == 's';
+  }
   return p;
 }
 
-std::optional<Time> TimePattern::parse(std::string_view text, int default_year) const {
+bool TimePattern::scan(std::string_view text, Civil& c) const {
   Scanner sc{text};
-  Civil c;
-  c.year = default_year;
+  c.has_year = names_year_;
+  c.has_time_of_day = names_time_of_day_;
   bool pm = false, twelve = false, have_epoch = false;
   std::int64_t epoch = 0;
   for (const Op& op : ops_) {
     switch (op.kind) {
       case 0:
-        if (sc.s.substr(sc.i, op.text.size()) != op.text) return std::nullopt;
+        if (sc.s.substr(sc.i, op.text.size()) != op.text) return false;
         sc.i += op.text.size();
         break;
       case ' ': sc.blanks(); break;
       case 'Y': {
         bool neg = sc.lit('-');
-        if (!sc.num64(1, 4, c.year)) return std::nullopt;
+        if (!sc.num64(1, 4, c.year)) return false;
         if (neg) c.year = -c.year;
         break;
       }
       case 'y': {
         unsigned yy;
-        if (!sc.num(1, 2, yy)) return std::nullopt;
-        c.year = yy < 69 ? 2000 + yy : 1900 + yy;
+        if (!sc.num(1, 2, yy)) return false;
+        c.year = year_of_two_digits(yy);
         break;
       }
-      case 'm': if (!sc.num(1, 2, c.month)) return std::nullopt; break;
-      case 'd': sc.blanks(); if (!sc.num(1, 2, c.day)) return std::nullopt; break;
-      case 'H': if (!sc.num(1, 2, c.hour)) return std::nullopt; break;
-      case 'I': if (!sc.num(1, 2, c.hour) || c.hour < 1 || c.hour > 12) return std::nullopt; twelve = true; break;
-      case 'M': if (!sc.num(1, 2, c.minute)) return std::nullopt; break;
-      case 'S': if (!sc.num(1, 2, c.second)) return std::nullopt; break;
-      case 'f': if (!sc.fraction(c.nanos)) return std::nullopt; break;
-      case 'z': if (!sc.zone(c.offset_seconds)) return std::nullopt; break;
+      case 'm': if (!sc.num(1, 2, c.month)) return false; break;
+      case 'd': sc.blanks(); if (!sc.num(1, 2, c.day)) return false; break;
+      case 'H': if (!sc.num(1, 2, c.hour)) return false; break;
+      case 'I': if (!sc.num(1, 2, c.hour) || c.hour < 1 || c.hour > 12) return false; twelve = true; break;
+      case 'M': if (!sc.num(1, 2, c.minute)) return false; break;
+      case 'S': if (!sc.num(1, 2, c.second)) return false; break;
+      case 'f': if (!sc.fraction(c.nanos)) return false; break;
+      case 'z': if (!sc.zone(c.offset_seconds)) return false; break;
       case 'Z': while (!sc.done() && ((sc.peek() >= 'A' && sc.peek() <= 'Z') || (sc.peek() >= 'a' && sc.peek() <= 'z'))) ++sc.i; break;
-      case 'b': if (!sc.month_name(c.month)) return std::nullopt; break;
-      case 'a': if (!sc.weekday_name()) return std::nullopt; break;
+      case 'b': if (!sc.month_name(c.month)) return false; break;
+      case 'a': if (!sc.weekday_name()) return false; break;
       case 'j': {
         unsigned j;
-        if (!sc.num(1, 3, j) || j == 0) return std::nullopt;
+        if (!sc.num(1, 3, j) || j == 0) return false;
         c.yday = static_cast<int>(j);
         break;
       }
       case 'p': {
-        if (sc.i + 2 > text.size()) return std::nullopt;
+        if (sc.i + 2 > text.size()) return false;
         char a = lower(text[sc.i]), b = lower(text[sc.i + 1]);
-        if (b != 'm' || (a != 'a' && a != 'p')) return std::nullopt;
+        if (b != 'm' || (a != 'a' && a != 'p')) return false;
         pm = a == 'p';
         sc.i += 2;
         break;
@@ -480,23 +595,27 @@ std::optional<Time> TimePattern::parse(std::string_view text, int default_year) 
         if (sc.peek() == '-') ++sc.i;
         while (!sc.done() && is_digit(sc.peek())) ++sc.i;
         auto t = parse_epoch(text.substr(start, sc.i - start), tlbf::kSecond);
-        if (!t) return std::nullopt;
+        if (!t) return false;
         epoch = *t;
         have_epoch = true;
         break;
       }
-      default: return std::nullopt;
+      default: return false;
     }
   }
   sc.blanks();
-  if (!sc.done()) return std::nullopt;
+  if (!sc.done()) return false;
   if (have_epoch) {
     std::int64_t t;
-    if (__builtin_add_overflow(epoch, c.nanos, &t)) return std::nullopt;  // beyond year 2262
-    return t;
+    if (__builtin_add_overflow(epoch, c.nanos, &t)) return false;  // beyond year 2262
+    c.instant = t;
   }
   if (twelve) c.hour = (c.hour % 12) + (pm ? 12 : 0);
-  return to_time(c);
+  return true;
+}
+
+std::optional<Time> TimePattern::parse(std::string_view text, int default_year) const {
+  return parse_with([this](std::string_view t, Civil& c) { return scan(t, c); }, text, default_year);
 }
 
 std::optional<Time> parse_strftime(std::string_view text, std::string_view pattern, int default_year) {
@@ -505,9 +624,30 @@ std::optional<Time> parse_strftime(std::string_view text, std::string_view patte
   return p->parse(text, default_year);
 }
 
-std::optional<Time> TimeParser::operator()(std::string_view text) const {
+YearStart YearStart::not_after(Time written_by) {
+  constexpr Time kLocalAhead = 14 * 3600 * tlbf::kSecond;  // UTC+14, the furthest zone ahead
+  const Time t = written_by > std::numeric_limits<Time>::max() - kLocalAhead ? written_by : written_by + kLocalAhead;
+  const std::time_t secs = t / kNsPerSec - (t % kNsPerSec < 0);  // floor division: before 1970 too
+  std::tm tm{};
+  gmtime_r(&secs, &tm);  // any int64 nanosecond time is a year gmtime_r can hold
+  return YearStart(tm.tm_year + 1900, static_cast<unsigned>(tm.tm_mon + 1));
+}
+
+bool YearRollover::accept(unsigned month) {
+  const int year = year_for(month);
+  const bool advanced = latest_month_ != 0 && year != year_;
+  if (latest_month_ == 0 || advanced) {
+    year_ = year;
+    latest_month_ = month;
+  } else if (month > latest_month_) {
+    latest_month_ = month;
+  }
+  return advanced;
+}
+
+TimeReading TimeParser::parse(std::string_view text) {
   // Plain epoch seconds need no trimming (they start and end with a digit).
-  if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t)) return t;
+  if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t)) return {t, true};
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
   if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '"' && text.back() == '"') ||
@@ -516,19 +656,36 @@ std::optional<Time> TimeParser::operator()(std::string_view text) const {
   } else if (!text.empty() && text.front() == '[') {
     text.remove_prefix(1);  // "[2016-12-19 16:31:47,999]" cut off before its "]" by a field list
   }
+  Civil c;
+  bool scanned = false;
   switch (format_) {
-    case TimeFormat::auto_detect: return parse_auto(text, year_);
-    case TimeFormat::epoch: return parse_epoch(text, tlbf::kSecond);
-    case TimeFormat::epoch_ms: return parse_epoch(text, tlbf::kMillisecond);
-    case TimeFormat::epoch_us: return parse_epoch(text, tlbf::kMicrosecond);
-    case TimeFormat::epoch_ns: return parse_epoch(text, 1);
-    case TimeFormat::rfc3339: return parse_rfc3339(text);
-    case TimeFormat::clf: return parse_clf(text);
-    case TimeFormat::syslog: return parse_syslog(text, year_);
-    case TimeFormat::ctime: return parse_ctime(text);
-    case TimeFormat::pattern: return pattern_ ? pattern_->parse(text, year_) : std::nullopt;
+    case TimeFormat::auto_detect: scanned = scan_auto(text, c); break;
+    case TimeFormat::epoch: c.instant = parse_epoch(text, tlbf::kSecond); break;
+    case TimeFormat::epoch_ms: c.instant = parse_epoch(text, tlbf::kMillisecond); break;
+    case TimeFormat::epoch_us: c.instant = parse_epoch(text, tlbf::kMicrosecond); break;
+    case TimeFormat::epoch_ns: c.instant = parse_epoch(text, 1); break;
+    case TimeFormat::rfc3339: scanned = scan_rfc3339(text, c); break;
+    case TimeFormat::clf: scanned = scan_clf(text, c); break;
+    case TimeFormat::syslog: scanned = scan_syslog(text, c); break;
+    case TimeFormat::ctime: scanned = scan_ctime(text, c); break;
+    case TimeFormat::pattern: scanned = pattern_ && pattern_->scan(text, c); break;
   }
-  return std::nullopt;
+  if (c.instant) return {*c.instant, true};
+  if (!scanned) return {};
+  return place(c);
+}
+
+TimeReading TimeParser::place(Civil& c) {
+  const unsigned month = c.yday > 0 ? month_of_day_of_year(c.yday) : c.month;
+  if (!c.has_year) c.year = years_.year_for(month);
+  const std::optional<Time> t = to_time(c);
+  if (!t) return {};
+  TimeReading r{*t, true};
+  r.date_only = !c.has_time_of_day;
+  // Placed only once the calendar accepts the date, so a stamp that is not one (month 13,
+  // "Feb 29" of a common year) cannot move the year on.
+  if (!c.has_year) r.year_advanced = years_.accept(month);
+  return r;
 }
 
 int current_year() {

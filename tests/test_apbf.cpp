@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,12 @@ TEST_SUITE("apbf") {
         CHECK_FALSE(s.memory_capped);
       }
     }
+  }
+
+  TEST_CASE("slice(position) refuses a position past the oldest slice instead of wrapping") {
+    tlbf::AgePartitionedFilter f(count_config(100, 4, 3));
+    CHECK_NOTHROW(f.slice(f.slices() - 1));
+    CHECK_THROWS_AS(f.slice(f.slices()), std::out_of_range);
   }
 
   TEST_CASE("the last window_count inserts are always reported") {
@@ -199,7 +206,8 @@ TEST_SUITE("apbf") {
         FAIL("accepted a bad " << name);
       } catch (const tlbf::invalid_parameter& e) {
         INFO(e.what());
-        CHECK(std::string(e.what()).find(name) != std::string::npos);
+        CHECK(e.parameter() == name);
+        CHECK(std::string(e.what()).find(e.value()) != std::string::npos);
       }
     };
     refuses(count_config(0, 0.01), "window_count");
@@ -214,7 +222,7 @@ TEST_SUITE("apbf") {
     refuses(only_k, "l");
     tlbf::FilterConfig tiny = count_config(1000000, 0.01);
     tiny.max_memory_bytes = 100;  // not one word per slice
-    refuses(tiny, "max_memory");
+    refuses(tiny, "max_memory_bytes");
   }
 
   TEST_CASE("insert_if_absent and statistics") {

@@ -54,17 +54,40 @@ TEST_SUITE("hash") {
     CHECK(tlbf::probe_hash(h, 5) == h.lo + 5 * h.hi + 20);
   }
 
-  TEST_CASE("probe_hashes gives probe_hash for every index up to the largest k") {
-    std::vector<std::uint64_t> x(tlbf::detail::kMaxK);
-    for (const tlbf::KeyHash h : {tlbf::KeyHash{0x0123456789abcdefULL, 0xfedcba9876543210ULL}, tlbf::hash_key("key"),
-                                  tlbf::KeyHash{~0ULL, ~0ULL}}) {
-      for (std::uint32_t k : {1u, 2u, 21u, tlbf::detail::kMaxK - 1, tlbf::detail::kMaxK}) {  // odd k: the scalar tail
-        std::fill(x.begin(), x.end(), 0);
-        tlbf::probe_hashes(h, k, x.data());
-        for (std::uint32_t i = 0; i < k; ++i) REQUIRE(x[i] == tlbf::probe_hash(h, i));
-        if (k < x.size()) CHECK(x[k] == 0);  // nothing written past k
+  TEST_CASE("probe_hashes gives probe_hash for every index up to the largest k, in every build of it") {
+    // The scalar version is what a target without SSE2 runs: it is built and checked here
+    // too, beside the SSE2 one, on the same inputs.
+    using Fill = void (*)(tlbf::KeyHash, std::uint32_t, std::uint64_t*);
+    std::vector<std::pair<const char*, Fill>> versions{{"default", tlbf::probe_hashes},
+                                                       {"scalar", tlbf::probe_hashes_scalar}};
+#if defined(__SSE2__)
+    versions.emplace_back("sse2", tlbf::probe_hashes_sse2);
+#endif
+    CHECK(versions.size() == (tlbf::kHaveSse2 ? 3u : 2u));
+    std::vector<tlbf::KeyHash> hashes{tlbf::KeyHash{0x0123456789abcdefULL, 0xfedcba9876543210ULL},
+                                      tlbf::hash_key("key"), tlbf::KeyHash{~0ULL, ~0ULL}, tlbf::KeyHash{0, 0}};
+    for (std::uint64_t i = 0; i < 200; ++i) hashes.push_back(key_hash(i));
+    std::vector<std::uint64_t> x(tlbf::detail::kMaxK + 1);
+    for (const auto& [name, fill] : versions) {
+      INFO(name);
+      for (std::size_t n = 0; n < hashes.size(); ++n) {
+        const tlbf::KeyHash h = hashes[n];
+        // Every k for a few hashes (odd k: the tail after the pairs), a spread for the rest.
+        for (std::uint32_t k = 1; k <= tlbf::detail::kMaxK; k += (n < 4 ? 1 : 37)) {
+          std::fill(x.begin(), x.end(), 0);
+          fill(h, k, x.data());
+          for (std::uint32_t i = 0; i < k; ++i) REQUIRE(x[i] == tlbf::probe_hash(h, i));
+          REQUIRE(x[k] == 0);  // nothing written past k
+        }
       }
     }
+  }
+
+  TEST_CASE("the inline xxHash mode does not leak out of the public header") {
+#ifdef XXH_INLINE_ALL
+    FAIL("hash.hpp left XXH_INLINE_ALL defined");
+#endif
+    CHECK(tlbf::hash_key("key") == tlbf::hash_key(std::string("key")));
   }
 
   TEST_CASE("reduce maps below n at the extremes and for random inputs") {

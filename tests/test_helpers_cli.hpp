@@ -1,13 +1,18 @@
-// Helpers shared by the tests of the program's stages: temporary files and pipes.
+// Helpers shared by the tests of the program's stages: temporary files, a clock driven by
+// hand and a diagnostics sink that records instead of printing.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
+
+#include "clock.hpp"
+#include "diagnostics.hpp"
 
 namespace tlbf_dedup_test {
 
@@ -45,6 +50,36 @@ class TempFile {
 
  private:
   std::string path_;
+};
+
+// Time moves only when a test says so: every wall_ns() read is one arrival and moves wall and
+// steady time forward by `tick` (0: time stands still); steady_ns() only reads.
+class ManualClock final : public tlbf_dedup::Clock {
+ public:
+  explicit ManualClock(std::int64_t tick = 0) : tick_(tick) {}
+  tlbf::Time wall_ns() override {
+    wall_ += tick_;
+    steady_ += tick_;
+    return wall_;
+  }
+  std::int64_t steady_ns() override { return steady_; }
+  void advance(std::int64_t ns) {
+    wall_ += ns;
+    steady_ += ns;
+  }
+
+ private:
+  std::int64_t tick_;
+  tlbf::Time wall_ = 0;
+  std::int64_t steady_ = 0;
+};
+
+class RecordingDiagnostics final : public tlbf_dedup::Diagnostics {
+ public:
+  void warning(const tlbf_dedup::Warning& w) override { warnings.push_back(w); }
+  void summary(const tlbf_dedup::RunStats& s) override { summaries.push_back(s); }
+  std::vector<tlbf_dedup::Warning> warnings;
+  std::vector<tlbf_dedup::RunStats> summaries;
 };
 
 }  // namespace tlbf_dedup_test

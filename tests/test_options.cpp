@@ -31,16 +31,21 @@ TEST_SUITE("options") {
   TEST_CASE("defaults") {
     Options o = parse({});
     CHECK(o.files.empty());
-    CHECK(o.format == InputFormat::auto_detect);
+    CHECK(o.pipeline.format == InputFormat::auto_detect);
     CHECK(o.filter.span == 300 * tlbf::kSecond);
     CHECK(o.filter.algorithm == tlbf::Algorithm::tlbf);
     CHECK(o.filter.error_rate == 1e-5);
     CHECK(o.filter.capacity == 100000);
     CHECK(o.filter.max_memory_bytes == (1ULL << 30));
-    CHECK(o.on_error == OnError::pass);
+    CHECK(o.pipeline.on_error == OnError::pass);
     CHECK(o.stats == StatsFormat::none);
-    CHECK(o.refresh == Refresh::no);
-    CHECK(o.explicit_filter_options.empty());
+    CHECK(o.pipeline.refresh == Refresh::no);
+    CHECK(!o.given.span);
+    CHECK(!o.given.window_count);
+    CHECK(!o.given.algorithm);
+    CHECK(!o.given.error_rate);
+    CHECK(!o.given.capacity);
+    CHECK(!o.given.max_memory_bytes);
     CHECK(o.checkpoint == 60 * tlbf::kSecond);
   }
 
@@ -50,11 +55,11 @@ TEST_SUITE("options") {
                        "--refresh", "--mark=seen", "--only-dups", "--line-buffered", "--on-error", "fail",
                        "--stats=json", "--progress", "--state", "s.bin", "--state-reset", "--checkpoint", "5s", "-q",
                        "in1", "-", "in2"});
-    CHECK(o.format == InputFormat::json);
+    CHECK(o.pipeline.format == InputFormat::json);
     CHECK(o.null_terminated);
-    CHECK(o.extract.keys == std::vector<std::string>{"a.b", "c"});
-    CHECK(o.extract.ignore_case);
-    CHECK(o.extract.time == "ts");
+    CHECK(o.pipeline.extract.keys == std::vector<std::string>{"a.b", "c"});
+    CHECK(o.pipeline.extract.ignore_case);
+    CHECK(o.pipeline.extract.time == "ts");
     CHECK(o.time_format == TimeFormat::pattern);
     CHECK(o.time_pattern);
     CHECK(o.year == 2017);
@@ -63,27 +68,32 @@ TEST_SUITE("options") {
     CHECK(o.filter.capacity == 500);
     CHECK(o.filter.algorithm == tlbf::Algorithm::exact);
     CHECK(o.filter.max_memory_bytes == (64ULL << 20));
-    CHECK(o.refresh == Refresh::yes);
-    CHECK(o.output.mark);
-    CHECK(o.output.mark_name == "seen");
-    CHECK(o.output.only_dups);
-    CHECK(o.line_buffered);
-    CHECK(o.on_error == OnError::fail);
+    CHECK(o.pipeline.refresh == Refresh::yes);
+    CHECK(o.pipeline.output.mark);
+    CHECK(o.pipeline.output.mark_name == "seen");
+    CHECK(o.pipeline.output.only_dups);
+    CHECK(o.pipeline.line_buffered);
+    CHECK(o.pipeline.on_error == OnError::fail);
     CHECK(o.stats == StatsFormat::json);
-    CHECK(o.progress);
+    CHECK(o.pipeline.progress);
     CHECK(o.state_file == "s.bin");
     CHECK(o.state_reset);
     CHECK(o.checkpoint == 5 * tlbf::kSecond);
     CHECK(o.quiet);
     CHECK(o.files == std::vector<std::string>{"in1", "-", "in2"});
-    CHECK(o.explicit_filter_options ==
-          std::set<std::string>{"--window", "--error-rate", "--capacity", "--algorithm", "--max-memory"});
+    // What was given is kept as typed values, to be weighed against a saved state.
+    CHECK(o.given.span == 90 * tlbf::kSecond);
+    CHECK(!o.given.window_count);
+    CHECK(o.given.error_rate == 1e-3);
+    CHECK(o.given.capacity == 500u);
+    CHECK(o.given.algorithm == tlbf::Algorithm::exact);
+    CHECK(o.given.max_memory_bytes == (64ULL << 20));
   }
 
   TEST_CASE("optional values only with '='") {
     Options o = parse({"--mark", "file.log", "--stats", "other.log"});
-    CHECK(o.output.mark);
-    CHECK(o.output.mark_name == "dup");
+    CHECK(o.pipeline.output.mark);
+    CHECK(o.pipeline.output.mark_name == "dup");
     CHECK(o.stats == StatsFormat::text);
     CHECK(o.files == std::vector<std::string>{"file.log", "other.log"});
   }
@@ -93,19 +103,25 @@ TEST_SUITE("options") {
     CHECK(o.filter.window_count == 1000);
     CHECK(o.filter.span == 0);
     CHECK(o.filter.algorithm == tlbf::Algorithm::apbf);
-    CHECK(o.extract.delimiter == '\t');
-    CHECK(o.explicit_filter_options == std::set<std::string>{"--window-count"});
+    CHECK(o.pipeline.extract.delimiter == '\t');
+    CHECK(o.given.window_count == 1000u);
+    CHECK(!o.given.span);
+    CHECK(!o.given.algorithm);  // apbf was chosen, not given
   }
 
   TEST_CASE("usage errors name the option") {
     CHECK(usage_error({"-w", "0"}).find("--window") != std::string::npos);
     CHECK(usage_error({"-w", "5 parsecs"}).find("--window") != std::string::npos);
-    CHECK(usage_error({"-w", "5", "-n", "3"}).find("cannot be combined") != std::string::npos);
+    CHECK(usage_error({"-w", "5", "-n", "3"}) == "--window excludes --window-count: give one or the other");
     CHECK(usage_error({"-n", "-3"}).find("--window-count") != std::string::npos);
     CHECK(usage_error({"-e", "1"}).find("--error-rate") != std::string::npos);
     CHECK(usage_error({"-c", "0"}).find("--capacity") != std::string::npos);
     CHECK(usage_error({"-a", "bloom"}).find("--algorithm") != std::string::npos);
     CHECK(usage_error({"-a", "apbf", "-w", "5"}).find("apbf") != std::string::npos);
+    // The library's one check of a filter parameter speaks with the option's name and the
+    // value as typed.
+    CHECK(usage_error({"-e", "1.50"}).find("-e/--error-rate '1.50': ") == 0);
+    CHECK(usage_error({"-a", "apbf", "-w", "5"}).find("-a/--algorithm 'apbf': needs a count window") == 0);
     CHECK(usage_error({"-a", "tlbf", "-n", "5"}).find("tlbf") != std::string::npos);
     CHECK(usage_error({"-f", "xml"}).find("--format") != std::string::npos);
     CHECK(usage_error({"-d", "ab"}).find("--delimiter") != std::string::npos);
@@ -119,7 +135,9 @@ TEST_SUITE("options") {
     CHECK(usage_error({"--checkpoint", "5s"}).find("--state") != std::string::npos);
     CHECK(usage_error({"--state-reset"}).find("--state") != std::string::npos);
     CHECK(usage_error({"--key-regex", "("}).find("--key-regex") != std::string::npos);
-    CHECK(usage_error({"--key-regex", "a", "-k", "1"}).find("cannot be combined") != std::string::npos);
+    CHECK(usage_error({"--key-regex", "a", "-k", "1"}).find("--key excludes --key-regex") == 0);
+    CHECK(usage_error({"--checkpoint", "5s"}) == "--checkpoint requires --state");
+    CHECK(usage_error({"--state-reset"}) == "--state-reset requires --state");
     CHECK(usage_error({"-f", "lines", "-k", "a.b"}).find("a.b") != std::string::npos);
     CHECK(usage_error({"--mark="}).find("--mark") != std::string::npos);
     CHECK(usage_error({"--no-such-option"}).find("no-such-option") != std::string::npos);

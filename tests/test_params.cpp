@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 
-#include <random>
-
+#include "tlbf/checks.hpp"
 #include "tlbf/params.hpp"
 
 namespace {
@@ -132,7 +132,59 @@ TEST_SUITE("params") {
       tlbf::choose_kl(2.0);
       FAIL("no exception");
     } catch (const tlbf::invalid_parameter& e) {
-      CHECK(std::string(e.what()).find("error_rate") != std::string::npos);
+      CHECK(e.parameter() == "error_rate");
+      CHECK(e.value() == "2");
+    }
+  }
+}
+
+TEST_SUITE("checks") {
+  // The one check per parameter (include/tlbf/checks.hpp): what every filter and the
+  // program's options rely on to refuse a value the same way.
+  auto parameter_of = [](auto check) -> std::string {
+    try {
+      check();
+    } catch (const tlbf::invalid_parameter& e) {
+      return e.parameter();
+    }
+    return "";
+  };
+
+  TEST_CASE("check_error_rate accepts (0, 1) only") {
+    CHECK_NOTHROW(tlbf::check_error_rate(1e-5));
+    CHECK_NOTHROW(tlbf::check_error_rate(0.999));
+    for (double bad : {0.0, 1.0, -0.5, 1.5, std::nan("")})
+      CHECK(parameter_of([bad] { tlbf::check_error_rate(bad); }) == "error_rate");
+  }
+
+  TEST_CASE("check_window wants exactly one window, check_algorithm one that fits it") {
+    tlbf::FilterConfig c;
+    c.span = 0;
+    CHECK(parameter_of([&] { tlbf::check_window(c); }) == "span");
+    c.span = tlbf::kSecond;
+    c.window_count = 10;
+    CHECK(parameter_of([&] { tlbf::check_window(c); }) == "span");
+    c.window_count = 0;
+    CHECK_NOTHROW(tlbf::check_window(c));
+    c.algorithm = tlbf::Algorithm::apbf;
+    CHECK(parameter_of([&] { tlbf::check_algorithm(c); }) == "algorithm");
+    c.algorithm = tlbf::Algorithm::gebf;
+    CHECK_NOTHROW(tlbf::check_algorithm(c));
+    c.span = 0;
+    c.window_count = 10;
+    c.algorithm = tlbf::Algorithm::tlbf;
+    CHECK(parameter_of([&] { tlbf::check_algorithm(c); }) == "algorithm");
+    c.algorithm = tlbf::Algorithm::exact;
+    CHECK_NOTHROW(tlbf::check_algorithm(c));
+  }
+
+  TEST_CASE("the message names the field, the value and the problem") {
+    try {
+      tlbf::check_error_rate(1.5);
+      FAIL("accepted 1.5");
+    } catch (const tlbf::invalid_parameter& e) {
+      CHECK(e.value() == "1.5");
+      CHECK(std::string(e.what()) == "error_rate 1.5: " + e.problem());
     }
   }
 }

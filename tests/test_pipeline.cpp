@@ -1,5 +1,6 @@
-// The record loop (src/pipeline.hpp) with an injected wall clock and real filters: window
-// semantics, refresh, untimed records, bad records, output modes, and the state hooks.
+// The record loop (src/pipeline.hpp) with a manual clock, a recording diagnostics sink and
+// real filters: window semantics, refresh, untimed records, bad records and their warnings,
+// output modes, the state hooks and checkpoint timing. Nothing sleeps.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -11,22 +12,30 @@
 
 namespace {
 using namespace tlbf_dedup;
+using tlbf_dedup_test::ManualClock;
+using tlbf_dedup_test::RecordingDiagnostics;
 using tlbf_dedup_test::TempFile;
 
 struct Run {
   std::string out;
+  std::string input_path;
   RunStats stats;
   tlbf::Time clock = 0;
   int saves = 0;
+  std::vector<tlbf::Time> saved_at_steady;  // the steady clock at each save
+  RecordingDiagnostics diagnostics;
 };
 
-Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {}) {
+Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
+        ManualClock* clock = nullptr) {
   if (fc.span == 0 && fc.window_count == 0) fc.span = 5 * tlbf::kSecond;
   if (fc.algorithm == tlbf::Algorithm::tlbf && !fc.is_time_window()) fc.algorithm = tlbf::Algorithm::exact;
-  cfg.quiet = true;
+  ManualClock still;
+  if (!clock) clock = &still;
   auto filter = tlbf::make_filter(fc);
   TempFile in(input), out;
   Run r;
+  r.input_path = in.path();
   int fd = out.open_for_writing();
   {
     RecordReader reader({in.path()}, '\n');
@@ -34,9 +43,10 @@ Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}
     auto save = hooks.save;
     hooks.save = [&](const tlbf::WindowFilter& f, tlbf::Time c) {
       ++r.saves;
+      r.saved_at_steady.push_back(clock->steady_ns());
       if (save) save(f, c);
     };
-    Pipeline p(cfg, *filter, 0, hooks);
+    Pipeline p(cfg, *filter, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
     r.stats = p.run(reader, writer, &no_stop);
     r.clock = p.clock();
@@ -92,9 +102,8 @@ TEST_SUITE("pipeline") {
 
   TEST_CASE("without -t the injected wall clock decides") {
     PipelineConfig c;
-    tlbf::Time now = 0;
-    c.wall_clock = [&] { return now += 2 * kS; };
-    Run r = run("a\na\na\na\n", c, exact(5 * kS));
+    ManualClock clock(2 * kS);
+    Run r = run("a\na\na\na\n", c, exact(5 * kS), {}, &clock);
     // Arrivals at 2, 4, 6, 8 s: 4 is a duplicate of 2, 6 too (age 4), 8 is new (age 6).
     CHECK(r.out == "a\na\n");
     CHECK(r.stats.duplicates == 2);
@@ -158,5 +167,61 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.filter.algorithm == "exact");
     CHECK(format_stats(r.stats, StatsFormat::text).find("duplicates   1") != std::string::npos);
     CHECK(format_stats(r.stats, StatsFormat::json).find("\"duplicates\":1,") != std::string::npos);
+  }
+
+  TEST_CASE("warnings reach the diagnostics: the first bad record of each kind at once, totals at the end") {
+    const std::string in = "{\"k\":1,\"t\":5}\nnot json\n{\"x\":1}\nnot json\n{\"k\":2}\n{\"x\":2}\n";
+    PipelineConfig c = keyed("k", "t");
+    c.format = InputFormat::json;
+    Run r = run(in, c, exact(5 * kS));
+    const std::vector<Warning>& w = r.diagnostics.warnings;
+    REQUIRE(w.size() == 5);
+    // At once, with the file and the record number.
+    CHECK(w[0].kind == WarningKind::malformed_record);
+    CHECK(w[0].file == r.input_path);
+    CHECK(w[0].record == 2);
+    CHECK(w[0].message.find("record 2: not a readable JSON object (passed through") != std::string::npos);
+    CHECK(w[1].kind == WarningKind::missing_key);
+    CHECK(w[1].record == 3);
+    // At the end, totals: no file, no record, the count.
+    CHECK(w[2].kind == WarningKind::malformed_record);
+    CHECK(w[2].record == 0);
+    CHECK(w[2].count == 2);
+    CHECK(w[3].kind == WarningKind::missing_key);
+    CHECK(w[3].count == 2);
+    CHECK(w[4].kind == WarningKind::untimed);
+    CHECK(w[4].count == 1);  // {"k":2} has no t
+    CHECK(w[4].message.find("at -t t") != std::string::npos);
+    // Then the summary, once, with the run's counters.
+    REQUIRE(r.diagnostics.summaries.size() == 1);
+    CHECK(r.diagnostics.summaries[0].records == 6);
+    CHECK(r.diagnostics.summaries[0].malformed == 2);
+  }
+
+  TEST_CASE("a clean run warns nothing and still reports its summary") {
+    Run r = run("1 a\n2 b\n", keyed("2", "1"), exact(5 * kS));
+    CHECK(r.diagnostics.warnings.empty());
+    CHECK(r.diagnostics.summaries.size() == 1);
+  }
+
+  TEST_CASE("checkpoints follow the injected steady clock") {
+    // Every record is one wall-clock arrival that moves the manual clock 1 s. Checkpoints
+    // are looked at every 4096 records, so with --checkpoint 10000s the first is due at
+    // record 12288 (12288 s since the start), the next 12288 records later; then the final save.
+    std::string in;
+    for (int i = 0; i < 25000; ++i) in += "k" + std::to_string(i % 7) + "\n";
+    StateHooks hooks;
+    hooks.save = [](const tlbf::WindowFilter&, tlbf::Time) {};
+    hooks.every = 10000 * kS;
+    ManualClock clock(kS);
+    Run r = run(in, PipelineConfig{}, exact(5 * kS), hooks, &clock);
+    CHECK(r.saves == 3);
+    CHECK(r.saved_at_steady == std::vector<tlbf::Time>{12288 * kS, 24576 * kS, 25000 * kS});
+    CHECK(r.stats.seconds == doctest::Approx(25000.0));
+
+    // A longer interval than the run: only the final save.
+    hooks.every = 30000 * kS;
+    ManualClock slow(kS);
+    CHECK(run(in, PipelineConfig{}, exact(5 * kS), hooks, &slow).saves == 1);
   }
 }

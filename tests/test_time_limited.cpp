@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -158,6 +159,12 @@ struct Payload {
 }  // namespace
 
 TEST_SUITE("time_limited") {
+  TEST_CASE("slice(position) refuses a position past the oldest slice instead of wrapping") {
+    TimeLimitedFilter f(time_config(kSec, 1000, 4, 3));
+    CHECK_NOTHROW(f.slice(f.slice_count() - 1));
+    CHECK_THROWS_AS(f.slice(f.slice_count()), std::out_of_range);
+  }
+
   TEST_CASE("regression a: the clock keeps every nanosecond and survives long idle gaps") {
     // The reference rounds to milliseconds at each update and its clock wraps after ~71 min.
     const Duration span = 1 * kMs + 500 * tlbf::kMicrosecond + 7;
@@ -416,7 +423,8 @@ TEST_SUITE("time_limited") {
         FAIL("accepted a bad " << name);
       } catch (const tlbf::invalid_parameter& e) {
         INFO(e.what());
-        CHECK(std::string(e.what()).find(name) != std::string::npos);
+        CHECK(e.parameter() == name);
+        CHECK(std::string(e.what()).find(e.value()) != std::string::npos);
       }
     };
     auto tlbf_make = [](const tlbf::FilterConfig& c) { TimeLimitedFilter f(c); };
@@ -440,7 +448,7 @@ TEST_SUITE("time_limited") {
     refuses(tlbf_make, with([](auto& c) { c.k = 40u, c.l = 40u; }), "max_kl");
     refuses(tlbf_make, with([](auto& c) { c.max_kl = 1; }), "max_kl");
     refuses(tlbf_make, with([](auto& c) { c.max_slices = 5; }), "max_slices");
-    refuses(tlbf_make, with([](auto& c) { c.max_memory_bytes = 64; }), "max_memory");
+    refuses(tlbf_make, with([](auto& c) { c.max_memory_bytes = 64; }), "max_memory_bytes");
     tlbf::FilterConfig count = good;
     count.span = 0;
     count.window_count = 0;

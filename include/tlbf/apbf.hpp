@@ -43,21 +43,24 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
 class AgePartitionedFilter final : public WindowFilter {
  public:
   explicit AgePartitionedFilter(const FilterConfig& cfg) {
-    if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for apbf, got 0");
+    if (cfg.window_count == 0) throw invalid_parameter("window_count", "0", "must be > 0 for apbf");
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
@@ -75,11 +78,11 @@ class AgePartitionedFilter final : public WindowFilter {
       generation_ = detail::half_fill_capacity(bits) / k_;
       capped_ = true;
       if (bits == 0 || generation_ == 0)
-        throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) +
-                                " bytes is too small for an apbf with k = " + std::to_string(k_) +
-                                ", l = " + std::to_string(l_) + ": " + std::to_string(k_ + l_) + " slices of " +
-                                std::to_string(detail::slice_bits_for(k_, 64, detail::kMaxTotalBits)) +
-                                " bits are needed at least");
+        throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                                "is too small for an apbf with k = " + std::to_string(k_) + ", l = " +
+                                    std::to_string(l_) + ": " + std::to_string(k_ + l_) + " slices of " +
+                                    std::to_string(detail::slice_bits_for(k_, 64, detail::kMaxTotalBits)) +
+                                    " bits are needed at least");
     }
     set_layout(bits);
     words_.assign(std::size_t{slices()} * words_per_slice_, 0);
@@ -138,8 +141,10 @@ class AgePartitionedFilter final : public WindowFilter {
   std::uint64_t generation() const { return generation_; }
   // Slices still answering for a format-1 state (0 once they have retired).
   std::size_t legacy_slice_count() const { return legacy_.slices.size(); }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slices().
   SliceView slice(std::size_t position) const {
-    const std::uint32_t j = physical(position % slices());
+    if (position >= slices()) throw std::out_of_range("apbf: no slice at position " + std::to_string(position));
+    const std::uint32_t j = physical(static_cast<std::uint32_t>(position));
     SliceView v;
     v.bits = bits_;
     v.inserts = position == 0 ? gen_count_ : 0;

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
@@ -41,13 +42,11 @@ namespace tlbf {
 class ExactWindow final : public WindowFilter {
  public:
   explicit ExactWindow(const FilterConfig& cfg) {
-    if (cfg.span < 0) throw invalid_parameter("span must not be negative, got " + std::to_string(cfg.span));
-    if ((cfg.span > 0) == (cfg.window_count > 0))
-      throw invalid_parameter("exact: exactly one of span or window_count must be set");
+    check_window(cfg);
     span_ = cfg.span;
     window_count_ = cfg.window_count;
     if (window_count_ > kMaxWindowCount)
-      throw invalid_parameter("window_count too large: " + std::to_string(window_count_));
+      throw invalid_parameter("window_count", parameter_value(window_count_), "is too large");
     start_empty();
   }
 

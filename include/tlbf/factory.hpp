@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "tlbf/apbf.hpp"
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/exact.hpp"
 #include "tlbf/filter.hpp"
@@ -19,14 +20,12 @@ namespace tlbf {
 // Throws invalid_parameter when the configuration does not fit the algorithm
 // (e.g. apbf with a time window).
 inline std::unique_ptr<WindowFilter> make_filter(const FilterConfig& cfg) {
-  if ((cfg.span > 0) == (cfg.window_count > 0))
-    throw invalid_parameter("exactly one of a time window (span > 0) or a count window (window_count > 0) is needed");
+  check_window(cfg);
+  check_algorithm(cfg);
   switch (cfg.algorithm) {
     case Algorithm::tlbf:
-      if (!cfg.is_time_window()) throw invalid_parameter("tlbf needs a time window; use apbf, gebf or exact for a count window");
       return std::make_unique<TimeLimitedFilter>(cfg);
     case Algorithm::apbf:
-      if (cfg.is_time_window()) throw invalid_parameter("apbf needs a count window; use tlbf, gebf or exact for a time window");
       return std::make_unique<AgePartitionedFilter>(cfg);
     case Algorithm::gebf:
       if (cfg.is_time_window()) return std::make_unique<TimedEpochFilter>(cfg);
@@ -34,7 +33,7 @@ inline std::unique_ptr<WindowFilter> make_filter(const FilterConfig& cfg) {
     case Algorithm::exact:
       return std::make_unique<ExactWindow>(cfg);
   }
-  throw invalid_parameter("unknown algorithm");
+  throw invalid_parameter("algorithm", "?", "unknown algorithm");  // check_algorithm() refused it already
 }
 
 // Throws state_error when the payload is not a filter this library wrote.

@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/gebf_layouts.hpp"
 #include "tlbf/detail/gebf_math.hpp"
@@ -205,13 +206,13 @@ inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::with_layout(const
 }
 
 inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::make(const FilterConfig& cfg) {
-  if (cfg.window_count == 0) throw invalid_parameter("window_count must be > 0 for the count-window GEBF");
+  if (cfg.window_count == 0) throw invalid_parameter("window_count", "0", "must be > 0 for the count-window GEBF");
   if (cfg.window_count > (std::uint64_t{1} << 40))
-    throw invalid_parameter("window_count too large: " + std::to_string(cfg.window_count));
+    throw invalid_parameter("window_count", parameter_value(cfg.window_count), "is too large");
   detail::check_gebf_r(cfg.gebf_r);
   if (!(cfg.gebf_bits_per_key >= 0) || !std::isfinite(cfg.gebf_bits_per_key))
-    throw invalid_parameter("gebf_bits_per_key must be >= 0, got " + std::to_string(cfg.gebf_bits_per_key));
-  if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
+    throw invalid_parameter("gebf_bits_per_key", parameter_value(cfg.gebf_bits_per_key), "must be >= 0");
+  check_max_memory(cfg.max_memory_bytes);
   State s;
   s.window = cfg.window_count;
   s.r = cfg.gebf_r;
@@ -224,7 +225,7 @@ inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::make(const Filter
     double m = cfg.gebf_bits_per_key * static_cast<double>(s.window);
     seg_bits = static_cast<std::uint64_t>(m / static_cast<double>(s.r + 1) / static_cast<double>(unit)) * unit;
   } else {
-    detail::check_error_rate(cfg.error_rate);
+    check_error_rate(cfg.error_rate);
     seg_bits = segment_shape_for(s.blocked, static_cast<double>(ell), gebf_segment_target(cfg.error_rate, s.r)).bits;
   }
   std::uint64_t cap_bits = std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8 / (s.r + 1) / unit * unit;

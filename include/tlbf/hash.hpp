@@ -11,10 +11,18 @@
 #include <cstdint>
 #include <string_view>
 
+// xxHash inline, so the library needs no link flags; the macro is withdrawn afterwards so
+// that a user's own later #include <xxhash.h> gets the ordinary declarations (xxhash.h
+// supports both in one unit).
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
+#define TLBF_DEFINED_XXH_INLINE_ALL
 #endif
 #include <xxhash.h>
+#ifdef TLBF_DEFINED_XXH_INLINE_ALL
+#undef XXH_INLINE_ALL
+#undef TLBF_DEFINED_XXH_INLINE_ALL
+#endif
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -56,11 +64,18 @@ inline constexpr CubicTable kCubic = make_cubic_table();
 }  // namespace detail
 
 // probe_hash(h, i) for i = 0..k-1 (k <= 1024) into out[0..k-1]: h1 + i h2 runs as a sum
-// and the cubic term comes from a table, two hashes per SSE2 addition (the same values
-// modulo 2^64 as the closed form).
-inline void probe_hashes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
-  std::uint32_t i = 0;
+// and the cubic term comes from a table (the same values modulo 2^64 as the closed form).
+// Both versions are built where SSE2 exists, so tests compare them; probe_hashes() is the
+// fastest one the target has.
+inline void probe_hashes_scalar(KeyHash h, std::uint32_t k, std::uint64_t* out) {
+  for (std::uint32_t i = 0; i < k; ++i) out[i] = h.lo + i * h.hi + detail::kCubic.v[i];
+}
+
 #if defined(__SSE2__)
+inline constexpr bool kHaveSse2 = true;
+// Two hashes per SSE2 addition.
+inline void probe_hashes_sse2(KeyHash h, std::uint32_t k, std::uint64_t* out) {
+  std::uint32_t i = 0;
   __m128i x = _mm_set_epi64x(static_cast<long long>(h.lo + h.hi), static_cast<long long>(h.lo));
   const __m128i step = _mm_set1_epi64x(static_cast<long long>(2 * h.hi));
   for (; i + 2 <= k; i += 2) {
@@ -68,9 +83,13 @@ inline void probe_hashes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_add_epi64(x, c));
     x = _mm_add_epi64(x, step);
   }
-#endif
-  for (; i < k; ++i) out[i] = h.lo + i * h.hi + detail::kCubic.v[i];
+  if (i < k) out[i] = h.lo + i * h.hi + detail::kCubic.v[i];
 }
+inline void probe_hashes(KeyHash h, std::uint32_t k, std::uint64_t* out) { probe_hashes_sse2(h, k, out); }
+#else
+inline constexpr bool kHaveSse2 = false;
+inline void probe_hashes(KeyHash h, std::uint32_t k, std::uint64_t* out) { probe_hashes_scalar(h, k, out); }
+#endif
 
 // __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit type.
 __extension__ using uint128_t = unsigned __int128;

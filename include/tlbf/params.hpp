@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf {
@@ -38,7 +39,7 @@ inline double slice_fill_before_shift(std::uint32_t k, std::size_t i) {
 }
 
 inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
-  if (k == 0) throw invalid_parameter("apbf_fpr: k must be >= 1, got 0");
+  if (k == 0) throw invalid_parameter("k", "0", "must be >= 1");
   const std::size_t n = std::size_t{k} + l;  // slices; i ranges over 0..n
   // F[a][i], filled from the last slice backwards so every F(., i+1) is known.
   std::vector<double> f((std::size_t{k} + 1) * (n + 1), 0.0);
@@ -55,7 +56,7 @@ inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
 }
 
 inline double runs_fpr(std::uint32_t k, std::uint32_t l) {
-  if (k == 0) throw invalid_parameter("runs_fpr: k must be >= 1, got 0");
+  if (k == 0) throw invalid_parameter("k", "0", "must be >= 1");
   double none = 1.0;  // probability that no run is fully hit
   for (std::size_t j = 0; j <= l; ++j) {
     double all = 1.0;
@@ -77,10 +78,9 @@ inline double apbf_bits_per_key(std::uint32_t k, std::uint32_t l) {
 
 // Ties in bits per key go to the smaller k + l (fewer slices to scan per query).
 inline SliceLayout choose_kl(double target_fpr, std::uint32_t max_kl = 64) {
-  if (!(target_fpr > 0.0 && target_fpr < 1.0))
-    throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(target_fpr));
-  if (max_kl < 2) throw invalid_parameter("max_kl must be >= 2 (k >= 1 and l >= 1), got " + std::to_string(max_kl));
-  if (max_kl > 4096) throw invalid_parameter("max_kl must be <= 4096, got " + std::to_string(max_kl));
+  check_error_rate(target_fpr);
+  if (max_kl < 2) throw invalid_parameter("max_kl", parameter_value(max_kl), "must be >= 2 (k >= 1 and l >= 1)");
+  if (max_kl > 4096) throw invalid_parameter("max_kl", parameter_value(max_kl), "must be <= 4096");
   SliceLayout best{0, 0, 1.0, 0.0};
   for (std::uint32_t k = 1; k < max_kl; ++k) {
     for (std::uint32_t l = 1; k + l <= max_kl; ++l) {
@@ -91,8 +91,8 @@ inline SliceLayout choose_kl(double target_fpr, std::uint32_t max_kl = 64) {
     }
   }
   if (best.k == 0)
-    throw invalid_parameter("error_rate " + std::to_string(target_fpr) + " cannot be reached with k + l <= max_kl = " +
-                            std::to_string(max_kl));
+    throw invalid_parameter("error_rate", parameter_value(target_fpr),
+                            "cannot be reached with k + l <= max_kl = " + std::to_string(max_kl));
   return best;
 }
 

@@ -76,15 +76,18 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/slice_view.hpp"
 
 namespace tlbf {
 
@@ -96,14 +99,15 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr double kMaxGrowth = 4.0;
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
-    if (cfg.span <= 0) throw invalid_parameter("span must be > 0 ns for tlbf, got " + std::to_string(cfg.span));
-    if (cfg.capacity == 0) throw invalid_parameter("capacity must be > 0, got 0");
+    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
+    check_capacity(cfg.capacity);
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
     if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
-      throw invalid_parameter("max_slices must be in [k + l = " + std::to_string(k_ + l_) + ", " +
-                              std::to_string(detail::kMaxSlicesHard) + "], got " + std::to_string(cfg.max_slices));
+      throw invalid_parameter("max_slices", parameter_value(cfg.max_slices),
+                              "must be in [k + l = " + std::to_string(k_ + l_) + ", " +
+                                  std::to_string(detail::kMaxSlicesHard) + "]");
     span_ = cfg.span;
     compute_cell();
     max_slices_ = cfg.max_slices;
@@ -119,9 +123,9 @@ class TimeLimitedFilter final : public WindowFilter {
     min_bits_ = std::max(detail::slice_bits_for(4.0 * k_, 64, detail::kMaxTotalBits),
                          std::min(initial / 64, max_slice_bits_) / 64 * 64);
     if (max_slice_bits_ < min_bits_ || max_slice_bits_ == 0)
-      throw invalid_parameter("max_memory " + std::to_string(cfg.max_memory_bytes) + " bytes is too small: " +
-                              std::to_string(k_ + l_) + " slices of at least " + std::to_string(min_bits_) +
-                              " bits are needed");
+      throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
+                              "is too small: " + std::to_string(k_ + l_) + " slices of at least " +
+                                  std::to_string(min_bits_) + " bits are needed");
     std::uint64_t bits = std::clamp(initial, min_bits_, max_slice_bits_);
     if (bits < initial) memory_capped_ = true;
     slices_.resize(k_ + l_);
@@ -197,8 +201,10 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t slices_created() const { return seq_next_; }
   // Slices still answering for a format-1 state (0 once they have expired).
   std::size_t legacy_slice_count() const { return legacy_.slices.size(); }
+  // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
-    const Slice& s = slices_[slices_.size() - 1 - position % slices_.size()];
+    if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
+    const Slice& s = slices_[slices_.size() - 1 - position];
     SliceView v;
     v.bits = s.bits;
     v.inserts = s.inserts;

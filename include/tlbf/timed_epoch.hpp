@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
@@ -41,10 +42,10 @@ namespace tlbf {
 class TimedEpochFilter final : public WindowFilter {
  public:
   explicit TimedEpochFilter(const FilterConfig& cfg) {
-    if (cfg.span <= 0) throw invalid_parameter("span must be > 0 for the time-window GEBF, got " + std::to_string(cfg.span));
+    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 for the time-window GEBF");
     detail::check_gebf_r(cfg.gebf_r);
-    detail::check_error_rate(cfg.error_rate);
-    if (cfg.max_memory_bytes == 0) throw invalid_parameter("max_memory_bytes must be > 0");
+    check_error_rate(cfg.error_rate);
+    check_max_memory(cfg.max_memory_bytes);
     span_ = cfg.span;
     r_ = cfg.gebf_r;
     blocked_ = cfg.gebf_blocked;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tlbf/apbf.hpp"
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/exact.hpp"
 #include "tlbf/factory.hpp"
@@ -11,6 +12,7 @@
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 #include "tlbf/serialize.hpp"
+#include "tlbf/slice_view.hpp"
 #include "tlbf/time_limited.hpp"
 #include "tlbf/types.hpp"
 #include "tlbf/visit.hpp"

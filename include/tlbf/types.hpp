@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -29,10 +30,26 @@ struct KeyHash {
 };
 
 // A parameter the filter cannot work with (zero span, error rate outside (0,1), ...).
-// The message names the parameter and the value.
+// parameter() is the FilterConfig field it is about ("error_rate"), value() its value as the
+// library writes it, problem() what is wrong ("must be between 0 and 1 (exclusive)");
+// what() says all three: "error_rate 1.5: must be between 0 and 1 (exclusive)". A program
+// can so report the problem under its own name for the field (an option, a setting).
 class invalid_parameter : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  invalid_parameter(const std::string& parameter, const std::string& value, const std::string& problem)
+      : std::invalid_argument(parameter + " " + value + ": " + problem),
+        parts_(std::make_shared<const Parts>(Parts{parameter, value, problem})) {}
+
+  const std::string& parameter() const noexcept { return parts_->parameter; }
+  const std::string& value() const noexcept { return parts_->value; }
+  const std::string& problem() const noexcept { return parts_->problem; }
+
+ private:
+  // Shared, so that copying the exception cannot throw.
+  struct Parts {
+    std::string parameter, value, problem;
+  };
+  std::shared_ptr<const Parts> parts_;
 };
 
 // Serialized state that cannot be loaded: truncated, corrupted, foreign, or from a newer

@@ -31,24 +31,13 @@
 
 #include <string>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf {
-
-// What a filter exposes about one slice, for statistics and for tests that check the
-// invariants (fill, recycling, timestamps) from outside.
-struct SliceView {
-  std::uint64_t bits = 0;        // size m_i
-  std::uint64_t inserts = 0;     // n_i (TLBF; the generation count for APBF slice 0)
-  Time stamp = 0;                // t_i, time of the last update (TLBF only)
-  // The last insert of the generation that opened this slice, by which its run is accepted:
-  // a time (TLBF), or an insert number counted from 1 (APBF); the least Time / 0 when none.
-  std::int64_t run_last = 0;
-  std::uint64_t ones = 0;        // set bits
-};
 
 namespace detail {
 
@@ -109,17 +98,16 @@ inline std::int64_t cell_end(std::int64_t t, std::int64_t c) {
 // The (k, l) layout a configuration asks for: given explicitly (both or neither), or chosen
 // by choose_kl() for the error rate. Throws invalid_parameter naming the bad field.
 inline SliceLayout resolve_layout(const FilterConfig& cfg) {
-  if (!(cfg.error_rate > 0.0 && cfg.error_rate < 1.0))
-    throw invalid_parameter("error_rate must be in (0, 1), got " + std::to_string(cfg.error_rate));
+  check_error_rate(cfg.error_rate);
   if (cfg.k.has_value() != cfg.l.has_value())
-    throw invalid_parameter(std::string("k and l must be given together; only ") + (cfg.k ? "k" : "l") + " was set");
+    throw invalid_parameter(cfg.k ? "l" : "k", "unset", "k and l must be given together");
   if (!cfg.k) return choose_kl(cfg.error_rate, cfg.max_kl);
   if (*cfg.k == 0 || *cfg.k > kMaxK)
-    throw invalid_parameter("k must be in [1, " + std::to_string(kMaxK) + "], got " + std::to_string(*cfg.k));
-  if (*cfg.l == 0) throw invalid_parameter("l must be >= 1, got 0");
+    throw invalid_parameter("k", parameter_value(*cfg.k), "must be in [1, " + std::to_string(kMaxK) + "]");
+  if (*cfg.l == 0) throw invalid_parameter("l", "0", "must be >= 1");
   if (std::uint64_t{*cfg.k} + *cfg.l > cfg.max_kl)
-    throw invalid_parameter("k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l) + " exceeds max_kl = " +
-                            std::to_string(cfg.max_kl));
+    throw invalid_parameter("max_kl", parameter_value(cfg.max_kl),
+                            "is less than k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l));
   return SliceLayout{*cfg.k, *cfg.l, runs_fpr(*cfg.k, *cfg.l), apbf_bits_per_key(*cfg.k, *cfg.l)};
 }
 

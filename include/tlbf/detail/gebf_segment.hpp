@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "tlbf/checks.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
@@ -35,10 +36,7 @@ inline constexpr std::uint32_t kGebfMaxR = 65535;
 inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB: beyond any sane state
 
 inline void check_gebf_r(std::uint32_t r) {
-  if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r must be in [1, 65535], got " + std::to_string(r));
-}
-inline void check_error_rate(double p) {
-  if (!(p > 0 && p < 1)) throw invalid_parameter("error_rate must be in (0,1), got " + std::to_string(p));
+  if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r", parameter_value(r), "must be in [1, 65535]");
 }
 inline std::uint64_t unit_bits(bool blocked) { return blocked ? kGebfBlockBits : 64; }
 

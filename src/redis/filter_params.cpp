@@ -1,0 +1,136 @@
+// Parsing and validation of the TLBF.* command arguments.
+//
+// Invariant: a value is accepted only when its whole text is a number of the expected form
+// and it lies inside the documented range; anything else is a CommandError whose message
+// names the argument and quotes what was given (cut to a readable length), and nothing has
+// been changed by then. Numbers are read with std::from_chars / strtod on a bounded copy: no
+// locale, no leading blanks, no "+", no trailing bytes.
+#include "filter_params.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace tlbf_redis {
+namespace {
+
+std::string quoted(std::string_view s) {
+  constexpr std::size_t kShown = 40;
+  std::string q = "'";
+  q.append(s.substr(0, kShown));
+  if (s.size() > kShown) q += "...";
+  q += "'";
+  return q;
+}
+
+}  // namespace
+
+bool is_keyword(std::string_view arg, std::string_view keyword) {
+  if (arg.size() != keyword.size()) return false;
+  for (std::size_t i = 0; i < arg.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(arg[i])) != std::tolower(static_cast<unsigned char>(keyword[i])))
+      return false;
+  return true;
+}
+
+std::uint64_t parse_whole_number(std::string_view name, std::string_view text, std::uint64_t min, std::uint64_t max,
+                                 std::string_view unit) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  const bool digits_only = !text.empty() && text[0] != '-';
+  if (!digits_only || ec != std::errc() || ptr != end || v < min || v > max)
+    throw CommandError(std::string(name) + " must be a whole number of " + std::string(unit) + " in [" +
+                       std::to_string(min) + ", " + std::to_string(max) + "], got " + quoted(text));
+  return v;
+}
+
+namespace {
+
+double rate_in_open_unit_interval(std::string_view name, std::string_view text) {
+  const std::string fail = std::string(name) + " must be a number between 0 and 1 (exclusive), e.g. 1e-3, got " + quoted(text);
+  // strtod needs a terminated string; a rate needs no more than a few dozen characters.
+  if (text.empty() || text.size() > 64 || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0])))
+    throw CommandError(fail);
+  const std::string copy(text);
+  char* end = nullptr;
+  const double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !(v > 0.0 && v < 1.0)) throw CommandError(fail);
+  return v;
+}
+
+}  // namespace
+
+FilterParams parse_reserve_options(const std::vector<std::string_view>& args) {
+  FilterParams p;
+  bool window = false, error = false, capacity = false, algorithm = false, max_memory = false, shards = false;
+  auto once = [](bool& seen, std::string_view keyword) {
+    if (seen) throw CommandError(std::string(keyword) + " given twice");
+    seen = true;
+  };
+  for (std::size_t i = 0; i < args.size(); i += 2) {
+    const std::string_view keyword = args[i];
+    if (i + 1 >= args.size()) throw CommandError("option " + quoted(keyword) + " has no value");
+    const std::string_view value = args[i + 1];
+    if (is_keyword(keyword, "WINDOW")) {
+      once(window, "WINDOW");
+      p.window_ms = static_cast<std::int64_t>(parse_whole_number("WINDOW", value, 1, kMaxMillis, "milliseconds"));
+    } else if (is_keyword(keyword, "ERROR")) {
+      once(error, "ERROR");
+      p.error_rate = rate_in_open_unit_interval("ERROR", value);
+    } else if (is_keyword(keyword, "CAPACITY")) {
+      once(capacity, "CAPACITY");
+      p.capacity = parse_whole_number("CAPACITY", value, 1, kMaxCapacity, "keys");
+    } else if (is_keyword(keyword, "ALGORITHM")) {
+      once(algorithm, "ALGORITHM");
+      if (is_keyword(value, "tlbf")) p.algorithm = tlbf::Algorithm::tlbf;
+      else if (is_keyword(value, "gebf")) p.algorithm = tlbf::Algorithm::gebf;
+      else throw CommandError("ALGORITHM must be tlbf or gebf, got " + quoted(value));
+    } else if (is_keyword(keyword, "MAXMEMORY")) {
+      once(max_memory, "MAXMEMORY");
+      p.max_memory = parse_whole_number("MAXMEMORY", value, kMinMaxMemory, kMaxMaxMemory, "bytes");
+    } else if (is_keyword(keyword, "SHARDS")) {
+      once(shards, "SHARDS");
+      p.shards = static_cast<std::uint32_t>(parse_whole_number("SHARDS", value, 1, kMaxShards, "shards"));
+    } else {
+      throw CommandError("unknown option " + quoted(keyword) +
+                         " (expected WINDOW, ERROR, CAPACITY, ALGORITHM, MAXMEMORY or SHARDS)");
+    }
+  }
+  if (!window || !error || !capacity) throw CommandError("WINDOW, ERROR and CAPACITY are required");
+  return p;
+}
+
+void check_params(const FilterParams& p) {
+  if (p.algorithm != tlbf::Algorithm::tlbf && p.algorithm != tlbf::Algorithm::gebf)
+    throw CommandError("algorithm must be tlbf or gebf");
+  if (p.window_ms < 1 || p.window_ms > kMaxMillis) throw CommandError("window out of range");
+  if (!(p.error_rate > 0.0 && p.error_rate < 1.0)) throw CommandError("error rate out of range");
+  if (p.capacity < 1 || p.capacity > kMaxCapacity) throw CommandError("capacity out of range");
+  if (p.max_memory < kMinMaxMemory || p.max_memory > kMaxMaxMemory) throw CommandError("max memory out of range");
+  if (p.shards < 1 || p.shards > kMaxShards) throw CommandError("shard count out of range");
+}
+
+tlbf::FilterConfig to_config(const FilterParams& p) {
+  tlbf::FilterConfig c;
+  c.algorithm = p.algorithm;
+  c.span = p.window_ms * kNanosPerMilli;
+  c.error_rate = p.error_rate;
+  c.capacity = p.capacity;
+  c.max_memory_bytes = p.max_memory;
+  return c;
+}
+
+TimeArg parse_time(std::string_view arg) {
+  if (arg == "*") return TimeArg{true, 0};
+  return TimeArg{false, static_cast<std::int64_t>(parse_whole_number("TIME", arg, 0, kMaxMillis, "milliseconds (or *)"))};
+}
+
+void check_not_ahead(std::int64_t time_ms, std::int64_t server_ms, std::int64_t window_ms) {
+  if (time_ms > server_ms && time_ms - server_ms > window_ms)
+    throw CommandError("TIME " + std::to_string(time_ms) + " is more than the window (" + std::to_string(window_ms) +
+                       " ms) ahead of the server clock (" + std::to_string(server_ms) + ")");
+}
+
+}  // namespace tlbf_redis

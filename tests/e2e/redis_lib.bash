@@ -1,0 +1,160 @@
+# Helpers for the Redis server tests, tests/e2e/redis_*.sh (sourced, not run: it does not
+# end in .sh). Each test starts real redis-server processes with the built module
+# (TLBF_REDIS_MODULE) on free loopback ports, in a temporary directory, and stops every one
+# of them on any exit path. It says SKIP (exit 77) when redis-server or redis-cli is
+# missing; scripts/test.sh installs them (Debian packages redis-server and redis-tools).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+: "${TLBF_REDIS_MODULE:?TLBF_REDIS_MODULE must name tlbf_redis.so}"
+# Test scripts in python import redis_resp.py from here.
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+  echo "SKIP: redis-server or redis-cli is not installed (scripts/test.sh installs redis-server and redis-tools)"
+  exit 77
+fi
+
+# A module built with AddressSanitizer (scripts/sanitize.sh) needs the runtime loaded first,
+# so the server runs with it preloaded. Leak checking stays off for the server: it does not
+# free everything at exit, and that is not the module's doing.
+SERVER_ENV=()
+asan_runtime=$(ldd "$TLBF_REDIS_MODULE" | awk '/libasan/ { print $3 }')
+if [ -n "$asan_runtime" ]; then
+  SERVER_ENV=(env "LD_PRELOAD=$asan_runtime" "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1")
+fi
+
+declare -A PORT=() PID=()
+
+stop_all() {
+  local name
+  for name in "${!PID[@]}"; do stop_server "$name"; done
+  rm -rf "$WORK"
+}
+trap stop_all EXIT
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# rc NAME ARGS...: redis-cli against server NAME.
+rc() {
+  local name=$1
+  shift
+  redis-cli -p "${PORT[$name]}" "$@"
+}
+
+# wait_ready NAME: until the server answers PING (not LOADING), at most 30 s.
+wait_ready() {
+  local name=$1 i
+  for ((i = 0; i < 600; i++)); do
+    kill -0 "${PID[$name]}" 2>/dev/null || return 1
+    [ "$(redis-cli -p "${PORT[$name]}" PING 2>/dev/null)" = PONG ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# start_server NAME [redis-server options...]: a server with the module, its files in
+# $WORK/NAME (the same directory when NAME is started again). Later options win.
+start_server() {
+  local name=$1 try
+  shift
+  mkdir -p "$WORK/$name"
+  for try in 1 2 3; do
+    PORT[$name]=$(free_port)
+    (cd "$WORK/$name" && exec "${SERVER_ENV[@]}" redis-server --port "${PORT[$name]}" --bind 127.0.0.1 \
+      --dir "$WORK/$name" --logfile "$WORK/$name/log" --save '' --appendonly no --enable-debug-command local \
+      --loadmodule "$TLBF_REDIS_MODULE" "$@" 2>>"$WORK/$name/stderr") &
+    PID[$name]=$!
+    if wait_ready "$name"; then return 0; fi
+    stop_server "$name"  # most likely the port was taken meanwhile: try another
+  done
+  echo "FAIL: redis-server '$name' did not start; its log ends:"
+  tail -20 "$WORK/$name/log" || true
+  exit 1
+}
+
+# stop_server NAME: SIGTERM, then SIGKILL after 10 s.
+stop_server() {
+  local name=$1 pid=${PID[$1]:-} i
+  [ -n "$pid" ] || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 200; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset "PID[$name]"
+}
+
+# crash_server NAME: SIGKILL, as a power cut would stop it (nothing saved at exit).
+crash_server() {
+  kill -KILL "${PID[$1]}" 2>/dev/null || true
+  wait "${PID[$1]}" 2>/dev/null || true
+  unset "PID[$1]"
+}
+
+# info_field NAME SECTION FIELD: one field of INFO SECTION.
+info_field() {
+  rc "$1" INFO "$2" | tr -d '\r' | sed -n "s/^$3://p"
+}
+
+# wait_info NAME SECTION FIELD VALUE: until INFO shows that value, at most 30 s.
+wait_info() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    [ "$(info_field "$1" "$2" "$3")" = "$4" ] && return 0
+    sleep 0.05
+  done
+  echo "FAIL: INFO $2 of '$1' did not reach $3:$4 (it shows $3:$(info_field "$1" "$2" "$3"))"
+  return 1
+}
+
+# check_alive NAME: the server still answers, and neither its log nor its stderr (where the
+# sanitizers report) shows a crash or a sanitizer report.
+check_alive() {
+  check "server '$1' still answers" PONG "$(rc "$1" PING 2>&1)"
+  check "server '$1' logged no crash" 0 \
+    "$(cat "$WORK/$1/log" "$WORK/$1/stderr" | grep -c -E 'crashed by signal|ASSERTION FAILED|ERROR: AddressSanitizer|runtime error:' || true)"
+}
+
+# Filling and comparing filters. T0 lies half a minute back, so a window of 10 minutes holds
+# every item of a test, added at an explicit time from T0 on or at TIME *, however slowly
+# the test runs (sanitizers, a busy machine).
+T0=$(($(date +%s%3N) - 30000))
+
+# fill NAME KEY FIRST COUNT: adds item-FIRST ..., 100 to a call, pipelined; the calls
+# alternate between TIME * and an explicit time (T0 + the call's first item number, in ms).
+fill() {
+  python3 - "${PORT[$1]}" "$2" "$3" "$4" "$T0" <<'EOF'
+import sys
+from redis_resp import Client, ReplyError
+port, key, first, count, t0 = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+c = Client(port)
+cmds = []
+for start in range(first, first + count, 100):
+    t = "*" if (start // 100) % 2 else str(t0 + start)
+    cmds.append(["TLBF.ADD", key, "TIME", t] + ["item-%d" % i for i in range(start, min(start + 100, first + count))])
+for r in c.pipeline(cmds):
+    assert not isinstance(r, ReplyError), r
+EOF
+}
+
+# snapshot NAME KEY...: digests, INFO and EXISTS answers for 2 x 3000 items, as one text.
+# The queries ask at T0, which every filter judges at its own clock (the latest insert), so
+# the answers do not depend on when the snapshot is taken.
+snapshot() {
+  local name=$1
+  shift
+  python3 - "${PORT[$name]}" "$T0" "$@" <<'EOF'
+import sys
+from redis_resp import Client
+c = Client(int(sys.argv[1]))
+for key in sys.argv[3:]:
+    print(key, c.call("DEBUG", "DIGEST-VALUE", key))
+    print(key, c.call("TLBF.INFO", key))
+    for probe in ("item-%d", "never-%d"):
+        reply = c.call("TLBF.EXISTS", key, "TIME", sys.argv[2], *[probe % i for i in range(3000)])
+        print(key, probe, sum(reply), "".join(map(str, reply)))
+EOF
+}
