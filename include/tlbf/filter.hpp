@@ -82,6 +82,18 @@ class WindowFilter {
 
   // Calls v.visit() with this filter as its concrete class.
   virtual void accept(FilterVisitor& v) { v.visit(*this); }
+
+  // How many times a memory or slice cap has made the filter give up window length (dropped
+  // data before it expired). Cheap enough to read after every insert, so that the program can
+  // say so the moment a cap first binds; stats() gives the details (effective_span/count).
+  std::uint64_t cap_binds() const noexcept { return cap_binds_; }
+
+ protected:
+  // Called by a filter each time a cap forces it to drop data before expiry.
+  void note_cap_bound() noexcept { ++cap_binds_; }
+
+ private:
+  std::uint64_t cap_binds_ = 0;
 };
 
 }  // namespace tlbf

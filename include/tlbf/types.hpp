@@ -70,8 +70,14 @@ struct FilterStats {
   std::uint64_t keys_inserted = 0;     // inserts since creation
   std::uint64_t live_keys = 0;         // estimate of inserts still inside the window
   double bits_per_live_key = 0;        // bits_allocated / live_keys (0 when live_keys is 0)
+  std::uint64_t peak_bits_allocated = 0;  // the most bits_allocated has been since creation
   bool memory_capped = false;          // the max_memory / max_slices cap has bound at least once
   std::uint64_t cap_evictions = 0;     // slices/segments dropped before expiry because of the cap
+  // What the window has effectively shrunk to while a cap binds: the age (time window) or the
+  // number of later inserts (count window) a key is still guaranteed to be reported for.
+  // 0 when the cap has never bound (the full configured window holds).
+  Time effective_span = 0;
+  std::uint64_t effective_count = 0;
 };
 
 }  // namespace tlbf
