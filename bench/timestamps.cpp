@@ -182,8 +182,8 @@ int main(int argc, char** argv) {
     TimeParser auto_parser(TimeFormat::auto_detect, std::nullopt, kYear);
     TimeParser fixed_parser(form.fixed, std::nullopt, kYear);
     const auto bare = measure(stamps, reps, form.bare);
-    const auto automatic = measure(stamps, reps, [&](std::string_view s) { return auto_parser(s); });
-    const auto fixed = measure(stamps, reps, [&](std::string_view s) { return fixed_parser(s); });
+    const auto automatic = measure(stamps, reps, [&](std::string_view s) { return auto_parser(s).value(); });
+    const auto fixed = measure(stamps, reps, [&](std::string_view s) { return fixed_parser(s).value(); });
     fmt::print("{:<22} {:>10.1f} {:>10.1f} {:>10.1f} {:>8.2f} {:>8.2f} {:>9}\n", form.name, bare.first, automatic.first,
                fixed.first, automatic.first / bare.first, fixed.first / bare.first,
                fmt::format("{}/{}", automatic.second, stamps.size()));

@@ -7,17 +7,26 @@
 // itself survives a power cut. A process killed mid-write leaves only a temporary file,
 // which the next write of the same path removes once its writer is gone. Every descriptor
 // is owned by an Fd, so no path out of here leaks one.
+//
+// ExclusiveLock keeps "one holder at a time" with flock(2) rather than by the lock file's
+// existence: the lock belongs to the open file description, so it is released by the kernel
+// however its process ends, and a lock file left on disk is harmless (it is never removed:
+// removing it would let a waiter lock an unlinked file while a newcomer locks a fresh one).
+// On NFS, Linux turns flock into a POSIX byte-range lock handled by the server's lock
+// manager, which works across clients as long as the lock manager runs.
 #include "atomic_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 namespace tlbf_dedup {
 
@@ -152,6 +161,42 @@ void write_file_atomically(const std::string& path, std::string_view data) {
   Fd dir(::open(parts.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) fail_errno(path, "saved, but cannot open directory '" + parts.dir + "' to sync it", errno);
   sync_fd(dir.get(), path, "directory '" + parts.dir + "'");
+}
+
+std::optional<ExclusiveLock> ExclusiveLock::acquire(const std::string& lock_path, std::chrono::milliseconds wait,
+                                                     const volatile int* stop) {
+  Fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!fd) fail_errno(lock_path, "cannot open the lock file", errno);
+  // Polling rather than a blocking flock() with an alarm: the wait then ends on time and on
+  // a signal without touching the process's timers.
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) fail_errno(lock_path, "cannot lock", errno);
+    if (stop && *stop) return std::nullopt;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      long pid = 0;
+      std::string text;
+      try {
+        text = read_all(fd, lock_path);
+      } catch (const FileError&) {
+        // The pid is only for the message; without it the message says so.
+      }
+      for (char ch : text) {
+        if (ch < '0' || ch > '9' || pid > 1000000000) break;
+        pid = pid * 10 + (ch - '0');
+      }
+      throw LockBusy("'" + lock_path + "': locked by another process (" +
+                         (pid > 0 ? "pid " + std::to_string(pid) : std::string("pid unknown")) + ")",
+                     pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // The pid is a courtesy for the message of the next process, not part of the lock: a
+  // failure to write it does not make the lock any less held.
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd.get(), 0) == 0) (void)!::pwrite(fd.get(), pid.data(), pid.size(), 0);
+  return ExclusiveLock(std::move(fd));
 }
 
 std::string read_all(const Fd& fd, const std::string& name) {

@@ -1,11 +1,14 @@
-// Owned descriptors and atomic file replacement, as a unit of their own (ccache's Fd and
-// AtomicFile are the model). Nothing here knows what the bytes mean.
+// Owned descriptors, atomic file replacement and exclusive file locks, as a unit of their own
+// (ccache's Fd and AtomicFile are the model). Nothing here knows what the bytes mean.
 //
 // Invariant of write_file_atomically(): the file at `path` is, at every moment, either the
 // old file or the new one complete, never a mix, and once it returns the new one survives a
-// power cut.
+// power cut. Invariant of ExclusiveLock: while one exists, no other ExclusiveLock on the same
+// lock file exists in any process, and it ends with its owner or its owner's process.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -49,6 +52,34 @@ class FileError : public std::runtime_error {
 // renames it over `path` and syncs the directory. A temporary file left by a killed writer
 // is removed by the next call for the same path. Throws FileError("'<path>': <problem>").
 void write_file_atomically(const std::string& path, std::string_view data);
+
+// Another process holds the lock; `holder_pid()` is the pid it wrote into the lock file (0 when
+// it could not be read, e.g. the holder is still writing it).
+class LockBusy : public FileError {
+ public:
+  LockBusy(const std::string& message, long holder_pid) : FileError(message), holder_pid_(holder_pid) {}
+  long holder_pid() const { return holder_pid_; }
+
+ private:
+  long holder_pid_;
+};
+
+// An exclusive advisory lock (flock(2)) on a lock file, held until this is destroyed or its
+// process ends in any way, kill -9 included: the kernel drops the lock with the last
+// descriptor, so a lock file left behind by a dead process never blocks anyone.
+class ExclusiveLock {
+ public:
+  // Creates `lock_path` if needed and locks it, retrying until `wait` has passed (zero: one
+  // try). Then writes this process's pid into it, for the message another process shows.
+  // Gives up early, with nullopt, once *stop becomes non-zero (a signal while waiting).
+  // Throws LockBusy when another process still holds it, FileError on any other problem.
+  static std::optional<ExclusiveLock> acquire(const std::string& lock_path, std::chrono::milliseconds wait,
+                                              const volatile int* stop);
+
+ private:
+  explicit ExclusiveLock(Fd fd) : fd_(std::move(fd)) {}
+  Fd fd_;  // the lock lives exactly as long as this descriptor
+};
 
 // The whole contents of an open descriptor; `name` is used in the FileError message.
 std::string read_all(const Fd& fd, const std::string& name);

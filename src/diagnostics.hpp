@@ -16,12 +16,16 @@ enum class WarningKind {
   missing_key,       // no key at the key spec
   untimed,           // -t given, but no readable time
   memory_cap,        // the filter dropped keys inside the window to stay under --max-memory
+  future_time,       // a record time beyond --max-future ahead of the wall clock
+  jump_forward,      // consecutive record times further apart than the jump threshold
+  jump_back,
+  date_only,         // a time read as a date without a time of day
 };
 
 struct Warning {
   WarningKind kind;
   std::string file;          // the input the record came from; empty for a total of the run
-  std::uint64_t record = 0;  // the record's number in the run (from 1); 0 for a total
+  std::uint64_t record = 0;  // the record's number in `file` (from 1); 0 for a total
   std::uint64_t count = 1;   // records the warning covers
   std::string message;       // what a person reads, without the program's name
 };

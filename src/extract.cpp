@@ -35,6 +35,17 @@ void append_key_part(std::string& out, std::string_view part, bool fold) {
       if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
 }
 
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x) {
+  if (!cfg.key_regex.empty()) return "the key regex does not match";
+  if (x.absent_part == 0 || x.absent_part > cfg.keys.size()) {
+    if (cfg.keys.size() > 1) return "every key part is absent (--missing null needs at least one)";
+    return "the key is missing";
+  }
+  const std::string& k = cfg.keys[x.absent_part - 1];
+  if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent";
+  return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent";
+}
+
 namespace {
 
 // One selected group of fields, collected while splitting: a single field stays a view into
@@ -94,6 +105,7 @@ class LineExtractor final : public Extractor {
   LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
       : splitter_(cfg.delimiter), sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
         ignore_case_(cfg.ignore_case), time_parser_(std::move(time_parser)) {
+    if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
     if (!cfg.key_regex.empty()) {
       if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
       regex_ = std::make_unique<RegexKey>(cfg.key_regex, cfg.ignore_case);
@@ -148,9 +160,10 @@ class LineExtractor final : public Extractor {
     } else if (parts_.empty()) {
       key = line;
     } else {
-      for (auto& p : parts_) {
-        if (fields < p.list.required_fields()) {
+      for (std::uint32_t i = 0; i < parts_.size(); ++i) {
+        if (fields < parts_[i].list.required_fields()) {
           out.status = ExtractStatus::missing_key;
+          out.absent_part = i + 1;
           return out;
         }
       }
@@ -187,6 +200,7 @@ class LineExtractor final : public Extractor {
     if (wants_time_ && fields >= time_field) out.time = time_parser_(time);
     if (fields < key_field) {
       out.status = ExtractStatus::missing_key;
+      out.absent_part = 1;
       return out;
     }
     if (ignore_case_) {

@@ -7,27 +7,62 @@
 //    unnoticed, and a member that appears twice is found at its first occurrence.
 //  - For a dotted path a.b.c, a member literally named "a.b.c" wins over nesting, then
 //    "a" -> "b.c" (recursively, with the same rule), then "a.b" -> "c": Zeek's "id.orig_h"
-//    is a flat member name. A path starting with '/' is a JSON pointer (RFC 6901).
-//  - Key values: strings by their unescaped content, numbers, booleans and null as
-//    written, objects and arrays as their JSON text. Composite keys are length-prefixed.
+//    is a flat member name. Where the value reached is an array, the next segment is a
+//    decimal index (a.0.b); an object is always looked up by name, so a member named "0"
+//    is found as such. A path starting with '/' is a JSON pointer (RFC 6901), which indexes
+//    arrays the same way.
+//  - A part is absent when the path leads nowhere (no such member, an index past the end,
+//    a scalar where the path goes on); anything else that fails is a malformed record.
+//  - Key values are JSON data, not text (json_key in extract.hpp): two parts are one key
+//    exactly when they are equal values of one type, whatever the escapes, the member
+//    order, the whitespace or the way a number is written. Composite keys are
+//    length-prefixed. A string key, the common case, stays a view into the parser's
+//    buffer: the only per-record cost of typing keys is a tag byte on the other kinds.
 //  - Parsing speed comes from simdjson's stage 1 (structural indexing, UTF-8 validation),
 //    which the library dispatches at run time to the best kernel for the CPU; the
 //    On-Demand navigation compiled here is scalar code, so no special compiler flags are
 //    needed (measured: the same speed with the Haswell instruction set enabled here).
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
 #include "extract.hpp"
 
 namespace tlbf_dedup {
 
 static_assert(simdjson::SIMDJSON_PADDING <= RecordReader::kTailPadding, "the reader must keep simdjson's padding after each record");
+constexpr std::size_t kPlainDigits = 40;  // integers up to this many digits print plainly
+static_assert(kPlainDigits + 8 <= RecordReader::kTailPadding, "a plain integer key is copied with the bytes after it");
 
 namespace {
 
 namespace od = simdjson::ondemand;
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Lookup errors that mean "nothing there" rather than "the record is broken".
+bool is_absent(simdjson::error_code err) {
+  return err == simdjson::NO_SUCH_FIELD || err == simdjson::INDEX_OUT_OF_BOUNDS || err == simdjson::INCORRECT_TYPE ||
+         err == simdjson::INVALID_JSON_POINTER;  // an index such as 01 or - in a pointer: no such element
+}
+
+// An array index as a path segment: decimal, no sign, no leading zero (as in JSON pointers).
+std::optional<std::size_t> array_index(std::string_view s) {
+  if (s.empty() || s.size() > 18 || (s[0] == '0' && s.size() > 1)) return std::nullopt;
+  std::size_t n = 0;
+  for (char c : s) {
+    if (!is_digit(c)) return std::nullopt;
+    n = n * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return n;
+}
+
+simdjson::error_code find_below(od::value& v, std::string_view path, od::value& out);
+
 // Finds `path` in `obj` with the literal-name-first rule described at the top of the file.
-simdjson::error_code find_dotted(od::object obj, std::string_view path, od::value& out) {
+simdjson::error_code find_in_object(od::object obj, std::string_view path, od::value& out) {
   simdjson::error_code err = obj.find_field_unordered(path).get(out);
   if (err != simdjson::NO_SUCH_FIELD) return err;
   for (std::size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.', dot + 1)) {
@@ -39,24 +74,222 @@ simdjson::error_code find_dotted(od::object obj, std::string_view path, od::valu
     err = obj.find_field_unordered(path.substr(0, dot)).get(child);
     if (err == simdjson::NO_SUCH_FIELD) continue;
     if (err) return err;
-    od::object sub;
-    err = child.get_object().get(sub);
-    if (err == simdjson::INCORRECT_TYPE) continue;
-    if (err) return err;
-    err = find_dotted(sub, path.substr(dot + 1), out);
+    err = find_below(child, path.substr(dot + 1), out);
     if (err != simdjson::NO_SUCH_FIELD) return err;
   }
   return simdjson::NO_SUCH_FIELD;
 }
 
+// Finds the rest of a dotted path below the value `v` reached so far: by name in an object,
+// by index in an array (the segment up to the next dot); a scalar holds nothing.
+simdjson::error_code find_below(od::value& v, std::string_view path, od::value& out) {
+  od::json_type type;
+  simdjson::error_code err = v.type().get(type);
+  if (err) return err;
+  if (type == od::json_type::object) {
+    od::object sub;
+    if ((err = v.get_object().get(sub))) return err;
+    return find_in_object(sub, path, out);
+  }
+  if (type != od::json_type::array) return simdjson::NO_SUCH_FIELD;
+  const std::size_t dot = path.find('.');
+  const auto index = array_index(path.substr(0, dot));
+  if (!index) return simdjson::NO_SUCH_FIELD;
+  od::array arr;
+  if ((err = v.get_array().get(arr))) return err;
+  od::value element;
+  err = arr.at(*index).get(element);
+  if (err == simdjson::INDEX_OUT_OF_BOUNDS) return simdjson::NO_SUCH_FIELD;
+  if (err) return err;
+  if (dot == std::string_view::npos) {
+    out = std::move(element);
+    return simdjson::SUCCESS;
+  }
+  return find_below(element, path.substr(dot + 1), out);
+}
+
+// RFC 6901: '~' only as ~0 or ~1.
+bool valid_pointer(std::string_view p) {
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i] == '~' && (i + 1 == p.size() || (p[i + 1] != '0' && p[i + 1] != '1'))) return false;
+  return true;
+}
+
+// An integer that append_canonical_number() would copy unchanged: no -0, no leading zero,
+// at most kPlainDigits digits. Eight bytes at a time, since this runs for every record keyed
+// by a number.
+bool is_plain_integer(std::string_view s) {
+  std::size_t i = !s.empty() && s[0] == '-';
+  const std::size_t digits = s.size() - i;
+  if (digits == 0 || digits > kPlainDigits || s[i] == '0') return s == "0";
+  auto eight_digits = [&](std::size_t at) {
+    std::uint64_t x;
+    std::memcpy(&x, s.data() + at, 8);
+    // Each byte is 0x30-0x39: high nibble 3, and adding 6 leaves it 3.
+    constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0, threes = 0x3030303030303030, sixes = 0x0606060606060606;
+    return (x & high) == threes && ((x + sixes) & high) == threes;
+  };
+  if (digits < 8) {
+    for (; i < s.size(); ++i)
+      if (static_cast<unsigned char>(s[i] - '0') > 9) return false;
+    return true;
+  }
+  for (; i + 8 < s.size(); i += 8)
+    if (!eight_digits(i)) return false;
+  return eight_digits(s.size() - 8);  // the last eight, overlapping the previous word
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+void append_length(std::string& out, std::size_t n) {
+  const auto u = static_cast<std::uint32_t>(n);
+  const char len[4] = {static_cast<char>(u), static_cast<char>(u >> 8), static_cast<char>(u >> 16), static_cast<char>(u >> 24)};
+  out.append(len, 4);
+}
+
+// Writes a JSON value as key bytes (json_key in extract.hpp).
+class KeyEncoder {
+ public:
+  explicit KeyEncoder(bool fold) : fold_(fold) {}
+
+  // The part's bytes: a string as a view into the parser's buffer when nothing is to be
+  // folded, anything else encoded into `buf`.
+  simdjson::error_code part(od::value& v, std::string& buf, std::string_view& out) {
+    od::json_type type;
+    simdjson::error_code err = v.type().get(type);
+    if (err) return err;
+    if (type == od::json_type::string && !fold_) return v.get_string().get(out);
+    if (type == od::json_type::number) {
+      // The second most common key: a short integer, its own canonical form. Copied with
+      // its tag in one step, since a per-character append cost a tenth of all instructions.
+      const std::string_view raw = trim(v.raw_json_token());
+      if (is_plain_integer(raw)) {
+        // A fixed-size copy, a few vector moves: the bytes past the integer are the record's
+        // or its tail padding (RecordReader::kTailPadding > kPlainDigits + 8).
+        number_key_[0] = json_key::kNumber;
+        std::memcpy(number_key_ + 1, raw.data(), kPlainDigits + 8);
+        out = std::string_view(number_key_, raw.size() + 1);
+        return simdjson::SUCCESS;
+      }
+    }
+    buf.clear();
+    if ((err = append(v, type, buf, Depth::top))) return err;
+    out = buf;
+    return simdjson::SUCCESS;
+  }
+
+ private:
+  enum class Depth { top, nested };  // nested: inside an array or object, self-delimiting
+
+  simdjson::error_code append(od::value& v, od::json_type type, std::string& out, Depth depth) {
+    simdjson::error_code err = simdjson::SUCCESS;
+    switch (type) {
+      case od::json_type::string: {
+        std::string_view s;
+        if ((err = v.get_string().get(s))) return err;
+        if (depth == Depth::nested) {
+          out += json_key::kString;
+          append_length(out, s.size());
+        }
+        const std::size_t at = out.size();
+        out.append(s.data(), s.size());
+        if (fold_)
+          for (std::size_t i = at; i < out.size(); ++i)
+            if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::number: {
+        out += json_key::kNumber;
+        const std::size_t len_at = out.size();
+        if (depth == Depth::nested) append_length(out, 0);
+        const std::size_t at = out.size();
+        if (!append_canonical_number(out, trim(v.raw_json_token()))) return simdjson::NUMBER_ERROR;
+        if (depth == Depth::nested)
+          for (int b = 0; b < 4; ++b) out[len_at + b] = static_cast<char>((out.size() - at) >> (8 * b));
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::boolean: {
+        bool b = false;
+        if ((err = v.get_bool().get(b))) return err;
+        out += b ? json_key::kTrue : json_key::kFalse;
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::null: {
+        bool is_null = false;
+        if ((err = v.is_null().get(is_null))) return err;
+        if (!is_null) return simdjson::N_ATOM_ERROR;
+        out += json_key::kNull;
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::array: {
+        od::array arr;
+        if ((err = v.get_array().get(arr))) return err;
+        out += json_key::kArray;
+        for (auto element : arr) {
+          od::value ev;
+          od::json_type et;
+          if ((err = element.get(ev)) || (err = ev.type().get(et)) || (err = append(ev, et, out, Depth::nested))) return err;
+        }
+        out += json_key::kEnd;
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::object:
+        return append_object(v, out);
+    }
+    return simdjson::INCORRECT_TYPE;
+  }
+
+  // Members sorted by name, the first of equal names kept: the order and repetition of
+  // members in the text do not matter, and a name means what a path lookup finds.
+  simdjson::error_code append_object(od::value& v, std::string& out) {
+    od::object obj;
+    simdjson::error_code err = v.get_object().get(obj);
+    if (err) return err;
+    struct Member {
+      std::string name, value;
+    };
+    std::vector<Member> members;
+    for (auto field : obj) {
+      od::field f;
+      std::string_view name;
+      od::json_type type;
+      if ((err = std::move(field).get(f)) || (err = f.unescaped_key().get(name))) return err;
+      members.push_back({std::string(name), {}});
+      if ((err = f.value().type().get(type)) || (err = append(f.value(), type, members.back().value, Depth::nested))) return err;
+    }
+    std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.name < b.name; });
+    out += json_key::kObject;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (i > 0 && members[i].name == members[i - 1].name) continue;
+      out += json_key::kString;
+      append_length(out, members[i].name.size());
+      out += members[i].name;
+      out += members[i].value;
+    }
+    out += json_key::kEnd;
+    return simdjson::SUCCESS;
+  }
+
+  bool fold_;
+  char number_key_[kPlainDigits + 9];  // kNumber and a plain integer, for part()
+};
+
 class JsonExtractor final : public Extractor {
  public:
   JsonExtractor(const ExtractConfig& cfg, TimeParser time_parser)
-      : keys_(cfg.keys), ignore_case_(cfg.ignore_case), time_path_(cfg.time), time_parser_(std::move(time_parser)) {
+      : keys_(cfg.keys), missing_(cfg.missing), encoder_(cfg.ignore_case), time_path_(cfg.time),
+        time_parser_(std::move(time_parser)) {
     if (!cfg.key_regex.empty()) throw SpecError("--key-regex applies to lines, not to JSON records");
     if (cfg.delimiter >= 0) throw SpecError("-d/--delimiter applies to lines, not to JSON records");
-    for (const std::string& k : keys_)
+    for (const std::string& k : keys_) {
       if (k.empty()) throw SpecError("-k/--key: an empty JSON path");
+      if (k[0] == '/' && !valid_pointer(k)) throw SpecError("-k/--key '" + k + "': '~' in a JSON pointer must be ~0 or ~1");
+    }
+    if (!time_path_.empty() && time_path_[0] == '/' && !valid_pointer(time_path_))
+      throw SpecError("-t/--time '" + time_path_ + "': '~' in a JSON pointer must be ~0 or ~1");
     wants_time_ = !time_path_.empty();
   }
 
@@ -81,8 +314,7 @@ class JsonExtractor final : public Extractor {
       if (err == simdjson::SUCCESS) {
         std::string_view text;
         if (scalar_text(v, text) == simdjson::SUCCESS) out.time = time_parser_(text);
-      } else if (err != simdjson::NO_SUCH_FIELD && err != simdjson::INCORRECT_TYPE &&
-                 err != simdjson::INVALID_JSON_POINTER) {
+      } else if (!is_absent(err)) {
         // The document broke while looking for the time: nothing more can be read from it
         // (On-Demand leaves the parser unusable for further lookups on this document).
         out.status = ExtractStatus::malformed;
@@ -91,31 +323,55 @@ class JsonExtractor final : public Extractor {
     }
     if (keys_.empty()) {
       out.key = record.text();
-    } else {
-      composite_.clear();
-      std::string_view single;
-      for (const std::string& k : keys_) {
-        od::value v;
-        simdjson::error_code err = lookup(doc, root, k, v);
-        std::string_view text;
-        if (!err) err = any_text(v, text);
-        if (err) {
-          out.status = err == simdjson::NO_SUCH_FIELD ? ExtractStatus::missing_key : ExtractStatus::malformed;
-          return out;
-        }
-        if (keys_.size() == 1) single = text;
-        else append_key_part(composite_, text, ignore_case_);
+      return out;
+    }
+    if (keys_.size() == 1) {
+      const Found found = read_part(doc, root, keys_[0], out.key);
+      if (found != Found::value) fail(found, 1, out);
+      return out;
+    }
+    composite_.clear();
+    std::uint32_t absent = 0;
+    for (std::uint32_t i = 0; i < keys_.size(); ++i) {
+      std::string_view part;
+      const Found found = read_part(doc, root, keys_[i], part);
+      if (found == Found::absent && missing_ == MissingMember::null) {
+        part = std::string_view(&json_key::kNull, 1);
+        ++absent;
+      } else if (found != Found::value) {
+        fail(found, i + 1, out);
+        return out;
       }
-      out.key = keys_.size() == 1 ? single : std::string_view(composite_);
+      append_key_part(composite_, part, false);  // folded, where at all, by the encoder
     }
-    if (ignore_case_ && keys_.size() <= 1) {  // composite parts were folded as they were joined
-      ascii_fold(out.key, folded_);
-      out.key = folded_;
+    // Every part absent: the record is of another kind than the key describes; keying all
+    // such records as (null, ..., null) would keep only the first of them.
+    if (absent == keys_.size()) {
+      out.status = ExtractStatus::missing_key;
+      out.absent_part = 0;
+      return out;
     }
+    out.key = composite_;
     return out;
   }
 
  private:
+  enum class Found { value, absent, broken };
+
+  // The key part at `path`: absent only when the path leads nowhere; a value found but not
+  // valid JSON (tru, 01) is a broken record.
+  Found read_part(od::document& doc, od::object& root, const std::string& path, std::string_view& part) {
+    od::value v;
+    simdjson::error_code err = lookup(doc, root, path, v);
+    if (err) return is_absent(err) ? Found::absent : Found::broken;
+    return encoder_.part(v, part_, part) ? Found::broken : Found::value;
+  }
+
+  static void fail(Found found, std::uint32_t part, Extracted& out) {
+    out.status = found == Found::absent ? ExtractStatus::missing_key : ExtractStatus::malformed;
+    if (found == Found::absent) out.absent_part = part;
+  }
+
   // Each lookup after the first rewinds the document and fetches the root object again, so
   // that no search starts mid-object (see below); a JSON pointer rewinds by itself.
   simdjson::error_code lookup(od::document& doc, od::object& root, const std::string& path, od::value& out) {
@@ -133,10 +389,10 @@ class JsonExtractor final : public Extractor {
     // wraps around assuming the first pass validated the object, which malformed input breaks
     // (a SIMDJSON_ASSUME, undefined behaviour). Texts of earlier lookups are consumed by then.
     root_stale_ = true;
-    return find_dotted(root, path, out);
+    return find_in_object(root, path, out);
   }
 
-  // Strings as their unescaped content, numbers/booleans/null as written.
+  // A time is text for the time parser: strings unescaped, numbers as written.
   static simdjson::error_code scalar_text(od::value& v, std::string_view& text) {
     od::json_type type;
     simdjson::error_code err = v.type().get(type);
@@ -146,34 +402,90 @@ class JsonExtractor final : public Extractor {
     text = trim(v.raw_json_token());
     return simdjson::SUCCESS;
   }
-  // As scalar_text, and objects/arrays as their raw JSON text.
-  static simdjson::error_code any_text(od::value& v, std::string_view& text) {
-    od::json_type type;
-    simdjson::error_code err = v.type().get(type);
-    if (err) return err;
-    if (type == od::json_type::object || type == od::json_type::array) {
-      err = simdjson::to_json_string(v).get(text);
-      text = trim(text);
-      return err;
-    }
-    return scalar_text(v, text);
-  }
-  static std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-  }
 
   od::parser parser_;
   bool root_stale_ = false;  // the document was rewound since `root` was fetched
   std::vector<std::string> keys_;
-  bool ignore_case_;
+  MissingMember missing_;
+  KeyEncoder encoder_;
   std::string time_path_;
   TimeParser time_parser_;
+  std::string part_;  // the current part's bytes when they are not a view into the record
   std::string composite_;
-  std::string folded_;
 };
 
 }  // namespace
+
+bool append_canonical_number(std::string& out, std::string_view text) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  const bool negative = i < n && text[i] == '-';
+  if (negative) ++i;
+  const std::size_t int_begin = i;
+  if (i < n && text[i] == '0') {
+    ++i;
+  } else {
+    if (i == n || !is_digit(text[i])) return false;
+    while (i < n && is_digit(text[i])) ++i;
+  }
+  const std::string_view int_digits = text.substr(int_begin, i - int_begin);
+  // The common case: a short integer is its own canonical form (but -0 is 0).
+  if (i == n && int_digits.size() <= kPlainDigits) {
+    if (int_digits == "0") out += '0';
+    else out.append(text.data(), text.size());
+    return true;
+  }
+  std::string_view frac_digits;
+  if (i < n && text[i] == '.') {
+    const std::size_t begin = ++i;
+    while (i < n && is_digit(text[i])) ++i;
+    if (i == begin) return false;
+    frac_digits = text.substr(begin, i - begin);
+  }
+  std::int64_t exponent = 0;
+  bool huge_exponent = false;
+  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < n && (text[i] == '+' || text[i] == '-')) exp_negative = text[i++] == '-';
+    const std::size_t begin = i;
+    for (; i < n && is_digit(text[i]); ++i) {
+      if (exponent >= 1'000'000'000'000'000) huge_exponent = true;
+      else exponent = exponent * 10 + (text[i] - '0');
+    }
+    if (i == begin) return false;
+    if (exp_negative) exponent = -exponent;
+  }
+  if (i != n) return false;
+
+  // value = digits (int_digits then frac_digits) x 10^(exponent - frac size); drop the zeros
+  // on both ends of the digits, counting the trailing ones into the exponent.
+  auto digit_at = [&](std::size_t k) { return k < int_digits.size() ? int_digits[k] : frac_digits[k - int_digits.size()]; };
+  const std::size_t total = int_digits.size() + frac_digits.size();
+  std::size_t first = 0, last = total;
+  while (first < total && digit_at(first) == '0') ++first;
+  if (first == total) {
+    out += '0';
+    return true;
+  }
+  while (digit_at(last - 1) == '0') --last;
+  if (huge_exponent) {
+    out += 'x';
+    out.append(text.data(), text.size());
+    return true;
+  }
+  exponent += static_cast<std::int64_t>(total - last) - static_cast<std::int64_t>(frac_digits.size());
+  if (negative) out += '-';
+  for (std::size_t k = first; k < last; ++k) out += digit_at(k);
+  const auto digits = static_cast<std::int64_t>(last - first);
+  if (exponent >= 0 && digits + exponent <= static_cast<std::int64_t>(kPlainDigits)) {
+    out.append(static_cast<std::size_t>(exponent), '0');
+  } else {
+    out += 'e';
+    out += std::to_string(exponent);
+  }
+  return true;
+}
 
 std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser) {
   return std::make_unique<JsonExtractor>(cfg, std::move(time_parser));

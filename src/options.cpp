@@ -59,10 +59,10 @@ std::optional<T> parse_number(const std::string& s) {
   return v;
 }
 
-// "--mark" and "--stats" take an optional value only in the "--opt=VALUE" spelling, so that
+// "--mark", "--stats" and "--explain" take an optional value only in the "--opt=VALUE" spelling, so that
 // "--mark file.log" does not read the file name as the value.
-std::vector<std::string> expand_optional_values(int argc, const char* const* argv) {
-  std::vector<std::string> args;
+std::vector<std::string> expand_optional_values(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
+  std::vector<std::string> args = defaults;
   bool positional_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -70,6 +70,7 @@ std::vector<std::string> expand_optional_values(int argc, const char* const* arg
       if (a == "--") positional_only = true;
       else if (a == "--mark") a = "--mark=dup";
       else if (a == "--stats") a = "--stats=text";
+      else if (a == "--explain") a = "--explain=20";
     }
     args.push_back(std::move(a));
   }
@@ -101,14 +102,15 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
   return UsageError(e.what());
 }
 
-std::optional<Options> parse_options(int argc, const char* const* argv) {
+std::optional<Options> parse_options(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
   Options o;
   CLI::App app{kDescription, "tlbf-dedup"};
   app.set_version_flag("-V,--version", std::string("tlbf-dedup ") + TLBF_VERSION);
   app.get_formatter()->column_width(32);
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
-  std::string delimiter, mark, on_error = "pass", on_cap = "warn", stats, max_memory, year, checkpoint;
+  std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
+      checkpoint, lock_timeout, max_future, jump, explain;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -118,10 +120,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
       ->type_name("SPEC")->allow_extra_args(false);
   app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
   app.add_option("--key-regex", o.pipeline.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
+  app.add_option("--missing", missing, "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a record with no part present stays keyless)")->type_name("WHAT");
   app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
   app.add_option("-t,--time", o.pipeline.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
-  app.add_option("--year", year, "year of the first timestamp without one (syslog, patterns without %Y); later ones roll over at New Year; default: the current year")->type_name("N");
+  app.add_option("--year", year, "year of each file's first timestamp without one (syslog, patterns without %Y); later ones roll over at New Year; default: from the file's modification time, else the current date")->type_name("N");
+  app.add_option("--max-future", max_future, "a record time further than this ahead of the wall clock is judged as untimed (default 1d)")->type_name("DUR");
+  app.add_option("--jump-threshold", jump, "warn when consecutive record times are further apart (default: max(1h, 100 x window))")->type_name("DUR");
+  app.add_flag("--allow-untimed", o.pipeline.clock.allow_untimed, "with -t: go on when none of the first 1000 records has a readable time (default: exit 1)");
   app.add_option("-w,--window", window, "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)")->type_name("DUR");
   app.add_option("-n,--window-count", window_count, "count window: a duplicate when among the last N inserted keys")->type_name("N");
   app.add_option("-e,--error-rate", error_rate, "target false-positive rate (default 1e-5)")->type_name("P");
@@ -135,10 +141,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
   app.add_option("--on-error", on_error, "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)")->type_name("ACTION");
   app.add_option("--stats", stats, "summary on stderr at exit: text (default) | json")->type_name("[=FMT]");
+  app.add_option("--explain", explain, "instead of the records, print for the first N (default 20): file:record, key parts, time text, time, clock, decision")->type_name("[=N]");
   app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
+  app.add_option("--lock-timeout", lock_timeout, "with --state: wait this long for another run on the same FILE to end (default 0: fail at once)")->type_name("DUR");
   app.add_flag("-q,--quiet", o.quiet, "no warnings on stderr");
 
   // Relations between options, checked by CLI11 while parsing.
@@ -146,8 +154,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   app.get_option("--key-regex")->excludes("--key");
   app.get_option("--checkpoint")->needs("--state");
   app.get_option("--state-reset")->needs("--state");
+  app.get_option("--lock-timeout")->needs("--state");
 
-  std::vector<std::string> args = expand_optional_values(argc, argv);
+  std::vector<std::string> args = expand_optional_values(argc, argv, defaults);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
     app.parse(args);
@@ -176,6 +185,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   }
   if (given("--key-regex") && o.pipeline.extract.key_regex.empty()) throw UsageError("--key-regex: empty expression");
   if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
+  if (missing == "null") o.pipeline.extract.missing = MissingMember::null;
+  else if (missing != "error") throw UsageError("--missing '" + missing + "': expected error or null");
+  if (o.pipeline.extract.missing == MissingMember::null && keys.size() < 2)
+    throw UsageError("--missing null has no effect without two or more -k (a record with no key part present has no key)");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
   // them), not at the first record.
   if (o.pipeline.format == InputFormat::lines || !o.pipeline.extract.key_regex.empty()) {
@@ -199,13 +212,25 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
   }
   if (given("--time-format") && o.pipeline.extract.time.empty())
     throw UsageError("--time-format has no effect without -t/--time (records are timed by the wall clock)");
-  o.year = current_year();
   if (given("--year")) {
     auto y = parse_number<int>(year);
     if (!y || *y < 1678 || *y > 2261) throw UsageError("--year '" + year + "': expected a year between 1678 and 2261");
-    o.year = *y;
+    o.pipeline.clock.year = *y;
   }
-  o.pipeline.time_parser = TimeParser(o.time_format, o.time_pattern, o.year);
+  o.pipeline.time_parser = TimeParser(o.time_format, o.time_pattern, o.pipeline.clock.year.value_or(current_year()));
+  if (given("--max-future")) {
+    auto d = parse_duration(max_future);
+    if (!d || *d <= 0) throw UsageError("--max-future '" + max_future + "': expected a duration > 0 such as 1h or 7d");
+    o.pipeline.clock.max_future = *d;
+  }
+  if (given("--jump-threshold")) {
+    auto d = parse_duration(jump);
+    if (!d || *d <= 0) throw UsageError("--jump-threshold '" + jump + "': expected a duration > 0 such as 1h or 2d");
+    o.pipeline.clock.jump = *d;
+  }
+  for (const char* needs_time : {"--max-future", "--jump-threshold", "--allow-untimed"})
+    if (given(needs_time) && o.pipeline.extract.time.empty())
+      throw UsageError(std::string(needs_time) + " has no effect without -t/--time (records are timed by the wall clock)");
 
   // Filter.
   tlbf::FilterConfig& fc = o.filter;
@@ -278,13 +303,31 @@ std::optional<Options> parse_options(int argc, const char* const* argv) {
     else throw UsageError("--stats='" + stats + "': expected text or json");
   }
 
+  if (given("--explain")) {
+    auto n = parse_number<std::uint64_t>(explain);
+    if (!n || *n == 0 || explain[0] == '-') throw UsageError("--explain='" + explain + "': expected a whole number > 0");
+    o.pipeline.explain = *n;
+  }
+
   // State.
   if (given("--checkpoint")) {
     auto d = parse_duration(checkpoint);
     if (!d || *d <= 0) throw UsageError("--checkpoint '" + checkpoint + "': expected a duration > 0 such as 30s or 5m");
     o.checkpoint = *d;
   }
+  if (given("--lock-timeout")) {
+    auto d = parse_duration(lock_timeout);
+    if (!d || *d < 0) throw UsageError("--lock-timeout '" + lock_timeout + "': expected a duration such as 0, 30s or 5m");
+    o.lock_timeout = *d;
+  }
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
+  for (const char* name : kKeyTimeOptions) {
+    const CLI::Option* opt = app.get_option(name);
+    if (opt->count() == 0) continue;
+    RecordedOption r{name, {}};
+    if (opt->get_expected_max() > 0) r.values = opt->results();  // a flag records no value
+    o.key_time_options.push_back(std::move(r));
+  }
   return o;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipeline.hpp"
+#include "state_store.hpp"
 #include "stats.hpp"
 #include "timestamp.hpp"
 #include "tlbf/config.hpp"
@@ -42,7 +43,6 @@ struct Options {
   PipelineConfig pipeline;
   TimeFormat time_format = TimeFormat::auto_detect;
   std::optional<TimePattern> time_pattern;
-  int year = 0;  // for year-less timestamps; set to the current year when not given
 
   tlbf::FilterConfig filter;
   FilterOverrides given;
@@ -52,15 +52,25 @@ struct Options {
 
   std::string state_file;
   bool state_reset = false;
+  // The options of kKeyTimeOptions that were given, as typed: what a state file records of
+  // how its keys and times were read, and what a later run is held to.
+  std::vector<RecordedOption> key_time_options;
   tlbf::Duration checkpoint = 60 * tlbf::kSecond;
+  tlbf::Duration lock_timeout = 0;  // how long to wait for another run's lock on the state; 0: fail at once
 };
 
 // The usage error for a filter parameter the library refused: the option that sets it, the
 // value as the user typed it (`typed`, else as the library writes it), and the problem.
 UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typed = "");
 
+// The long names of the options that decide what a key and a record's time are. A new such
+// option is added here, and state files then record it and hold later runs to it.
+inline constexpr const char* kKeyTimeOptions[] = {"--key",         "--key-regex", "--delimiter", "--ignore-case",
+                                                  "--missing",     "--time",      "--time-format"};
+
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
-// Throws UsageError for anything invalid.
-std::optional<Options> parse_options(int argc, const char* const* argv);
+// Throws UsageError for anything invalid. `defaults` are arguments read before argv's own
+// ("--key=3"), for options argv does not give (the ones a state file recorded).
+std::optional<Options> parse_options(int argc, const char* const* argv, const std::vector<std::string>& defaults = {});
 
 }  // namespace tlbf_dedup

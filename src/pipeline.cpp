@@ -2,8 +2,15 @@
 //
 // Invariants:
 //  - Records are judged in input order, and the clock never goes backwards: it is the
-//    largest record time seen so far (or the wall clock without -t), and a late or untimed
-//    record is judged at that clock.
+//    largest record time accepted so far (or the wall clock without -t), and a late or
+//    untimed record is judged at that clock. A time further ahead of the wall clock than
+//    --max-future is not accepted (the record is judged as untimed), so one bad stamp cannot
+//    carry the clock away; jumps between consecutive times are warned about, not refused.
+//  - Each input is a stream of its own: year-less stamps start again from that input's year
+//    (ClockPolicy::year), and warnings name the input and the record's number in it.
+//  - A run asked to read times (-t) that finds none in its first kUntimedProbe records stops
+//    (UntimedInput) unless untimed input is allowed; what it wrote until then was decided as
+//    any untimed record is, so nothing is held back from a live stream.
 //  - Emitted records are written byte for byte as they were read (with --mark, plus the
 //    flag); records are never reordered.
 //  - Output is flushed whenever the reader is about to wait for input, after each record
@@ -22,9 +29,11 @@
 #include "pipeline.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "duration.hpp"
 #include "progress.hpp"
 
 namespace tlbf_dedup {
@@ -47,8 +56,127 @@ Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time st
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)) {
   mark_name_ = json_escape(cfg_.output.mark_name);
+  jump_ = cfg_.clock.jump_threshold();
+  if (clock_ != 0) previous_time_ = clock_;  // a saved clock: the first record's step counts from it
   if (cfg_.format == InputFormat::lines) choose_extractor({});
   if (cfg_.format == InputFormat::json) choose_extractor("{");
+}
+
+void Pipeline::start_input(const RecordReader& in) {
+  if (!cfg_.extract.time.empty()) {
+    YearStart start = cfg_.clock.year ? YearStart(*cfg_.clock.year)
+                                      : YearStart::not_after(in.modified_ns().value_or(time_source_->wall_ns()));
+    cfg_.time_parser.restart_years(start);
+    if (extractor_) choose_extractor(json_ ? "{" : "");
+  }
+}
+
+void Pipeline::refresh_future_limit() {
+  if (!cfg_.clock.max_future || !extractor_ || !extractor_->wants_time()) return;
+  const tlbf::Time now = time_source_->wall_ns();
+  const tlbf::Time max = std::numeric_limits<tlbf::Time>::max();
+  future_limit_ = now > max - *cfg_.clock.max_future ? max : now + *cfg_.clock.max_future;
+}
+
+namespace {
+
+// A record's time text as a JSON string, so blanks and binary bytes stay visible.
+std::string quoted(const TimeReading& t) {
+  return t.present ? "\"" + json_escape(t.text) + "\"" : std::string("(field absent)");
+}
+
+// |a - b| as a duration that cannot overflow.
+std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
+  return a > b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)
+               : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+}
+
+// A key as --explain shows it: its parts (a composite key's length-prefixed parts, see
+// append_key_part) as a JSON array of strings, so that blanks and binary bytes stay visible.
+std::string explain_key(std::string_view key, bool composite) {
+  std::string out = "[";
+  auto add = [&](std::string_view part) {
+    if (out.size() > 1) out += ',';
+    out += '"' + json_escape(part) + '"';
+  };
+  if (!composite) add(key);
+  while (composite && key.size() >= 4) {
+    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
+    const std::size_t n = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
+    add(key.substr(4, n));
+    key.remove_prefix(std::min(key.size(), 4 + n));
+  }
+  return out + "]";
+}
+
+std::string format_distance(std::uint64_t d) {
+  return d > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max()) ? std::string("centuries")
+                                                                                      : format_duration(static_cast<tlbf::Duration>(d));
+}
+
+}  // namespace
+
+TimeVerdict Pipeline::accept_time(const TimeReading& t, const RecordReader& in) {
+  if (!t.parsed) {
+    if (stats_.untimed++ == 0)
+      warn_at(WarningKind::untimed, in,
+              fmt::format("no readable time at -t {}: {}; judged at the current clock (name the format with "
+                          "--time-format; further ones are counted, see the summary at exit)",
+                          cfg_.extract.time, quoted(t)));
+    // The probe: the run stops reading here, and run() reports it after the summary.
+    if (!timed_seen_ && !cfg_.clock.allow_untimed && stats_.untimed == ClockPolicy::kUntimedProbe) untimed_stop_ = true;
+    if (stats_.untimed == 1) first_untimed_text_ = quoted(t);
+    return TimeVerdict::untimed;
+  }
+  timed_seen_ = true;
+  if (t.date_only && stats_.date_only++ == 0)
+    warn_at(WarningKind::date_only, in,
+            fmt::format("time {} at -t {} is a date without a time of day, read as its midnight (UTC): records of one "
+                        "day share one time; if the time of day is in another field, add it to -t (e.g. -t 1,2)",
+                        quoted(t), cfg_.extract.time));
+  if (cfg_.clock.max_future && t.time > future_limit_) {
+    if (stats_.future++ == 0)
+      warn_at(WarningKind::future_time, in,
+              fmt::format("time {} is more than --max-future {} ahead of the wall clock; judged as untimed, it does "
+                          "not move the clock (further ones are counted, see the summary at exit)",
+                          quoted(t), format_duration(*cfg_.clock.max_future)));
+    return TimeVerdict::future;
+  }
+  if (previous_time_ && distance(t.time, *previous_time_) > static_cast<std::uint64_t>(jump_)) {
+    const bool forward = t.time > *previous_time_;
+    if ((forward ? stats_.jumps_forward++ : stats_.jumps_back++) == 0)
+      warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back, in,
+              fmt::format("time {} {} {} from the record before ({}){}; concatenated logs? merge them by time "
+                          "(sort -m) or run once per file with --state (further jumps are counted, see --stats)",
+                          quoted(t), forward ? "jumps forward" : "steps back", format_distance(distance(t.time, *previous_time_)),
+                          format_rfc3339(*previous_time_),
+                          forward ? "" : fmt::format("; until the records reach the clock {}, they are judged at it",
+                                                     format_rfc3339(clock_))));
+  }
+  previous_time_ = t.time;
+  if (t.time > clock_) {
+    clock_ = t.time;
+  } else if (cfg_.clock.window > 0 && distance(clock_, t.time) > static_cast<std::uint64_t>(cfg_.clock.window)) {
+    ++stats_.late;
+    return TimeVerdict::late;
+  }
+  return TimeVerdict::accepted;
+}
+
+void Pipeline::explain_record(Writer& out, const RecordReader& in, const Extracted* x, const char* decision) {
+  std::string key = "-", text = "-", time = "-";
+  if (x && x->status == ExtractStatus::ok) key = explain_key(x->key, cfg_.extract.keys.size() > 1);
+  if (x && extractor_->wants_time()) {
+    text = quoted(x->time);
+    if (x->time.parsed) time = format_rfc3339(x->time.time);
+  }
+  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", in.current_name(), in.record_in_input(), key, text, time,
+                        format_rfc3339(clock_), decision));
+}
+
+void Pipeline::warn_at(WarningKind kind, const RecordReader& in, std::string what) {
+  diagnostics_->warning(Warning{kind, in.current_name(), in.record_in_input(), 1,
+                                fmt::format("{}: record {}: {}", in.current_name(), in.record_in_input(), what)});
 }
 
 void Pipeline::choose_extractor(std::string_view first_record) {
@@ -59,9 +187,7 @@ void Pipeline::choose_extractor(std::string_view first_record) {
 
 void Pipeline::warn_first(WarningKind kind, const char* what, const RecordReader& in) {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  diagnostics_->warning(Warning{kind, in.current_name(), stats_.records, 1,
-                                fmt::format("{}: record {}: {} ({}; further ones are counted, see the summary at exit)",
-                                            in.current_name(), stats_.records, what, action)});
+  warn_at(kind, in, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
 }
 
 void Pipeline::warn_totals() {
@@ -76,6 +202,19 @@ void Pipeline::warn_totals() {
     diagnostics_->warning(Warning{WarningKind::untimed, "", 0, stats_.untimed,
                                   fmt::format("{} record(s) had no readable time at -t {} (judged at the current clock)",
                                               stats_.untimed, cfg_.extract.time)});
+  if (stats_.future)
+    diagnostics_->warning(Warning{WarningKind::future_time, "", 0, stats_.future,
+                                  fmt::format("{} record(s) were stamped more than --max-future {} ahead of the wall clock "
+                                              "(judged as untimed)",
+                                              stats_.future, format_duration(*cfg_.clock.max_future))});
+  if (stats_.jumps_forward + stats_.jumps_back)
+    diagnostics_->warning(Warning{WarningKind::jump_forward, "", 0, stats_.jumps_forward + stats_.jumps_back,
+                                  fmt::format("the record time jumped {} time(s) forward and {} time(s) back by more than {}; "
+                                              "{} record(s) were late (judged at the clock)",
+                                              stats_.jumps_forward, stats_.jumps_back, format_duration(jump_), stats_.late)});
+  if (stats_.date_only > 1)
+    diagnostics_->warning(Warning{WarningKind::date_only, "", 0, stats_.date_only,
+                                  fmt::format("{} record time(s) were dates without a time of day", stats_.date_only)});
   if (filter_->cap_binds() > 0)
     diagnostics_->warning(Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
                                   fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
@@ -92,13 +231,12 @@ void Pipeline::cap_bound(const RecordReader& in, Writer& out) {
     out.flush();
     throw CapError(fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
                                "shrink the window to {} (--on-cap fail)",
-                               in.current_name(), stats_.records, kept));
+                               in.current_name(), in.record_in_input(), kept));
   }
-  diagnostics_->warning(Warning{WarningKind::memory_cap, in.current_name(), stats_.records, 1,
-                                fmt::format("{}: record {}: the memory cap (--max-memory) bound: the filter now keeps "
-                                            "the last {} of the window; older duplicates may pass, no unique record is "
-                                            "lost to the cap (see the summary at exit)",
-                                            in.current_name(), stats_.records, kept)});
+  warn_at(WarningKind::memory_cap, in,
+          fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
+                      "duplicates may pass, no unique record is lost to the cap (see the summary at exit)",
+                      kept));
 }
 
 void Pipeline::save_state(Writer& out) {
@@ -116,32 +254,44 @@ template <class D>
 void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress) {
   const bool only_dups = cfg_.output.only_dups;
   const bool mark = cfg_.output.mark;
+  const bool explain = cfg_.explain > 0;
+  if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
   Record rec;
-  while (!*stop && in.next(rec)) {
+  while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
     ++stats_.records;
     stats_.bytes_in += rec.size + rec.term_len;
+    if (in.input_number() != input_) {
+      input_ = in.input_number();
+      start_input(in);
+    }
 
     // Step 1: the format, decided by the first record with content (auto mode).
     if (!extractor_) {
       if (is_blank_record(rec.text())) {
-        out.write(rec.bytes());
+        if (explain) explain_record(out, in, nullptr, "blank");
+        else out.write(rec.bytes());
         ++stats_.emitted;
         continue;
       }
       choose_extractor(rec.text());
+      refresh_future_limit();
     }
 
     // Step 2: key and time.
     Extracted x = extractor_->extract(rec);
     if (x.status != ExtractStatus::ok) {
-      const char* what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : "the key is missing";
+      const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
       const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
       std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
       if (cfg_.on_error == OnError::fail) {
         out.flush();
-        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), stats_.records, what));
+        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), in.record_in_input(), what));
       }
-      if (count++ == 0) warn_first(kind, what, in);
+      if (count++ == 0) warn_first(kind, what.c_str(), in);
+      if (explain) {
+        explain_record(out, in, &x, "error");
+        continue;
+      }
       if (cfg_.on_error == OnError::pass && !only_dups) {
         if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
         else out.write(rec.bytes());
@@ -152,12 +302,9 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     }
 
     // Step 3: the clock, which only moves forward.
+    TimeVerdict verdict = TimeVerdict::accepted;
     if (extractor_->wants_time()) {
-      if (x.time) {
-        if (*x.time > clock_) clock_ = *x.time;
-      } else {
-        ++stats_.untimed;
-      }
+      verdict = accept_time(x.time, in);
     } else {
       tlbf::Time now = time_source_->wall_ns();
       if (now > clock_) clock_ = now;
@@ -168,7 +315,11 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     stats_.duplicates += dup;
 
     // Step 5: the output.
-    if (mark) {
+    if (explain) {
+      static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
+                                                       {"dup", "dup late", "dup untimed", "dup future"}};
+      explain_record(out, in, &x, kDecisions[dup][static_cast<int>(verdict)]);
+    } else if (mark) {
       if (!only_dups || dup) {
         write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
         ++stats_.emitted;
@@ -183,6 +334,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     // Step 6: bookkeeping that runs only every few thousand records.
     if ((stats_.records & 4095) == 0) {
       maybe_checkpoint(out);
+      refresh_future_limit();
     }
     if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
@@ -191,6 +343,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
   const std::int64_t started_ns = time_source_->steady_ns();
   last_checkpoint_ns_ = started_ns;
+  refresh_future_limit();
   std::unique_ptr<Progress> progress;
   if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size(), *time_source_);
   in.set_stop_flag(stop);
@@ -202,11 +355,15 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
     return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
+  bool untimed_failed = false;
   try {
-    with_decider(*filter_, cfg_.refresh,
+    with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
                  [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
     out.flush();
-    save_state(out);
+    // A run that found no time at all is an error, and its state is not saved; its summary
+    // still comes first, so that --stats shows what was read.
+    untimed_failed = stats_.untimed && !timed_seen_ && !cfg_.clock.allow_untimed && !*stop;
+    if (!untimed_failed) save_state(out);
   } catch (const BrokenPipe&) {
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.
@@ -219,6 +376,13 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();
   diagnostics_->summary(stats_);
+  if (untimed_failed)
+    throw UntimedInput(fmt::format(
+        "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "
+        "--time-format (e.g. --time-format '%y/%m/%d %H:%M:%S'), or give --allow-untimed to judge such records at "
+        "the current clock; the {} records read were written as untimed records are{}",
+        in.current_name(), untimed_stop_ ? "first " : "", stats_.untimed, cfg_.extract.time, first_untimed_text_,
+        stats_.records, untimed_stop_ ? ", the rest of the input was not read" : ""));
   return stats_;
 }
 

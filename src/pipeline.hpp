@@ -4,6 +4,7 @@
 // (diagnostics.hpp) for every warning and the end-of-run summary.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -49,16 +50,53 @@ struct StateHooks {
   tlbf::Duration every = 0;
 };
 
+// A run that asks for record times (-t) found none: none of the first kUntimedProbe records
+// (or of all, if fewer) had a readable time, and untimed input was not allowed.
+class UntimedInput : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How record times move the decision clock (the clock model of tlbf-dedup(1), "EVENT TIME").
+// The clock is the largest accepted record time; a record behind it is judged at it.
+struct ClockPolicy {
+  static constexpr std::uint64_t kUntimedProbe = 1000;
+  static constexpr tlbf::Duration kHour = 3600 * tlbf::kSecond;
+
+  // The filter's time window (0: a count window): a record older than clock - window is late.
+  tlbf::Duration window = 0;
+  // A stamp further than this ahead of the wall clock is judged as untimed, so that one bad
+  // stamp cannot carry the clock away; nullopt: no limit.
+  std::optional<tlbf::Duration> max_future = 24 * kHour;
+  // Two consecutive record times further apart than this are a jump, warned about; 0: the
+  // default, max(1 h, 100 x window).
+  tlbf::Duration jump = 0;
+  // The year of the first year-less stamp of each input: this one (--year), else the year of
+  // the input's modification time, else of the wall clock (YearStart::not_after).
+  std::optional<int> year;
+  // Without, a run whose first kUntimedProbe records have no readable time stops.
+  bool allow_untimed = false;
+
+  tlbf::Duration jump_threshold() const { return jump > 0 ? jump : std::max(kHour, 100 * window); }
+};
+
+// What the clock made of a record's time (for --explain; in this order there).
+enum class TimeVerdict { accepted, late, untimed, future };
+
 struct PipelineConfig {
   InputFormat format = InputFormat::auto_detect;
   ExtractConfig extract;
   TimeParser time_parser{TimeFormat::auto_detect, std::nullopt, 1970};
+  ClockPolicy clock;
   Refresh refresh = Refresh::no;
+  std::uint64_t hash_seed = 0;  // the keys' hash seed, kept with the filter (decider.hpp)
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
   OnCap on_cap = OnCap::warn;
   bool progress = false;
+  // --explain: print what was made of the first `explain` records instead of them; 0: off.
+  std::uint64_t explain = 0;
 };
 
 class Pipeline {
@@ -69,7 +107,7 @@ class Pipeline {
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // CapError (--on-cap fail), InputError, OutputError, SpecError, BrokenPipe.
+  // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_; }
@@ -79,7 +117,14 @@ class Pipeline {
   template <class D>
   void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
   void choose_extractor(std::string_view first_record);
+  void start_input(const RecordReader& in);
+  // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
+  TimeVerdict accept_time(const TimeReading& t, const RecordReader& in);
+  // --explain: one line for the record instead of the record (`x` null for a blank one).
+  void explain_record(Writer& out, const RecordReader& in, const Extracted* x, const char* decision);
+  void refresh_future_limit();
   void warn_first(WarningKind kind, const char* what, const RecordReader& in);
+  void warn_at(WarningKind kind, const RecordReader& in, std::string what);
   void warn_totals();
   void cap_bound(const RecordReader& in, Writer& out);
   void save_state(Writer& out);
@@ -87,7 +132,14 @@ class Pipeline {
 
   PipelineConfig cfg_;
   tlbf::WindowFilter* filter_;
-  tlbf::Time clock_;  // the decision clock: the largest record time seen (or wall time)
+  tlbf::Time clock_;  // the decision clock: the largest record time accepted (or wall time)
+  tlbf::Time future_limit_ = 0;  // record times above it are judged as untimed
+  tlbf::Duration jump_ = 0;
+  std::optional<tlbf::Time> previous_time_;  // the last accepted record time
+  bool timed_seen_ = false;                  // a record had a readable time
+  std::size_t input_ = 0;                    // the reader's input_number() of the last record
+  std::string first_untimed_text_;
+  bool untimed_stop_ = false;  // the untimed probe failed: stop reading
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;

@@ -11,7 +11,9 @@
 //    so a record of n bytes costs O(n) amortised however long it is.
 //  - A record ends at the terminator; for newline records a CR right before the LF is part
 //    of the terminator (term_len 2), so keys and times never see it but output keeps it.
-//    The last record of each input may have no terminator (term_len 0).
+//    The last record of each input ends with the input: without a terminator it gets the
+//    input's own (written into the buffer after it, where the padding leaves room), except
+//    the last input's, which keeps term_len 0 so that output stays byte-exact.
 #include "record_reader.hpp"
 
 #include <cerrno>
@@ -56,8 +58,12 @@ bool RecordReader::open_next() {
   }
   struct stat st {};
   fd_is_regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  modified_ns_.reset();
+  if (fd_is_regular_) modified_ns_ = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   if (S_ISDIR(st.st_mode)) throw InputError(p + ": is a directory");
   eof_ = false;
+  record_in_input_ = 0;
+  input_uses_crlf_ = false;
   return true;
 }
 
@@ -147,6 +153,8 @@ bool RecordReader::next(Record& out) {
         out.term_len = term_len;
         begin_ = pos + 1;
         scan_ = begin_;
+        input_uses_crlf_ = term_len == 2;
+        ++record_in_input_;
         return true;
       }
       scan_ = end_;
@@ -154,7 +162,14 @@ bool RecordReader::next(Record& out) {
         out.data = base + begin_;
         out.size = end_ - begin_;
         out.term_len = 0;
+        if (next_path_ < paths_.size()) {  // (a stop empties the list of inputs)
+          // end_ <= cap_ and the allocation has kTailPadding more bytes: room for two.
+          char* after = buf_.get() + end_;
+          if (input_uses_crlf_) after[out.term_len++] = '\r';
+          after[out.term_len++] = term_;
+        }
         begin_ = end_ = scan_ = 0;
+        ++record_in_input_;
         return true;
       }
     } else if (eof_) {

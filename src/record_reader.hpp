@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,7 +16,7 @@ namespace tlbf_dedup {
 struct Record {
   const char* data = nullptr;
   std::size_t size = 0;       // without the terminator
-  std::uint32_t term_len = 0; // 0 (last record without one), 1 (LF or NUL), 2 (CR LF)
+  std::uint32_t term_len = 0; // 0 (the last input's last record without one), 1 (LF or NUL), 2 (CR LF)
 
   std::string_view text() const { return {data, size}; }
   std::string_view bytes() const { return {data, size + term_len}; }  // exactly as read
@@ -33,6 +34,11 @@ class RecordReader {
   static constexpr std::size_t kTailPadding = 64;
 
   // `paths`: files read in order; empty or "-" means stdin. `terminator` is '\n' or '\0'.
+  // Each input is a stream of records of its own: its last record ends at its end. When that
+  // record has no terminator and another input follows, the reader supplies one in the
+  // input's convention (CR LF when the input's last terminated record ended so, else the
+  // terminator), so records of two files are never glued; the last input's last record keeps
+  // its missing terminator.
   RecordReader(std::vector<std::string> paths, char terminator, std::size_t buffer_size = std::size_t{1} << 20);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
@@ -54,6 +60,13 @@ class RecordReader {
   // Sum of the sizes of the regular files among the inputs, 0 when unknown (pipes).
   std::uint64_t total_size() const { return total_size_; }
   const std::string& current_name() const { return name_; }
+  // The last record's number in its input (from 1), and how many inputs were opened so far
+  // (the first input is 1), so a consumer sees where one input's records end.
+  std::uint64_t record_in_input() const { return record_in_input_; }
+  std::size_t input_number() const { return next_path_; }
+  // The current input's modification time (ns since the epoch) when it is a regular file,
+  // else nullopt (a pipe, a terminal): when its records were written by, at the latest.
+  std::optional<std::int64_t> modified_ns() const { return modified_ns_; }
 
  private:
   bool open_next();
@@ -67,6 +80,9 @@ class RecordReader {
   bool fd_is_regular_ = false;
   bool eof_ = true;
   std::string name_;
+  std::uint64_t record_in_input_ = 0;
+  bool input_uses_crlf_ = false;
+  std::optional<std::int64_t> modified_ns_;  // the current input's last terminated record ended in CR LF
 
   std::unique_ptr<char[]> buf_;
   std::size_t cap_;

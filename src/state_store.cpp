@@ -1,8 +1,9 @@
 // Reads and writes the state file (docs/state.md has the byte layout and the guarantees).
 //
 // A file is a fixed 24-byte header (magic "TLBFSTAT", format version, flags, payload length),
-// the payload (every FilterConfig field, the clock, and the filter's own save() bytes, all
-// written with tlbf::ByteWriter so the file reads the same on any endianness), and an
+// the payload (every FilterConfig field, the clock, the filter's own save() bytes and, from
+// format 2, the RunRecord: hash seed and key/time options; all written with
+// tlbf::ByteWriter so the file reads the same on any endianness), and an
 // XXH3-64 checksum of the payload. Each header field is checked exactly and the checksum
 // covers the rest, so any damaged byte is refused rather than loaded as a different filter.
 // The configuration's fields are listed once (visit_config), for saving and loading alike.
@@ -34,7 +35,7 @@ namespace {
 constexpr std::string_view kMagic{"TLBFSTAT", 8};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8;
 constexpr std::size_t kChecksumSize = 8;
-// Version 1 defines no flags; a set bit means a writer that knows something this one does not.
+// Versions 1 and 2 define no flags; a set bit means a writer that knows something this one does not.
 constexpr std::uint32_t kKnownFlags = 0;
 
 std::string describe(const std::string& name, const std::string& problem) {
@@ -82,13 +83,48 @@ void visit_config(Config& c, Archive& ar) {
   ar.u32(c.max_slices);
 }
 
-SavedState parse_payload(std::string_view payload) {
+// Bounds on the recorded options, so a crafted count cannot make the loader reserve memory
+// for millions of strings; a real command line has a handful.
+constexpr std::uint32_t kMaxRecordedOptions = 64;
+constexpr std::uint32_t kMaxRecordedValues = 1024;
+
+void save_run(const RunRecord& run, tlbf::ByteWriter& out) {
+  out.u64(run.hash_seed);
+  const std::vector<RecordedOption> none;
+  const auto& options = run.key_time_options ? *run.key_time_options : none;
+  out.u32(static_cast<std::uint32_t>(options.size()));
+  for (const RecordedOption& o : options) {
+    out.bytes(o.name);
+    out.u32(static_cast<std::uint32_t>(o.values.size()));
+    for (const std::string& v : o.values) out.bytes(v);
+  }
+}
+
+RunRecord load_run(tlbf::ByteReader& in) {
+  RunRecord run;
+  run.hash_seed = in.u64();
+  const std::uint32_t n = in.u32();
+  if (n > kMaxRecordedOptions) throw tlbf::state_error("state: " + std::to_string(n) + " recorded options");
+  run.key_time_options.emplace();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    RecordedOption o;
+    o.name = std::string(in.bytes());
+    const std::uint32_t values = in.u32();
+    if (values > kMaxRecordedValues) throw tlbf::state_error("state: " + std::to_string(values) + " values of " + o.name);
+    for (std::uint32_t j = 0; j < values; ++j) o.values.emplace_back(in.bytes());
+    run.key_time_options->push_back(std::move(o));
+  }
+  return run;
+}
+
+SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteReader in(payload);
   SavedState s;
   tlbf::Loader config_in(in);
   visit_config(s.config, config_in);
   s.clock = in.i64();
   std::string_view filter_bytes = in.bytes();
+  if (version >= 2) s.run = load_run(in);
   if (!in.at_end()) throw tlbf::state_error("state: bytes after the filter");
   // The filter's tag byte repeats the algorithm; a disagreement means the parts do not belong together.
   if (filter_bytes.empty() || static_cast<std::uint8_t>(filter_bytes[0]) != static_cast<std::uint8_t>(s.config.algorithm))
@@ -101,10 +137,10 @@ SavedState parse_payload(std::string_view payload) {
 
 }  // namespace
 
-std::string frame_state_payload(std::string_view payload) {
+std::string frame_state_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteWriter out;
   for (char ch : kMagic) out.u8(static_cast<std::uint8_t>(ch));
-  out.u32(kStateFormatVersion);
+  out.u32(version);
   out.u32(0);
   out.u64(payload.size());
   std::string file = out.take();
@@ -115,7 +151,8 @@ std::string frame_state_payload(std::string_view payload) {
   return file;
 }
 
-std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock) {
+std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock,
+                         const RunRecord& run) {
   tlbf::ByteWriter filter_out;
   f.save(filter_out);
   tlbf::ByteWriter payload;
@@ -123,6 +160,7 @@ std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& 
   visit_config(cfg, config_out);
   payload.i64(clock);
   payload.bytes(filter_out.data());
+  save_run(run, payload);
   return frame_state_payload(payload.data());
 }
 
@@ -165,7 +203,7 @@ SavedState load_state_bytes(std::string_view bytes, const std::string& name) {
   // 4. The payload itself; a correct checksum over bytes that do not parse means a bug in
   //    some writer, or a crafted file.
   try {
-    return parse_payload(payload);
+    return parse_payload(payload, version);
   } catch (const tlbf::state_error& e) {
     fail(name, std::string("corrupted (payload does not parse: ") + e.what() + ")");
   } catch (const tlbf::invalid_parameter& e) {
@@ -199,9 +237,9 @@ std::optional<SavedState> load_state_file(const std::string& path) {
 }
 
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
-                     tlbf::Time clock) {
+                     tlbf::Time clock, const RunRecord& run) {
   try {
-    write_file_atomically(path, encode_state(f, cfg, clock));
+    write_file_atomically(path, encode_state(f, cfg, clock, run));
   } catch (const FileError& e) {
     throw StateFileError(std::string("state file ") + e.what());  // "state file '<path>': <problem>"
   }

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
@@ -22,10 +23,29 @@
 
 namespace tlbf_dedup {
 
+// One command-line option that decides what a key or a record's time is (-k, -t, ...), as
+// given: its long name and its values in order (none for a flag).
+struct RecordedOption {
+  std::string name;
+  std::vector<std::string> values;
+  bool operator==(const RecordedOption& o) const { return name == o.name && values == o.values; }
+};
+
+// What the run that saved the filter was made of, beside the FilterConfig: the keys' hash
+// seed and the key and time options it was given. The store keeps them without knowing
+// what they mean.
+struct RunRecord {
+  std::uint64_t hash_seed = 0;  // format 1 files had none: their keys were hashed with 0
+  // The key and time options given (empty: none, i.e. whole-record keys and the wall
+  // clock); nullopt: unknown (a format 1 file).
+  std::optional<std::vector<RecordedOption>> key_time_options;
+};
+
 struct SavedState {
   std::unique_ptr<tlbf::WindowFilter> filter;
   tlbf::FilterConfig config;
   tlbf::Time clock = 0;
+  RunRecord run;
 };
 
 // The message names the file and the problem.
@@ -35,23 +55,25 @@ class StateFileError : public std::runtime_error {
 };
 
 // The format version this program writes; it reads every version up to this one.
-inline constexpr std::uint32_t kStateFormatVersion = 1;
+inline constexpr std::uint32_t kStateFormatVersion = 2;
 
 // nullopt when `path` does not exist; throws StateFileError on any other problem.
 std::optional<SavedState> load_state_file(const std::string& path);
 
 // Atomic and durable (see above); throws StateFileError.
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
-                     tlbf::Time clock);
+                     tlbf::Time clock, const RunRecord& run = {});
 
-// The complete file contents save_state_file() writes.
-std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock);
+// The complete file contents save_state_file() writes (format kStateFormatVersion; a run
+// whose key_time_options are unknown is written as one given none).
+std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock,
+                         const RunRecord& run = {});
 
 // Parses complete file contents; `name` is the file name used in messages.
 SavedState load_state_bytes(std::string_view bytes, const std::string& name);
 
-// Wraps an arbitrary payload in a valid header and checksum, so tests and the fuzzer can
-// reach the payload parser with bytes no correct writer would produce.
-std::string frame_state_payload(std::string_view payload);
+// Wraps an arbitrary payload in a valid header (of format `version`) and checksum, so tests
+// and the fuzzer can reach the payload parser with bytes no correct writer would produce.
+std::string frame_state_payload(std::string_view payload, std::uint32_t version = kStateFormatVersion);
 
 }  // namespace tlbf_dedup

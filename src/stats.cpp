@@ -41,13 +41,14 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
     if (f.effective_count > 0) window = fmt::format(",\"effective_window_keys\":{}", f.effective_count);
     return fmt::format(
         "{{\"records\":{},\"emitted\":{},\"duplicates\":{},\"errors\":{},\"malformed\":{},\"missing_key\":{},"
-        "\"untimed\":{},\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},"
+        "\"untimed\":{},\"future\":{},\"late\":{},\"jumps_forward\":{},\"jumps_back\":{},\"date_only\":{},"
+        "\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},"
         "\"filter\":{{\"algorithm\":\"{}\",{}\"bits_allocated\":{},\"peak_bits_allocated\":{},"
         "\"keys_inserted\":{},\"live_keys\":{},\"{}\":{:.2f},\"memory_capped\":{},\"cap_evictions\":{}{}}}}}\n",
-        s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.bytes_in, s.bytes_out,
-        s.seconds, rate, f.algorithm, shape, f.bits_allocated, peak_bits(f), f.keys_inserted, f.live_keys,
-        is_exact(f) ? "bytes_per_key" : "bits_per_key", per_key(f), f.memory_capped ? "true" : "false", f.cap_evictions,
-        window);
+        s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.future, s.late,
+        s.jumps_forward, s.jumps_back, s.date_only, s.bytes_in, s.bytes_out, s.seconds, rate, f.algorithm, shape,
+        f.bits_allocated, peak_bits(f), f.keys_inserted, f.live_keys, is_exact(f) ? "bytes_per_key" : "bits_per_key",
+        per_key(f), f.memory_capped ? "true" : "false", f.cap_evictions, window);
   }
   std::string out;
   out += fmt::format("records      {}\n", s.records);
@@ -55,6 +56,11 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
   out += fmt::format("duplicates   {}\n", s.duplicates);
   out += fmt::format("errors       {} (malformed {}, missing key {})\n", s.errors(), s.malformed, s.missing_key);
   out += fmt::format("untimed      {}\n", s.untimed);
+  out += fmt::format("future       {}\n", s.future);
+  out += fmt::format("late         {}\n", s.late);
+  out += fmt::format("jumps forward {}\n", s.jumps_forward);
+  out += fmt::format("jumps back   {}\n", s.jumps_back);
+  out += fmt::format("date only    {}\n", s.date_only);
   out += fmt::format("bytes in     {}\n", s.bytes_in);
   out += fmt::format("bytes out    {}\n", s.bytes_out);
   out += fmt::format("seconds      {:.3f} ({:.0f} records/s)\n", s.seconds, rate);

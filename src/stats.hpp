@@ -18,6 +18,11 @@ struct RunStats {
   std::uint64_t malformed = 0;   // JSON records that could not be read as objects
   std::uint64_t missing_key = 0; // records without the key field/path/regex match
   std::uint64_t untimed = 0;     // -t given but the time was missing or unparseable
+  std::uint64_t future = 0;      // stamped beyond --max-future ahead of the wall clock (judged as untimed)
+  std::uint64_t late = 0;        // older than the clock minus the window (judged at the clock)
+  std::uint64_t jumps_forward = 0;  // consecutive record times further apart than the jump threshold
+  std::uint64_t jumps_back = 0;
+  std::uint64_t date_only = 0;   // times read as a date without a time of day (midnight)
   std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
   double seconds = 0;

@@ -15,6 +15,7 @@
 // calendar; overflow of the 64-bit nanosecond range (years beyond ~1677..2262) is nullopt.
 #include "timestamp.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <limits>
@@ -645,9 +646,28 @@ bool YearRollover::accept(unsigned month) {
   return advanced;
 }
 
+namespace {
+TimeReading read_as(Time t) {
+  TimeReading r;
+  r.time = t;
+  r.parsed = true;
+  return r;
+}
+}  // namespace
+
 TimeReading TimeParser::parse(std::string_view text) {
+  TimeReading r = parse_trimmed(text);
+  r.present = true;
+  // A copy: the caller's text may live in a buffer that its next lookup overwrites (simdjson's
+  // string buffer), and a warning about this record is written after its key is read.
+  last_text_.assign(text.data(), text.size());
+  r.text = last_text_;
+  return r;
+}
+
+TimeReading TimeParser::parse_trimmed(std::string_view text) {
   // Plain epoch seconds need no trimming (they start and end with a digit).
-  if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t)) return {t, true};
+  if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t)) return read_as(t);
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
   if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '"' && text.back() == '"') ||
@@ -670,7 +690,7 @@ TimeReading TimeParser::parse(std::string_view text) {
     case TimeFormat::ctime: scanned = scan_ctime(text, c); break;
     case TimeFormat::pattern: scanned = pattern_ && pattern_->scan(text, c); break;
   }
-  if (c.instant) return {*c.instant, true};
+  if (c.instant) return read_as(*c.instant);
   if (!scanned) return {};
   return place(c);
 }
@@ -680,12 +700,30 @@ TimeReading TimeParser::place(Civil& c) {
   if (!c.has_year) c.year = years_.year_for(month);
   const std::optional<Time> t = to_time(c);
   if (!t) return {};
-  TimeReading r{*t, true};
+  TimeReading r = read_as(*t);
   r.date_only = !c.has_time_of_day;
   // Placed only once the calendar accepts the date, so a stamp that is not one (month 13,
   // "Feb 29" of a common year) cannot move the year on.
   if (!c.has_year) r.year_advanced = years_.accept(month);
   return r;
+}
+
+std::string format_rfc3339(Time t) {
+  const std::time_t secs = t / kNsPerSec - (t % kNsPerSec < 0);
+  Time frac = t - static_cast<Time>(secs) * kNsPerSec;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out(buf, n);
+  if (frac != 0) {
+    std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(frac));
+    std::string digits(buf);
+    while (digits.back() == '0') digits.pop_back();
+    out += digits;
+  }
+  out += 'Z';
+  return out;
 }
 
 int current_year() {

@@ -146,14 +146,18 @@ class YearRollover {
   unsigned latest_month_ = 0;  // the latest month accepted in year_; 0 = none yet
 };
 
-// What TimeParser::parse found in one record's time text. 16 bytes, returned in registers.
+// What TimeParser::parse found in one record's time text.
 struct TimeReading {
   tlbf::Time time = 0;         // valid when `parsed`
   bool parsed = false;         // false: not a time in the expected format(s) ("untimed")
   bool date_only = false;      // a day without a time of day, read as its midnight (UTC)
   bool year_advanced = false;  // a year-less stamp that started the next year (rollover)
+  bool present = false;        // the record had a time field: `text` is it (else "field absent")
+  std::string_view text;       // the field as given to the parser, valid until it parses again
 
   std::optional<tlbf::Time> value() const { return parsed ? std::optional<tlbf::Time>(time) : std::nullopt; }
+  explicit operator bool() const { return parsed; }
+  friend bool operator==(const TimeReading& r, tlbf::Time t) { return r.parsed && r.time == t; }
 };
 
 // The parser the program uses for every record: one format (or auto), with surrounding
@@ -166,7 +170,7 @@ class TimeParser {
       : format_(format), pattern_(std::move(pattern)), years_(year_start) {}
 
   TimeReading parse(std::string_view text);
-  std::optional<tlbf::Time> operator()(std::string_view text) { return parse(text).value(); }
+  TimeReading operator()(std::string_view text) { return parse(text); }
 
   // Forgets the months seen: the next year-less stamp starts again from `start` (for a new
   // input file with its own modification time).
@@ -174,12 +178,18 @@ class TimeParser {
   const YearRollover& years() const { return years_; }
 
  private:
+  TimeReading parse_trimmed(std::string_view text);
   TimeReading place(detail::Civil& c);
 
   TimeFormat format_;
   std::optional<TimePattern> pattern_;
   YearRollover years_;
+  std::string last_text_;  // what TimeReading::text shows
 };
+
+// `t` as RFC 3339 in UTC: "2023-10-10T10:00:05Z", with as many fraction digits as it needs
+// ("...05.25Z").
+std::string format_rfc3339(tlbf::Time t);
 
 // The current UTC year, the default for year-less formats.
 int current_year();

@@ -1,5 +1,5 @@
-// Checks shared by the APBF and TLBF unit tests: keys from integers, a time-window
-// configuration, save/load round trips and damaged-state loading. A filter type F here has save(), static load(ByteReader&),
+// Checks shared by the APBF and TLBF unit tests: keys from integers, time- and count-window
+// configurations, save/load round trips and damaged-state loading. A filter type F here has save(), static load(ByteReader&),
 // may_contain(), insert() and stats().
 #pragma once
 
@@ -24,6 +24,14 @@ inline tlbf::FilterConfig time_config(tlbf::Duration span, double error_rate, st
   cfg.span = span;
   cfg.error_rate = error_rate;
   cfg.capacity = capacity;
+  return cfg;
+}
+
+inline tlbf::FilterConfig count_config(std::uint64_t window, double error_rate) {
+  tlbf::FilterConfig cfg;
+  cfg.algorithm = tlbf::Algorithm::apbf;
+  cfg.window_count = window;
+  cfg.error_rate = error_rate;
   return cfg;
 }
 

@@ -1,6 +1,7 @@
-// The count-window age-partitioned Bloom filter (include/tlbf/apbf.hpp): the jump-back
-// query, the sizing that keeps the last window_count inserts, forgetting, full clearing of
-// recycled slices, parameter checks, and saved state.
+// The count-window age-partitioned Bloom filter (include/tlbf/apbf.hpp): the run query and
+// the jump-back query (for format-1 slices), the sizing that keeps the last window_count
+// inserts, forgetting within one generation of the window, the memory cap, full clearing of
+// recycled slices, parameter checks, and saved state (including format 1).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <random>
 
 #include "filter_checks.hpp"
 #include "tlbf/apbf.hpp"
@@ -18,13 +21,7 @@ namespace {
 using filter_checks::key;
 constexpr auto kTag = static_cast<std::uint8_t>(tlbf::Algorithm::apbf);
 
-tlbf::FilterConfig count_config(std::uint64_t window, double error_rate) {
-  tlbf::FilterConfig cfg;
-  cfg.algorithm = tlbf::Algorithm::apbf;
-  cfg.window_count = window;
-  cfg.error_rate = error_rate;
-  return cfg;
-}
+using filter_checks::count_config;
 
 tlbf::FilterConfig count_config(std::uint64_t window, std::uint32_t k, std::uint32_t l) {
   tlbf::FilterConfig cfg = count_config(window, 0.01);
@@ -57,6 +54,34 @@ TEST_SUITE("apbf") {
     }
   }
 
+  TEST_CASE("the run query finds an accepted run of k hits exactly when one exists") {
+    std::mt19937_64 rng(7);
+    for (std::size_t slices = 1; slices <= 10; ++slices) {
+      for (std::uint32_t k = 1; k <= slices; ++k) {
+        for (int trial = 0; trial < 300; ++trial) {
+          // hit[pos][p]: mostly hits, so that full runs occur; the first `accepted` runs count.
+          std::vector<std::vector<bool>> hit(slices, std::vector<bool>(k));
+          for (auto& row : hit)
+            for (std::size_t p = 0; p < k; ++p) row[p] = rng() % 5 != 0;
+          const std::size_t accepted = rng() % (slices + 2);
+          bool expect = false;
+          for (std::size_t j = 0; j + k <= slices && j < accepted; ++j) {
+            bool all = true;
+            for (std::uint32_t p = 0; p < k; ++p) all = all && hit[j + p][p];
+            expect = expect || all;
+          }
+          const bool found = tlbf::detail::any_run_hit(
+              slices, k, [&](std::size_t j) { return j < accepted; },
+              [&](std::size_t pos, std::uint32_t p) { return static_cast<bool>(hit[pos][p]); });
+          if (found != expect) {
+            INFO("slices=" << slices << " k=" << k << " accepted=" << accepted << " trial=" << trial);
+            CHECK(found == expect);
+          }
+        }
+      }
+    }
+  }
+
   TEST_CASE("sizing: l generations cover the window and a generation fills slices to one half") {
     for (std::uint64_t window : {1ull, 2ull, 7ull, 100ull, 1000ull, 12345ull, 1000000ull}) {
       for (auto [k, l] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{4, 3}, {6, 14}, {1, 1}, {17, 13}}) {
@@ -65,11 +90,11 @@ TEST_SUITE("apbf") {
         INFO("window=" << window << " k=" << k << " l=" << l);
         CHECK(s.slices == k + l);
         CHECK(s.slice0_bits % 64 == 0);
-        const auto bits = static_cast<double>(s.slice0_bits);
-        CHECK(f.generation() == static_cast<std::uint64_t>(std::floor(bits * tlbf::detail::kLn2 / k)));
-        CHECK(f.generation() * l >= window);
-        // Not oversized: one word less would not hold the window.
-        CHECK((bits == 64 || std::floor((bits - 64) * tlbf::detail::kLn2 / k) * l < static_cast<double>(window)));
+        CHECK(f.generation() == (window + l - 1) / l);
+        CHECK(tlbf::detail::half_fill_capacity(s.slice0_bits) >= f.generation() * k);
+        // Not oversized: one word less would not hold a generation's k inserts at fill 1/2.
+        CHECK((s.slice0_bits == 64 || tlbf::detail::half_fill_capacity(s.slice0_bits - 64) < f.generation() * k));
+        CHECK_FALSE(s.memory_capped);
       }
     }
   }
@@ -94,23 +119,65 @@ TEST_SUITE("apbf") {
     }
   }
 
-  TEST_CASE("keys older than k+l generations are gone, up to the false-positive rate") {
-    // A key's newest slice is cleared at the (k+l)-th shift after its insert; before that
-    // it fades (its older slices go first, each lost slice leaves a run that a neighbour
-    // completes only by chance).
-    tlbf::AgePartitionedFilter f(count_config(2000, 0.01));
-    const std::uint64_t gone_after = (f.k() + f.l()) * f.generation() + 1;
-    std::uint64_t reported = 0, checked = 0;
-    for (std::uint64_t i = 0; i < 60000; ++i) {
-      f.insert(key(i), 0);
-      if (i >= gone_after) {
-        ++checked;
-        reported += f.may_contain(key(i - gone_after), 0);
+  TEST_CASE("a key is forgotten once window_count + g - 1 later inserts follow it") {
+    // The run of its generation is refused from then on; another run holds it only by
+    // chance (k bits at other hashes), so it is reported at the false-positive rate at most.
+    for (std::uint64_t window : {2ull, 50ull, 2000ull}) {
+      tlbf::AgePartitionedFilter f(count_config(window, 0.01));
+      const std::uint64_t later = window + f.generation() - 1;
+      std::uint64_t reported = 0, checked = 0, edge_misses = 0;
+      for (std::uint64_t i = 0; i < 60000; ++i) {
+        f.insert(key(i), 0);
+        if (i >= later) {
+          ++checked;
+          reported += f.may_contain(key(i - later), 0);
+        }
+        if (i + 1 >= window) edge_misses += !f.may_contain(key(i + 1 - window), 0);  // window_count - 1 later
       }
+      const double rate = static_cast<double>(reported) / static_cast<double>(checked);
+      MESSAGE("apbf window " << window << " k=" << f.k() << " l=" << f.l() << " g=" << f.generation()
+                             << ": keys with window + g - 1 later inserts reported at " << rate);
+      CHECK(edge_misses == 0);
+      CHECK(rate <= 1.5 * 0.01);
     }
-    const double rate = static_cast<double>(reported) / static_cast<double>(checked);
-    MESSAGE("apbf k=" << f.k() << " l=" << f.l() << ": old keys still reported " << rate);
-    CHECK(rate <= 2 * tlbf::apbf_fpr(f.k(), f.l()));
+  }
+
+  TEST_CASE("A, 80 other keys, A with a window of 2: the second A is new") {
+    tlbf::AgePartitionedFilter f(count_config(2, 1e-5));
+    CHECK(f.insert_if_absent(key(0), 0));
+    for (std::uint64_t i = 1; i <= 80; ++i) f.insert_if_absent(key(i), 0);
+    CHECK(f.insert_if_absent(key(0), 0));
+    // and within the window it is a duplicate
+    CHECK(f.insert_if_absent(key(500), 0));
+    CHECK(f.insert_if_absent(key(501), 0));
+    CHECK_FALSE(f.insert_if_absent(key(500), 0));
+  }
+
+  TEST_CASE("a memory cap shortens the window, keeps the error rate, and says so") {
+    tlbf::FilterConfig cfg = count_config(100000, 0.01);
+    cfg.max_memory_bytes = 16384;
+    tlbf::AgePartitionedFilter f(cfg);
+    tlbf::FilterStats s = f.stats(0);
+    CHECK(s.memory_capped);
+    CHECK(s.bits_allocated <= 16384 * 8);
+    CHECK(s.effective_count > 0);
+    CHECK(s.effective_count < 100000);
+    CHECK(f.cap_binds() == 0);  // nothing lost yet
+    std::uint64_t misses = 0, fp = 0;
+    std::uint64_t first_bind = 0;
+    for (std::uint64_t i = 0; i < 200000; ++i) {
+      f.insert(key(i), 0);
+      if (first_bind == 0 && f.cap_binds() > 0) first_bind = i + 1;
+      if (i >= s.effective_count - 1) misses += !f.may_contain(key(i + 1 - s.effective_count), 0);
+      fp += f.may_contain(key((std::uint64_t{1} << 62) + i), 0);
+    }
+    MESSAGE("capped apbf: effective window " << s.effective_count << ", first bound after " << first_bind
+                                             << " inserts, " << f.stats(0).cap_evictions << " generations dropped early");
+    CHECK(misses == 0);  // the shortened window holds in full
+    CHECK(first_bind > s.effective_count);
+    CHECK(first_bind <= s.effective_count + 2 * f.generation());
+    CHECK(static_cast<double>(fp) / 200000 <= 1.5 * 0.01);  // unique keys are not dropped more often
+    CHECK(f.stats(0).peak_bits_allocated == f.stats(0).bits_allocated);
   }
 
   TEST_CASE("regression e (apbf): the recycled slice is cleared in full") {
@@ -123,7 +190,7 @@ TEST_SUITE("apbf") {
       if (about_to_shift) {
         ++shifts;
         const tlbf::SliceView fresh = f.slice(0);
-        CHECK(fresh.hash_index == oldest.hash_index);  // the oldest slice was reused
+        CHECK(fresh.run_last == static_cast<std::int64_t>(i + 1));  // a new run, of this insert
         CHECK(fresh.inserts == 1);
         CHECK(fresh.ones <= 1);  // only the bit of the insert just made
         if (shifts > 8) CHECK(oldest.ones > oldest.bits / 4);  // it held real data before
@@ -154,7 +221,7 @@ TEST_SUITE("apbf") {
     only_k.k = 4;
     refuses(only_k, "l");
     tlbf::FilterConfig tiny = count_config(1000000, 0.01);
-    tiny.max_memory_bytes = 1000;
+    tiny.max_memory_bytes = 100;  // not one word per slice
     refuses(tiny, "max_memory_bytes");
   }
 
@@ -178,6 +245,60 @@ TEST_SUITE("apbf") {
     tlbf::AgePartitionedFilter f(count_config(3000, 0.01));
     for (std::uint64_t i = 0; i < 10000; ++i) f.insert(key(i), 0);
     filter_checks::check_round_trip(f, kTag, 0, 0);
+  }
+
+  TEST_CASE("a format-1 state keeps answering for its keys for one window, then retires") {
+    // Format 1 as written before generation-keyed probes: slice j used probe hash j, and the
+    // jump-back query found k consecutive hits. Built here from its documented layout.
+    const std::uint32_t k = 4, l = 3;
+    const std::uint64_t window = 300, bits = 64 * 8;
+    const std::uint64_t g = tlbf::detail::half_fill_capacity(bits) / k;
+    std::vector<std::uint64_t> words((k + l) * bits / 64, 0);
+    const std::uint64_t old_keys = 250;  // within one generation cycle: all still in the window
+    std::uint32_t head = 0;
+    std::uint64_t in_gen = 0;
+    for (std::uint64_t i = 0; i < old_keys; ++i) {
+      if (in_gen == g) {
+        head = head == 0 ? k + l - 1 : head - 1;
+        std::fill_n(words.begin() + head * (bits / 64), bits / 64, 0);
+        in_gen = 0;
+      }
+      for (std::uint32_t pos = 0; pos < k; ++pos) {
+        const std::uint32_t j = (head + pos) % (k + l);
+        tlbf::detail::set_bit(&words[j * (bits / 64)], tlbf::reduce(tlbf::probe_hash(key(i), j), bits));
+      }
+      ++in_gen;
+    }
+    tlbf::ByteWriter w;
+    w.u8(kTag);
+    w.u32(k);
+    w.u32(l);
+    w.u64(window);
+    w.u64(bits);
+    w.u64(in_gen);
+    w.u32(head);
+    w.u64(old_keys);
+    w.words(words);
+    const std::string v1 = w.take();
+    auto f = filter_checks::load<tlbf::AgePartitionedFilter>(v1, kTag);
+    CHECK(f->legacy_slice_count() == k + l);
+    std::uint64_t misses = 0;
+    for (std::uint64_t i = old_keys - window + 10; i < old_keys; ++i) misses += !f->may_contain(key(i), 0);
+    CHECK(misses == 0);
+    // Saved again, it is format 2 with the legacy slices, and loads to the same answers.
+    const std::string v2 = filter_checks::saved(*f);
+    auto g2 = filter_checks::load<tlbf::AgePartitionedFilter>(v2, kTag);
+    CHECK(filter_checks::saved(*g2) == v2);
+    // New inserts: the old keys stay while they are among the last `window`, then retire.
+    for (std::uint64_t i = 0; i < window; ++i) {
+      f->insert(key(1000000 + i), 0);
+      const std::uint64_t oldest_in_window = old_keys + i + 1 - window;
+      if (oldest_in_window < old_keys && !f->may_contain(key(oldest_in_window), 0)) ++misses;
+    }
+    CHECK(misses == 0);
+    for (std::uint64_t i = 0; i < 2 * g; ++i) f->insert(key(2000000 + i), 0);
+    CHECK(f->legacy_slice_count() == 0);
+    CHECK(f->may_contain(key(1000000 + window - 1), 0));
   }
 
   TEST_CASE("damaged saved state is refused or still loads into a working filter") {

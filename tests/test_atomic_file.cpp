@@ -73,4 +73,26 @@ TEST_SUITE("atomic_file") {
       CHECK(msg.find("No such file or directory") != std::string::npos);
     }
   }
+
+  TEST_CASE("ExclusiveLock: one holder at a time, the holder's pid in the message, free again when it ends") {
+    using tlbf_dedup::ExclusiveLock;
+    using namespace std::chrono_literals;
+    tlbf_dedup_test::TempFile lock_file;  // flock conflicts between two open files even in one process
+    const volatile int no_stop = 0;
+    {
+      auto first = ExclusiveLock::acquire(lock_file.path(), 0ms, &no_stop);
+      REQUIRE(first.has_value());
+      CHECK(lock_file.read() == std::to_string(::getpid()) + "\n");
+      try {
+        (void)ExclusiveLock::acquire(lock_file.path(), 50ms, &no_stop);
+        FAIL("a second lock was granted while the first is held");
+      } catch (const tlbf_dedup::LockBusy& e) {
+        CHECK(e.holder_pid() == ::getpid());
+        CHECK(std::string(e.what()).find("'" + lock_file.path() + "': locked by another process (pid ") == 0);
+      }
+      const volatile int stopped = 15;  // a signal arrived while waiting: give up, no lock
+      CHECK_FALSE(ExclusiveLock::acquire(lock_file.path(), 10s, &stopped).has_value());
+    }
+    CHECK(ExclusiveLock::acquire(lock_file.path(), 0ms, &no_stop).has_value());
+  }
 }

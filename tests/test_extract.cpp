@@ -37,7 +37,7 @@ ExtractStatus status_of(Extractor& x, std::string_view text) {
 
 std::optional<tlbf::Time> time_of(Extractor& x, std::string_view text) {
   PaddedRecord r(text);
-  return x.extract(r.rec).time;
+  return x.extract(r.rec).time.value();
 }
 
 std::string parts(std::initializer_list<std::string_view> ps) {
@@ -126,18 +126,13 @@ TEST_SUITE("extract") {
     CHECK(x->extract(short_rec.rec).status == ExtractStatus::ok);
   }
 
-  TEST_CASE("json: dotted paths, literal dotted names, pointers, value kinds") {
+  TEST_CASE("json: dotted paths, literal dotted names, pointers") {
     ExtractConfig cfg;
     cfg.keys = {"a.b"};
     auto x = make_json_extractor(cfg, auto_time());
     CHECK(key_of(*x, R"({"a":{"b":"v"}})") == "v");
     CHECK(key_of(*x, R"({"a":{"b":1},"a.b":"literal"})") == "literal");  // the literal member wins
     CHECK(key_of(*x, R"({"a.b":"literal","a":{"b":1}})") == "literal");
-    CHECK(key_of(*x, R"({"a":{"b":12.50}})") == "12.50");  // numbers as written
-    CHECK(key_of(*x, R"({"a":{"b":[1, 2]}})") == "[1, 2]");
-    CHECK(key_of(*x, R"({"a":{"b":{"c":true}}})") == R"({"c":true})");
-    CHECK(key_of(*x, R"({"a":{"b":"\u0041\n"}})") == "A\n");  // strings unescaped
-    CHECK(key_of(*x, R"({"a":{"b":null}})") == "null");
     CHECK(status_of(*x, R"({"a":{"c":1}})") == ExtractStatus::missing_key);
     CHECK(status_of(*x, R"({"a":5})") == ExtractStatus::missing_key);
     CHECK(status_of(*x, R"([1,2])") == ExtractStatus::malformed);
@@ -157,24 +152,179 @@ TEST_SUITE("extract") {
     auto ptr = make_json_extractor(cfg, auto_time());
     CHECK(key_of(*ptr, R"({"a":{"b/c":"p"}})") == "p");
 
-    cfg.keys = {"id", "q"};
-    auto comp = make_json_extractor(cfg, auto_time());
-    CHECK(key_of(*comp, R"({"q":"x","id":7})") == parts({"7", "x"}));
-    CHECK(key_of(*comp, R"({"id":"ab","q":"c"})") != key_of(*comp, R"({"id":"a","q":"bc"})"));
+    cfg.keys = {"/a/b~2"};
+    CHECK_THROWS_AS(make_json_extractor(cfg, auto_time()), SpecError);
 
     cfg.keys = {"id"};
     auto dupkey = make_json_extractor(cfg, auto_time());
-    CHECK(key_of(*dupkey, R"({"id":1,"id":2})") == "1");  // first occurrence
+    CHECK(key_of(*dupkey, R"({"id":"1","id":"2"})") == "1");  // first occurrence
 
     ExtractConfig whole;
     auto w = make_json_extractor(whole, auto_time());
     CHECK(key_of(*w, R"({"a":1})") == R"({"a":1})");
+  }
 
+  TEST_CASE("json: dotted paths and pointers index arrays") {
+    ExtractConfig cfg;
+    cfg.keys = {"a.0.b"};
+    auto dotted = make_json_extractor(cfg, auto_time());
+    cfg.keys = {"/a/0/b"};
+    auto pointer = make_json_extractor(cfg, auto_time());
+    for (Extractor* x : {dotted.get(), pointer.get()}) {
+      CHECK(key_of(*x, R"({"a":[{"b":"first"},{"b":"second"}]})") == "first");
+      CHECK(key_of(*x, R"({"a":{"0":{"b":"named"}}})") == "named");  // an object is looked up by name
+      CHECK(status_of(*x, R"({"a":[]})") == ExtractStatus::missing_key);
+      CHECK(status_of(*x, R"({"a":["s"]})") == ExtractStatus::missing_key);
+      CHECK(status_of(*x, R"({"a":"s"})") == ExtractStatus::missing_key);
+    }
+    cfg.keys = {"a.1"};
+    auto second = make_json_extractor(cfg, auto_time());
+    CHECK(key_of(*second, R"({"a":["x","y"]})") == "y");
+    CHECK(status_of(*second, R"({"a":["x"]})") == ExtractStatus::missing_key);
+    cfg.keys = {"a.01"};  // not an index: no leading zeros, as in JSON pointers
+    auto zero = make_json_extractor(cfg, auto_time());
+    CHECK(status_of(*zero, R"({"a":["x","y"]})") == ExtractStatus::missing_key);
+    cfg.keys = {"a.1.0"};
+    auto nested = make_json_extractor(cfg, auto_time());
+    CHECK(key_of(*nested, R"({"a":[[],["in"]]})") == "in");
+    cfg.keys = {"a.0.b"};  // a literal "0.b" in an element is found by the object rule
+    auto literal = make_json_extractor(cfg, auto_time());
+    CHECK(key_of(*literal, R"({"a":{"0.b":"lit"}})") == "lit");
+    CHECK(key_of(*literal, R"({"a.0":{"b":"lit2"}})") == "lit2");
+  }
+
+  TEST_CASE("json: keys are typed values") {
+    ExtractConfig cfg;
+    cfg.keys = {"k"};
+    auto x = make_json_extractor(cfg, auto_time());
+    auto key = [&](std::string_view value) { return key_of(*x, std::string(R"({"k":)") + std::string(value) + "}"); };
+    using namespace json_key;
+    CHECK(key(R"("1")") == "1");
+    CHECK(key("1") == std::string{kNumber} + "1");
+    CHECK(key("1") != key(R"("1")"));
+    CHECK(key("null") == std::string{kNull});
+    CHECK(key("null") != key(R"("null")"));
+    CHECK(key("true") == std::string{kTrue});
+    CHECK(key("true") != key(R"("true")"));
+    CHECK(key("false") != key("true"));
+    CHECK(key(R"("\u0041\n")") == "A\n");  // strings unescaped
+    CHECK(key(R"("a\u0041")") == key(R"("aA")"));
+    CHECK(key(R"("\/")") == key(R"("/")"));
+    // Numbers by value: however written, an equal value is one key.
+    CHECK(key("1.0") == key("1"));
+    CHECK(key("10e-1") == key("1"));
+    CHECK(key("0.1E+1") == key("1"));
+    CHECK(key("-0") == key("0"));
+    CHECK(key("-0.0e5") == key("0"));
+    CHECK(key("12.50") == std::string{kNumber} + "125e-1");
+    CHECK(key("1.5") != key("15"));
+    CHECK(key("100") != key("1"));
+    CHECK(key("-7") != key("7"));
+    CHECK(key("18446744073709551617") != key("18446744073709551616"));  // exact beyond 64 bits
+    // Integers of 8 digits and more take a word-at-a-time path; it must agree with the rest.
+    CHECK(key("12345678901") == std::string{kNumber} + "12345678901");
+    CHECK(key("1234567890.0") == key("1234567890"));
+    CHECK(key("123456789e1") == key("1234567890"));
+    CHECK(key("-12345678") == std::string{kNumber} + "-12345678");
+    CHECK(key("1" + std::string(39, '0')) == key("1e39"));
+    CHECK(key("1" + std::string(40, '0')) == key("1e40"));
+    CHECK(status_of(*x, R"({"k":123456789012345x})") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"k":1234567890123-4})") == ExtractStatus::malformed);
+    // Arrays in order, objects by content.
+    CHECK(key("[1, 2]") == key("[1,2]"));
+    CHECK(key("[1,2]") != key("[2,1]"));
+    CHECK(key("[1,2]") != key("[[1,2]]"));
+    CHECK(key(R"(["a","b"])") != key(R"(["ab"])"));
+    CHECK(key(R"({"a":1,"b":[true,null]})") == key(R"({ "b" : [ true , null ] , "a" : 1.0 })"));
+    CHECK(key(R"({"a":1})") != key(R"({"a":"1"})"));
+    CHECK(key(R"({"a":{"x":1,"y":2}})") == key(R"({"a":{"y":2,"x":1}})"));
+    CHECK(key(R"({"\u0061":1})") == key(R"({"a":1})"));
+    CHECK(key(R"({"a":1,"a":2})") == key(R"({"a":1})"));  // the first of equal names, as paths find it
+    CHECK(key(R"({"a":1,"a":2})") != key(R"({"a":2})"));
+    CHECK(key("{}") != key("[]"));
+    CHECK(key("[]") != key(R"("")"));
+    // A value that is not JSON where the key is read is malformed, not a key.
+    CHECK(status_of(*x, R"({"k":tru})") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"k":nul})") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"k":01})") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"k":1.})") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"k":[1,-]})") == ExtractStatus::malformed);
+  }
+
+  TEST_CASE("json: canonical numbers") {
+    auto canon = [](std::string_view text) {
+      std::string out;
+      REQUIRE(append_canonical_number(out, text));
+      return out;
+    };
+    CHECK(canon("0") == "0");
+    CHECK(canon("-0") == "0");
+    CHECK(canon("123") == "123");
+    CHECK(canon("-123") == "-123");
+    CHECK(canon("1.0") == "1");
+    CHECK(canon("1.5e-3") == "15e-4");
+    CHECK(canon("0.0015") == "15e-4");
+    CHECK(canon("1e2") == "100");
+    CHECK(canon("1E+2") == "100");
+    CHECK(canon("1e40") == "1e40");  // 41 digits: beyond the plain form
+    CHECK(canon("1" + std::string(40, '0')) == "1e40");
+    CHECK(canon("1e39") == "1" + std::string(39, '0'));
+    CHECK(canon("0e99999999999999999999") == "0");
+    CHECK(canon("1e99999999999999999999") == "x1e99999999999999999999");
+    for (std::string_view bad : {"", "-", "+1", "01", "1.", ".5", "1e", "1e+", "0x10", "1 ", "--1", "1.5.2", "NaN"}) {
+      std::string out = "keep";
+      CHECK_MESSAGE(!append_canonical_number(out, bad), bad);
+      CHECK(out == "keep");
+    }
+  }
+
+  TEST_CASE("json: composite keys and --missing") {
+    ExtractConfig cfg;
+    cfg.keys = {"id", "q"};
+    auto comp = make_json_extractor(cfg, auto_time());
+    CHECK(key_of(*comp, R"({"q":"x","id":7})") == parts({std::string{json_key::kNumber} + "7", "x"}));
+    CHECK(key_of(*comp, R"({"id":"ab","q":"c"})") != key_of(*comp, R"({"id":"a","q":"bc"})"));
+    PaddedRecord r(R"({"id":1})");
+    Extracted e = comp->extract(r.rec);
+    CHECK(e.status == ExtractStatus::missing_key);
+    CHECK(e.absent_part == 2);
+    CHECK(describe_missing_key(cfg, e) == "key part 2 (-k q) is absent");
+
+    cfg.missing = MissingMember::null;
+    auto null = make_json_extractor(cfg, auto_time());
+    const std::string null_part{json_key::kNull};
+    CHECK(key_of(*null, R"({"id":"a"})") == parts({"a", null_part}));
+    CHECK(key_of(*null, R"({"id":"a"})") == key_of(*null, R"({"id":"a","q":null})"));
+    CHECK(key_of(*null, R"({"id":"a"})") != key_of(*null, R"({"id":"a","q":"null"})"));
+    CHECK(key_of(*null, R"({"q":"a"})") != key_of(*null, R"({"id":"a"})"));
+    PaddedRecord none(R"({"other":1})");
+    Extracted n = null->extract(none.rec);
+    CHECK(n.status == ExtractStatus::missing_key);  // every part absent: no key at all
+    CHECK(describe_missing_key(cfg, n).find("every key part") != std::string::npos);
+    CHECK(status_of(*null, R"({"id":"a","q":tru})") == ExtractStatus::malformed);  // broken is not absent
+
+    cfg.keys = {"/a/3", "b.0"};  // absent through an index past the end, or through a scalar
+    auto idx = make_json_extractor(cfg, auto_time());
+    CHECK(key_of(*idx, R"({"a":[1],"b":["x"]})") == parts({null_part, "x"}));
+    CHECK(key_of(*idx, R"({"a":[0,1,2,"y"],"b":7})") == parts({"y", null_part}));
+
+    cfg.keys = {"id"};
+    auto single = make_json_extractor(cfg, auto_time());
+    PaddedRecord s(R"({"x":1})");
+    Extracted se = single->extract(s.rec);
+    CHECK(se.status == ExtractStatus::missing_key);
+    CHECK(describe_missing_key(cfg, se) == "the key (-k id) is absent");
+  }
+
+  TEST_CASE("json: -i folds string content only") {
     ExtractConfig ic;
     ic.keys = {"u"};
     ic.ignore_case = true;
     auto fold = make_json_extractor(ic, auto_time());
     CHECK(key_of(*fold, R"({"u":"AbC"})") == "abc");
+    CHECK(key_of(*fold, R"({"u":["AbC",{"K":"V"}]})") == key_of(*fold, R"({"u":["abc",{"K":"v"}]})"));
+    CHECK(key_of(*fold, R"({"u":{"K":1}})") != key_of(*fold, R"({"u":{"k":1}})"));  // member names are not folded
+    CHECK(key_of(*fold, R"({"u":1E3})") == key_of(*fold, R"({"u":1e3})"));
 
     ExtractConfig ic2;
     ic2.keys = {"u", "v"};

@@ -62,7 +62,7 @@ TEST_SUITE("options") {
     CHECK(o.pipeline.extract.time == "ts");
     CHECK(o.time_format == TimeFormat::pattern);
     CHECK(o.time_pattern);
-    CHECK(o.year == 2017);
+    CHECK(o.pipeline.clock.year == 2017);
     CHECK(o.filter.span == 90 * tlbf::kSecond);
     CHECK(o.filter.error_rate == 1e-3);
     CHECK(o.filter.capacity == 500);

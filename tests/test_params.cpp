@@ -1,10 +1,12 @@
 // Parameter maths of the age-partitioned filters (include/tlbf/params.hpp): the exact F(0,0)
-// recursion against the published values, and choose_kl() against a brute-force search.
+// recursion against the published values, runs_fpr() (generation-keyed runs) against a
+// simulation, and choose_kl() against a brute-force search.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "tlbf/checks.hpp"
@@ -22,7 +24,7 @@ double best_bits_per_key(double target, std::uint32_t max_kl) {
   double best = std::numeric_limits<double>::infinity();
   for (std::uint32_t k = 1; k < max_kl; ++k)
     for (std::uint32_t l = 1; k + l <= max_kl; ++l)
-      if (tlbf::apbf_fpr(k, l) <= target) best = std::min(best, tlbf::apbf_bits_per_key(k, l));
+      if (tlbf::runs_fpr(k, l) <= target) best = std::min(best, tlbf::apbf_bits_per_key(k, l));
   return best;
 }
 
@@ -57,13 +59,40 @@ TEST_SUITE("params") {
     CHECK_THROWS_AS(tlbf::apbf_fpr(0, 3), tlbf::invalid_parameter);
   }
 
+  TEST_CASE("runs_fpr: independent runs at the fills before a shift, checked by simulation") {
+    // Each slice bit a run probes is set with the slice's fill, independently (runs probe
+    // different hashes); a key is reported when some run of k is all set.
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (auto [k, l] : {std::pair<std::uint32_t, std::uint32_t>{4, 3}, {3, 8}, {6, 14}, {2, 1}}) {
+      const int trials = 400000;
+      int hits = 0;
+      for (int t = 0; t < trials; ++t) {
+        bool any = false;
+        for (std::uint32_t j = 0; j <= l && !any; ++j) {
+          bool all = true;
+          for (std::uint32_t p = 0; p < k && all; ++p) all = u(rng) < tlbf::slice_fill_before_shift(k, j + p);
+          any = all;
+        }
+        hits += any;
+      }
+      const double sim = static_cast<double>(hits) / trials, f = tlbf::runs_fpr(k, l);
+      INFO("k=" << k << " l=" << l << " runs_fpr=" << f << " simulated=" << sim);
+      CHECK(std::fabs(sim - f) <= 4 * std::sqrt(f * (1 - f) / trials));
+      CHECK(f > tlbf::apbf_fpr(k, l));  // the paper's overlapping runs share probes
+    }
+    CHECK(tlbf::runs_fpr(4, 0) == doctest::Approx(tlbf::apbf_fpr(4, 0)));  // one run: the same
+    CHECK_THROWS_AS(tlbf::runs_fpr(0, 3), tlbf::invalid_parameter);
+  }
+
   TEST_CASE("choose_kl meets each target with the fewest bits per key (brute force, k+l <= 64)") {
     // Paper Table 2: measured TLBF bits per element for each error rate (min, max).
     struct Row {
       double target;
       int paper_min, paper_max;
     };
-    const Row rows[] = {{1e-1, 10, 13}, {1e-2, 19, 24}, {1e-3, 26, 35}, {1e-4, 32, 45}, {1e-5, 41, 56}, {1e-6, 0, 0}};
+    const Row rows[] = {{1e-1, 10, 13}, {1e-2, 19, 24}, {1e-3, 26, 35}, {1e-4, 32, 45}, {1e-5, 41, 56},
+                        {1e-6, 0, 0},   {1e-9, 0, 0}};
     for (const Row& r : rows) {
       const tlbf::SliceLayout s = tlbf::choose_kl(r.target);
       MESSAGE("target " << r.target << ": k=" << s.k << " l=" << s.l << " F(0,0)=" << s.fpr
@@ -72,12 +101,14 @@ TEST_SUITE("params") {
                         << ")");
       CHECK(s.k + s.l <= 64);
       CHECK(s.fpr <= r.target);
-      CHECK(s.fpr == tlbf::apbf_fpr(s.k, s.l));
+      CHECK(s.fpr == tlbf::runs_fpr(s.k, s.l));
       CHECK(s.bits_per_key == doctest::Approx(tlbf::apbf_bits_per_key(s.k, s.l)));
       CHECK(s.bits_per_key == doctest::Approx(best_bits_per_key(r.target, 64)));
+      // Independent runs cost a little memory over the paper's layouts (about one more k):
+      // at most 20% at 1e-1, less at smaller targets.
       if (r.paper_max > 0) {
         CHECK(s.bits_per_key >= r.paper_min);
-        CHECK(s.bits_per_key <= r.paper_max);
+        CHECK(s.bits_per_key <= 1.2 * r.paper_max);
       }
     }
   }

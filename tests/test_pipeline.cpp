@@ -3,6 +3,7 @@
 // output modes, the state hooks and checkpoint timing. Nothing sleeps.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,19 +27,28 @@ struct Run {
   RecordingDiagnostics diagnostics;
 };
 
-Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
+// Runs the pipeline over `inputs`, each one a file read in order (as tlbf-dedup FILE...).
+Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
         ManualClock* clock = nullptr) {
   if (fc.span == 0 && fc.window_count == 0) fc.span = 5 * tlbf::kSecond;
   if (fc.algorithm == tlbf::Algorithm::tlbf && !fc.is_time_window()) fc.algorithm = tlbf::Algorithm::exact;
-  ManualClock still;
+  if (cfg.clock.window == 0) cfg.clock.window = fc.span;  // as the program does
+  ManualClock still;  // stands in 2030, so that the record times here are not in the future
+  still.advance(1893456000 * tlbf::kSecond);
   if (!clock) clock = &still;
   auto filter = tlbf::make_filter(fc);
-  TempFile in(input), out;
+  std::vector<std::unique_ptr<TempFile>> files;
+  std::vector<std::string> paths;
+  for (const std::string& input : inputs) {
+    files.push_back(std::make_unique<TempFile>(input));
+    paths.push_back(files.back()->path());
+  }
+  TempFile out;
   Run r;
-  r.input_path = in.path();
+  r.input_path = paths.front();
   int fd = out.open_for_writing();
   {
-    RecordReader reader({in.path()}, '\n');
+    RecordReader reader(paths, '\n');
     Writer writer(fd);
     auto save = hooks.save;
     hooks.save = [&](const tlbf::WindowFilter& f, tlbf::Time c) {
@@ -54,6 +64,17 @@ Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}
   ::close(fd);
   r.out = out.read();
   return r;
+}
+
+Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
+        ManualClock* clock = nullptr) {
+  return run(std::vector<std::string>{input}, std::move(cfg), fc, std::move(hooks), clock);
+}
+
+std::vector<WarningKind> kinds(const Run& r) {
+  std::vector<WarningKind> out;
+  for (const Warning& w : r.diagnostics.warnings) out.push_back(w.kind);
+  return out;
 }
 
 PipelineConfig keyed(const char* key, const char* time = "") {
@@ -175,7 +196,7 @@ TEST_SUITE("pipeline") {
     c.format = InputFormat::json;
     Run r = run(in, c, exact(5 * kS));
     const std::vector<Warning>& w = r.diagnostics.warnings;
-    REQUIRE(w.size() == 5);
+    REQUIRE(w.size() == 6);
     // At once, with the file and the record number.
     CHECK(w[0].kind == WarningKind::malformed_record);
     CHECK(w[0].file == r.input_path);
@@ -183,15 +204,19 @@ TEST_SUITE("pipeline") {
     CHECK(w[0].message.find("record 2: not a readable JSON object (passed through") != std::string::npos);
     CHECK(w[1].kind == WarningKind::missing_key);
     CHECK(w[1].record == 3);
+    CHECK(w[1].message.find("record 3: the key (-k k) is absent") != std::string::npos);  // names the -k
+    CHECK(w[2].kind == WarningKind::untimed);  // {"k":2} has no t
+    CHECK(w[2].record == 5);
+    CHECK(w[2].message.find("record 5: no readable time at -t t: (field absent)") != std::string::npos);
     // At the end, totals: no file, no record, the count.
-    CHECK(w[2].kind == WarningKind::malformed_record);
-    CHECK(w[2].record == 0);
-    CHECK(w[2].count == 2);
-    CHECK(w[3].kind == WarningKind::missing_key);
+    CHECK(w[3].kind == WarningKind::malformed_record);
+    CHECK(w[3].record == 0);
     CHECK(w[3].count == 2);
-    CHECK(w[4].kind == WarningKind::untimed);
-    CHECK(w[4].count == 1);  // {"k":2} has no t
-    CHECK(w[4].message.find("at -t t") != std::string::npos);
+    CHECK(w[4].kind == WarningKind::missing_key);
+    CHECK(w[4].count == 2);
+    CHECK(w[5].kind == WarningKind::untimed);
+    CHECK(w[5].count == 1);
+    CHECK(w[5].message.find("at -t t") != std::string::npos);
     // Then the summary, once, with the run's counters.
     REQUIRE(r.diagnostics.summaries.size() == 1);
     CHECK(r.diagnostics.summaries[0].records == 6);
@@ -260,5 +285,93 @@ TEST_SUITE("pipeline") {
     hooks.every = 30000 * kS;
     ManualClock slow(kS);
     CHECK(run(in, PipelineConfig{}, exact(5 * kS), hooks, &slow).saves == 1);
+  }
+
+  TEST_CASE("a stamp beyond --max-future is judged as untimed and does not move the clock") {
+    // The reproduction: a 2099 stamp used to freeze the clock, so the second b, four
+    // days after the first, was judged a duplicate.
+    const std::string in = "{\"id\":\"z\",\"ts\":\"2099-01-01T00:00:00Z\"}\n"
+                           "{\"id\":\"b\",\"ts\":\"2020-01-01T00:01:00Z\"}\n"
+                           "{\"id\":\"b\",\"ts\":\"2020-01-05T00:01:00Z\"}\n";
+    ManualClock wall;
+    wall.advance(1700000000 * kS);  // November 2023
+    Run r = run(in, keyed("id", "ts"), exact(60 * kS), {}, &wall);
+    CHECK(r.out == in);
+    CHECK(r.stats.future == 1);
+    CHECK(r.stats.duplicates == 0);
+    // The future stamp at once; the four days between the b's are a jump (over 100 x 60 s).
+    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::future_time, WarningKind::jump_forward,
+                                                 WarningKind::future_time, WarningKind::jump_forward});
+    const Warning& w = r.diagnostics.warnings[0];
+    CHECK(w.record == 1);
+    CHECK(w.file == r.input_path);
+    CHECK(w.message.find("\"2099-01-01T00:00:00Z\" is more than --max-future 1d ahead") != std::string::npos);
+    // Without a limit, the stamp captures the clock as before.
+    PipelineConfig unlimited = keyed("id", "ts");
+    unlimited.clock.max_future.reset();
+    CHECK(run(in, unlimited, exact(60 * kS), {}, &wall).stats.duplicates == 1);
+  }
+
+  TEST_CASE("jumps forward and back are warned once each with the record and the size, then counted") {
+    // Two hosts' logs concatenated: 0..2 s, then 5000..5002 s, then back to 3 s, and again.
+    PipelineConfig c = keyed("2", "1");
+    c.clock.jump = 100 * kS;
+    Run r = run("0 a\n1 b\n5000 c\n5001 a\n3 d\n4 a\n5002 e\n6 f\n", c, exact(10 * kS));
+    CHECK(r.stats.jumps_forward == 2);
+    CHECK(r.stats.jumps_back == 2);
+    CHECK(r.stats.late == 3);  // 3 d, 4 a, 6 f: judged at the clock 5001 and 5002
+    CHECK(r.out == "0 a\n1 b\n5000 c\n5001 a\n3 d\n5002 e\n6 f\n");
+    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::jump_forward, WarningKind::jump_back, WarningKind::jump_forward});
+    CHECK(r.diagnostics.warnings[0].record == 3);
+    CHECK(r.diagnostics.warnings[0].message.find("\"5000\" jumps forward 4999s from the record before (1970-01-01T00:00:01Z)") != std::string::npos);
+    CHECK(r.diagnostics.warnings[1].record == 5);
+    CHECK(r.diagnostics.warnings[1].message.find("\"3\" steps back 4998s") != std::string::npos);
+    CHECK(r.diagnostics.warnings[2].count == 4);  // the total at the end
+    // The default threshold is max(1 h, 100 x window): 1 h for a 10 s window, 100 m for 60 s.
+    ClockPolicy policy;
+    policy.window = 10 * kS;
+    CHECK(policy.jump_threshold() == 3600 * kS);
+    policy.window = 60 * kS;
+    CHECK(policy.jump_threshold() == 6000 * kS);
+  }
+
+  TEST_CASE("untimed input is loud: the first at once with its value, and a run with no time stops") {
+    Run r = run("2017-05-16 x\nnot-a-time y\n3 z\n", keyed("2", "1"), exact(10 * kS));
+    REQUIRE(r.diagnostics.warnings.size() >= 2);
+    CHECK(r.diagnostics.warnings[0].kind == WarningKind::date_only);
+    CHECK(r.diagnostics.warnings[0].message.find("\"2017-05-16\" at -t 1 is a date without a time of day") != std::string::npos);
+    CHECK(r.diagnostics.warnings[1].kind == WarningKind::untimed);
+    CHECK(r.diagnostics.warnings[1].record == 2);
+    CHECK(r.diagnostics.warnings[1].message.find("record 2: no readable time at -t 1: \"not-a-time\"") != std::string::npos);
+
+    // None of 1000 records has a time: stop after the 1000th, its output written.
+    std::string spark;
+    for (int i = 0; i < 1200; ++i) spark += "17-06-09T20:10:40 k" + std::to_string(i) + "\n";
+    CHECK_THROWS_WITH_AS(run(spark, keyed("2", "1"), exact(10 * kS)),
+                         doctest::Contains("none of the first 1000 records has a readable time at -t 1"), UntimedInput);
+    // Fewer records: the same, at the end.
+    CHECK_THROWS_AS(run("x a\ny b\n", keyed("2", "1"), exact(10 * kS)), UntimedInput);
+    // --allow-untimed: judged at the clock, counted.
+    PipelineConfig allowed = keyed("2", "1");
+    allowed.clock.allow_untimed = true;
+    CHECK(run(spark, allowed, exact(10 * kS)).stats.untimed == 1200);
+    // One readable time among them is enough.
+    CHECK(run("5 a\n" + spark, keyed("2", "1"), exact(10 * kS)).stats.untimed == 1200);
+  }
+
+  TEST_CASE("each input starts the year of year-less stamps again") {
+    // With --year 2023 each file's December stamp is in 2023; within a file, January after
+    // December is the next year (rollover keeps both lines, an hour and more apart).
+    PipelineConfig c = keyed("1", "2-");
+    c.clock.year = 2023;
+    c.time_parser = TimeParser(TimeFormat::auto_detect, std::nullopt, 2023);
+    Run r = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n", "b Dec 31 23:59:59\n"}, c, exact(60 * kS));
+    CHECK(r.out == "a Dec 31 23:59:50\na Jan  1 05:00:00\nb Dec 31 23:59:59\n");
+    CHECK(r.stats.jumps_back == 1);  // the second file starts a year earlier: warned
+    // Without --year, the year comes from the file's modification time (now, here: 2020s).
+    c.clock.year.reset();
+    Run m = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n"}, c, exact(60 * kS));
+    CHECK(m.out == "a Dec 31 23:59:50\na Jan  1 05:00:00\n");
+    CHECK(m.clock > 1577836800 * kS);  // after 2020-01-01: the year was not 1970
   }
 }

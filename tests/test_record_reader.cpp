@@ -60,14 +60,30 @@ TEST_SUITE("record_reader") {
     CHECK(got[1].text == "z\r");  // a CR before NUL is data
   }
 
-  TEST_CASE("files in order, each one's unterminated last record ends with the file") {
-    TempFile a("1\n2"), b(""), c("3\n");
-    RecordReader r({a.path(), b.path(), c.path()}, '\n');
+  TEST_CASE("files in order, each one's last record ends with the file, in the file's own convention") {
+    TempFile a("1\n2"), b(""), c("3\r\n4"), d("5\n6");
+    RecordReader r({a.path(), b.path(), c.path(), d.path()}, '\n');
+    std::vector<std::string> bytes;
+    std::vector<std::uint64_t> numbers;
+    tlbf_dedup::Record rec;
+    while (r.next(rec)) {
+      bytes.emplace_back(rec.bytes());
+      numbers.push_back(r.record_in_input());
+    }
+    // A following input ends the record: LF after an LF file, CR LF after a CR LF file; the
+    // very last input's last record keeps its missing terminator.
+    CHECK(bytes == std::vector<std::string>{"1\n", "2\n", "3\r\n", "4\r\n", "5\n", "6"});
+    CHECK(numbers == std::vector<std::uint64_t>{1, 2, 1, 2, 1, 2});
+  }
+
+  TEST_CASE("-z: a following input ends the last record with NUL") {
+    TempFile a(std::string("x\0y", 3)), b("z");
+    RecordReader r({a.path(), b.path()}, '\0');
     auto got = read_all(r);
     REQUIRE(got.size() == 3);
-    CHECK(got[1].text == "2");
-    CHECK(got[1].term == 0);
-    CHECK(got[2].text == "3");
+    CHECK(got[1].text == "y");
+    CHECK(got[1].term == 1);
+    CHECK(got[2].term == 0);
   }
 
   TEST_CASE("records far longer than the buffer grow it, bytes are intact") {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,6 +152,15 @@ void check_round_trip(const std::string& path, const tlbf::FilterConfig& cfg) {
     CHECK(loaded->filter->insert_if_absent(key(i), clock + 1) == f->insert_if_absent(key(i), clock + 1));
 }
 
+// An empty exact filter's configuration: a one-second window for 16 keys.
+tlbf::FilterConfig one_second_exact() {
+  tlbf::FilterConfig c;
+  c.algorithm = tlbf::Algorithm::exact;
+  c.span = tlbf::kSecond;
+  c.capacity = 16;
+  return c;
+}
+
 // A small valid state file for the damage tests.
 std::string small_state_bytes() {
   tlbf::FilterConfig c;
@@ -287,10 +297,7 @@ TEST_SUITE("state_store") {
   TEST_CASE("saving leaves no temporary file, replaces the old state and keeps its mode") {
     TempDir dir;
     const std::string path = (dir.path / "s.state").string();
-    tlbf::FilterConfig c;
-    c.algorithm = tlbf::Algorithm::exact;
-    c.span = tlbf::kSecond;
-    c.capacity = 16;
+    const tlbf::FilterConfig c = one_second_exact();
     auto f = tlbf::make_filter(c);
     for (int i = 0; i < 5; ++i) {
       f->insert(key(i), i);
@@ -343,5 +350,113 @@ TEST_SUITE("state_store") {
     }
     CHECK(contains(msg, path));
     CHECK(contains(msg, "No such file or directory"));
+  }
+
+  TEST_CASE("the run record (hash seed, key and time options) survives save and load") {
+    TempDir dir;
+    const std::string path = (dir.path / "s.state").string();
+    const tlbf::FilterConfig c = one_second_exact();
+    auto f = tlbf::make_filter(c);
+    tlbf_dedup::RunRecord run;
+    run.hash_seed = 0x9e3779b97f4a7c15ULL;
+    run.key_time_options = std::vector<tlbf_dedup::RecordedOption>{
+        {"--key", {"3", "1-2"}}, {"--ignore-case", {}}, {"--time", {"ts"}}};
+    tlbf_dedup::save_state_file(path, *f, c, 7, run);
+    auto loaded = tlbf_dedup::load_state_file(path);
+    REQUIRE(loaded.has_value());
+    CHECK(loaded->run.hash_seed == run.hash_seed);
+    REQUIRE(loaded->run.key_time_options.has_value());
+    CHECK(*loaded->run.key_time_options == *run.key_time_options);
+    CHECK(tlbf_dedup::encode_state(*loaded->filter, loaded->config, loaded->clock, loaded->run) == read_file(path));
+
+    // No options given is recorded as such, not as "unknown".
+    tlbf_dedup::RunRecord none;
+    none.key_time_options.emplace();
+    auto bare = tlbf_dedup::load_state_bytes(tlbf_dedup::encode_state(*f, c, 0, none), "s");
+    REQUIRE(bare.run.key_time_options.has_value());
+    CHECK(bare.run.key_time_options->empty());
+  }
+
+  TEST_CASE("a format 1 file still loads: hash seed 0, key and time options unknown") {
+    // Format 1 is format 2's payload without the run record at its end.
+    const std::string v2 = small_state_bytes();
+    const std::string payload = v2.substr(24, v2.size() - 32);
+    const std::size_t run_record_size = 8 + 4;  // seed, zero options
+    const std::string v1 = tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - run_record_size), 1);
+    auto s = tlbf_dedup::load_state_bytes(v1, "old.state");
+    REQUIRE(s.filter != nullptr);
+    CHECK(s.run.hash_seed == 0);
+    CHECK_FALSE(s.run.key_time_options.has_value());
+    // The same payload declared as format 2 lacks its run record: refused, not misread.
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - run_record_size))),
+                   "does not parse"));
+  }
+
+  TEST_CASE("a run record declaring absurd counts is refused before reading them") {
+    const std::string v2 = small_state_bytes();
+    const std::string payload = v2.substr(24, v2.size() - 32);
+    std::string head = payload.substr(0, payload.size() - 4);  // up to the option count
+    tlbf::ByteWriter count;
+    count.u32(0xFFFFFFFFu);
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(head + count.data())), "recorded options"));
+  }
+
+  // A checksum proves only that a file was not damaged by accident: a crafted file with a
+  // valid one may declare any size. Every field of every filter's payload is overwritten in
+  // turn with 2^40 (as u64: "2^40 slices", "2^40 words") and with 2^32-1 (as u32), re-framed
+  // with a valid checksum and loaded in a child process whose address space is capped at
+  // 512 MiB above its current size: each load must succeed or be refused by name, and none
+  // may try to allocate what was declared (the child would die or report bad_alloc).
+  TEST_CASE("a checksummed file declaring absurd sizes is refused without allocating them") {
+    std::vector<std::string> payloads;
+    for (const auto& [name, cfg] : all_filter_configs()) {
+      tlbf::Time clock = 0;
+      const std::string file = tlbf_dedup::encode_state(*filled_filter(cfg, 50, &clock), cfg, clock);
+      payloads.push_back(file.substr(24, file.size() - 32));
+    }
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+#if defined(__SANITIZE_ADDRESS__)
+      // AddressSanitizer reserves terabytes of shadow memory, so no address-space cap fits;
+      // its allocator aborts on absurd sizes by itself.
+#else
+      long pages = 0;
+      if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+        std::fclose(statm);
+      }
+      const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{512} << 20);
+      const struct rlimit limit {cap, cap};
+      if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
+#endif
+      int refused = 0, bad = 0;
+      for (const std::string& payload : payloads) {
+        for (std::size_t at = 0; at + 4 <= payload.size(); ++at) {
+          tlbf::ByteWriter u64, u32;
+          u64.u64(std::uint64_t{1} << 40);
+          u32.u32(0xFFFFFFFFu);
+          for (const std::string* value : {&u64.data(), &u32.data()}) {
+            if (at + value->size() > payload.size()) continue;
+            std::string forged = payload;
+            forged.replace(at, value->size(), *value);
+            try {
+              (void)tlbf_dedup::load_state_bytes(tlbf_dedup::frame_state_payload(forged), "forged.state");
+            } catch (const StateFileError& e) {
+              ++refused;
+              if (contains(e.what(), "does not fit in memory")) ++bad;  // an allocation was tried
+            } catch (...) {
+              ++bad;
+            }
+          }
+        }
+      }
+      std::fprintf(stderr, "absurd sizes: %d forged payloads refused, %d tried to allocate\n", refused, bad);
+      ::_exit(bad == 0 && refused > 0 ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK_MESSAGE(WIFEXITED(status), "the loading child was killed by signal ", WTERMSIG(status));
+    CHECK(WEXITSTATUS(status) == 0);
   }
 }

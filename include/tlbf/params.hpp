@@ -9,8 +9,15 @@
 //           = r_i F(a+1, i+1) + (1 - r_i) F(0, i+1)    otherwise,
 // where a is the length of the current run of hits and i the slice being probed.
 //
+// runs_fpr(k, l) is the same for the filters' generation-keyed probes (detail/
+// age_partitioned.hpp), where the l + 1 runs of k slices probe disjoint bit positions and
+// a never-inserted key is reported when any one of them is fully hit, independently:
+//   1 - prod over j = 0..l of (1 - prod over i = j..j+k-1 of r_i),
+// with the same fills r_i. It is above apbf_fpr(k, l) (about twice at fill 1/2, where the
+// paper's overlapping runs share k - 1 probes), so a target needs about one more k.
+//
 // choose_kl(target) searches every layout with k + l <= max_kl and returns the one with the
-// fewest bits per key, (k + l) k / (l ln 2), among those with apbf_fpr(k, l) <= target.
+// fewest bits per key, (k + l) k / (l ln 2), among those with runs_fpr(k, l) <= target.
 // The bits-per-key formula follows from slices of m = g k / ln 2 bits (half full after the
 // k generations of g keys each slice receives) and a window of l generations.
 #pragma once
@@ -25,6 +32,12 @@
 
 namespace tlbf {
 
+// Fill of the slice at position i just before a shift: (i+1)/(2k) in the insert range, 1/2
+// beyond.
+inline double slice_fill_before_shift(std::uint32_t k, std::size_t i) {
+  return i < k ? static_cast<double>(i + 1) / (2.0 * k) : 0.5;
+}
+
 inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
   if (k == 0) throw invalid_parameter("k", "0", "must be >= 1");
   const std::size_t n = std::size_t{k} + l;  // slices; i ranges over 0..n
@@ -33,7 +46,7 @@ inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
   auto at = [&](std::size_t a, std::size_t i) -> double& { return f[a * (n + 1) + i]; };
   for (std::size_t i = 0; i <= n; ++i) at(k, i) = 1.0;
   for (std::size_t i = n; i-- > 0;) {
-    const double r = i < k ? static_cast<double>(i + 1) / (2.0 * k) : 0.5;
+    const double r = slice_fill_before_shift(k, i);
     for (std::size_t a = 0; a < k; ++a) {
       if (i > l + a) continue;  // too few slices left to complete a run: stays 0
       at(a, i) = r * at(a + 1, i + 1) + (1.0 - r) * at(0, i + 1);
@@ -42,9 +55,20 @@ inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
   return at(0, 0);
 }
 
+inline double runs_fpr(std::uint32_t k, std::uint32_t l) {
+  if (k == 0) throw invalid_parameter("k", "0", "must be >= 1");
+  double none = 1.0;  // probability that no run is fully hit
+  for (std::size_t j = 0; j <= l; ++j) {
+    double all = 1.0;
+    for (std::size_t i = j; i < j + k; ++i) all *= slice_fill_before_shift(k, i);
+    none *= 1.0 - all;
+  }
+  return 1.0 - none;
+}
+
 struct SliceLayout {
   std::uint32_t k, l;
-  double fpr;           // apbf_fpr(k, l)
+  double fpr;           // runs_fpr(k, l)
   double bits_per_key;  // (k + l) k / (l ln 2)
 };
 
@@ -62,7 +86,7 @@ inline SliceLayout choose_kl(double target_fpr, std::uint32_t max_kl = 64) {
     for (std::uint32_t l = 1; k + l <= max_kl; ++l) {
       const double bpk = apbf_bits_per_key(k, l);
       if (best.k != 0 && (bpk > best.bits_per_key || (bpk == best.bits_per_key && k + l >= best.k + best.l))) continue;
-      const double fpr = apbf_fpr(k, l);
+      const double fpr = runs_fpr(k, l);
       if (fpr <= target_fpr) best = SliceLayout{k, l, fpr, bpk};
     }
   }

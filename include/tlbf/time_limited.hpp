@@ -3,43 +3,44 @@
 // slices grow, shrink and multiply to follow the insertion rate.
 //
 // Structure. At least k + l slices; position 0 is the newest. Slice i has m_i bits (a
-// multiple of 64), an insert count n_i and a timestamp t_i, the time of its last update.
-// Slices are created with consecutive sequence numbers and slice s uses probe hash s mod k
-// (§6: slices k positions apart never take the same inserts, so k hashes suffice); the k
-// slices at positions 0..k-1 therefore use k distinct hashes, and a slice keeps its hash
-// for life, so a query probes each slice with the hash its inserts used.
+// multiple of 64), an insert count n_i, a timestamp t_i (the time of its last update) and
+// e_i, the time of the last insert of the generation that opened it (while it was position
+// 0). Probes are generation-keyed (detail/age_partitioned.hpp): an insert sets, in the slice
+// at position p = 0..k-1, the bit of probe hash p, so the k bits of a generation's inserts
+// form its run, and two runs never probe a shared slice with the same hash.
 //
 // Time. Integer nanoseconds, no rounding; all differences saturate, so no idle gap can
-// overflow. A slice is live iff now - t_i < span; queries skip slices that are not (Algorithm
-// 1), so a key of age < span is always reported (no false negatives: its k slices carry
-// stamps >= its insert time and are only dropped once expired, or by the cap below).
-// An earlier `now` than the latest seen counts as the latest seen. may_contain() is const.
+// overflow. An earlier `now` than the latest seen counts as the latest seen. may_contain()
+// is const. Generations live on a grid of cells of g = max(1 ns, floor(span / l)):
+// right-closed cells ((i-1) g, i g], and a generation never spans two of them (an insert in
+// a later cell than the generation's first shifts first, a time-forced shift).
 //
-// Insert. Sets one bit in each of positions 0..k-1 and stamps them with `now`. A shift comes
-// first when the generation counter is spent (§6.2) or when the current generation started
-// more than span/l ago (a time-forced shift), so a generation's inserts lie within span/l.
+// Query (the window rule). Run G is accepted iff e_G > now - span. A key is reported iff an
+// accepted run holds all its k bits.
+//  - No false negatives: a key inserted at t in generation G has e_G >= t, so its run is
+//    accepted while now - t < span; its slices carry stamps >= e_G and are only dropped once
+//    expired (stamp <= now - span), or by the caps below.
+//  - Tight: e_G lies in the cell of t, so e_G <= t + g - 1 ns and the run is refused from
+//    now = e_G + span < t + span + g on. Another run finds the key only by chance, with k
+//    bits at other hashes, the false-positive level. So a key of age >= span + g is
+//    reported only at the false-positive rate, under growth, time-forced shifts, idle
+//    gaps and save/load alike; with g <= span/l the slack is at most 1/l of the window (2.4%
+//    at the default k = 22, l = 42). A key whose age is in [span, span + g) may still be
+//    reported: it is, exactly when a later key of its generation is younger than the span.
+//    If nothing is inserted after t, it is gone at exactly t + span.
 //
-// Staleness bound. A key inserted at t is reported while now - t < span. It is forgotten
-// (reported only at the false-positive rate, like a key never inserted) once all k of its
-// slices have expired. Its newest slice takes inserts for k generations; each lies within
-// span/l, and the next starts with the first insert after that, so if consecutive inserts
-// are at most d apart its last update is at most t + k*span/l + (k-1)*d and the key is
-// forgotten from
-//     t + span + k*span/l + (k-1)*d.
-// (An idle gap of span or more clears the key's slices at the next shift, so d < span is
-// the only case that matters.) In between it fades: once its oldest slice expires (by
-// t + span + span/l) a query finds only k-1 of its bits in a run and needs a neighbouring
-// slice to complete it by chance. If nothing is inserted after t, all its slices carry
-// stamp t and it is gone at exactly t + span (zero slack).
+// Insert. Sets one bit in each of positions 0..k-1, stamps them with `now` and sets e_0. A
+// shift comes first when the generation counter is spent (§6.2) or at the first insert in a
+// later cell (above).
 //
 // Shift, at time now:
 //  1. Rate: G inserts in the ending generation over t_s = max(1 ns, now - start) give the
 //     target generation tg = G span / (t_s l) (eq. 6), limited to 4 G so a generation that
 //     ends within one clock tick cannot ask for an unbounded slice, and raised by 10% of
-//     headroom so a steady stream ends its generations by time (span/l), keeping k + l
-//     slices, rather than by count a little early.
+//     headroom so a steady stream ends its generations by time, keeping k + l slices,
+//     rather than by count a little early.
 //  2. Slices among the new positions 1..k-1 that have expired are cleared (their keys are all
-//     older than the span) so that stale bits do not come back to life.
+//     older than the span, and no accepted run includes them).
 //  3. New slice size (eqs. 7-8): with u_i = floor((m_i ln2 - n_i)/(k - i)) (eq. 4, in signed
 //     arithmetic clamped at 0) for the slices that will sit at positions 1..k-1, j the
 //     position of the smallest u_i and count = m_j ln2 - n_j, the new slice will take
@@ -50,16 +51,24 @@
 //  4. Expired slices beyond position k + l - 1 are dropped; if the oldest is still live, the
 //     filter grows by a slice instead. Caps: if a new slice would pass max_slices or
 //     max_memory_bytes, the oldest slices are dropped even though live (cap_evictions,
-//     memory_capped): the effective window shortens, so duplicates older than the retained
-//     slices may pass as new. A dropped buffer is reused for the new slice, zeroed in full.
+//     memory_capped, WindowFilter::cap_binds()): the window gives up its oldest part, so
+//     duplicates older than the retained slices may pass as new (stats().effective_span
+//     says how old a key may be and still be found); unique keys are not reported more
+//     often than without the cap. A dropped buffer is reused for the new slice, zeroed in
+//     full.
 //  5. g = max(1, min u_i over positions 0..k-1) (eq. 5): never 0, so a full slice forces
 //     the next shift instead of stopping shifts.
 //
-// Saved form (after the tag byte): u32 k, u32 l, i64 span, u64 min_bits, u64 max_slice_bits,
-// u64 max_bits, u32 max_slices, i64 latest, u8 started, i64 generation start, u64
-// generation left, u64 generation inserts, u64 next sequence number, u64 keys inserted,
-// u64 cap evictions, u8 memory capped, u64 slice count, then per slice from the oldest:
-// i64 stamp, u64 inserts, word array. Sequence numbers are consecutive, ending at next - 1.
+// Saved form (after the tag byte), format 2: u32 0, u8 format (2), u32 k, u32 l, i64 span,
+// u64 min_bits, u64 max_slice_bits, u64 max_bits, u32 max_slices, i64 latest, u8 started,
+// i64 generation start, i64 generation end (the cell's end), u64 generation left, u64
+// generation inserts, u64 next sequence number, u64 keys inserted, u64 cap evictions, u8
+// memory capped, i64 cap horizon, u64 peak bits, u64 slice count, then per slice from the
+// oldest: i64 stamp, i64 last own insert, u64 inserts, word array; then the format-1 slices
+// still answering (detail::LegacySlices). Format 1 (no marker; it starts with k, never 0)
+// is still read: its slices become legacy slices, queried with their one hash per slice
+// until they expire (one span plus format 1's fade), beside fresh generation-keyed slices
+// of the same sizes that take the new inserts.
 #pragma once
 
 #include <algorithm>
@@ -100,7 +109,7 @@ class TimeLimitedFilter final : public WindowFilter {
                               "must be in [k + l = " + std::to_string(k_ + l_) + ", " +
                                   std::to_string(detail::kMaxSlicesHard) + "]");
     span_ = cfg.span;
-    compute_gen_limit();
+    compute_cell();
     max_slices_ = cfg.max_slices;
     max_bits_ = detail::memory_cap_bits(cfg);
     max_slice_bits_ = max_bits_ / (k_ + l_) / 64 * 64;
@@ -120,9 +129,10 @@ class TimeLimitedFilter final : public WindowFilter {
     std::uint64_t bits = std::clamp(initial, min_bits_, max_slice_bits_);
     if (bits < initial) memory_capped_ = true;
     slices_.resize(k_ + l_);
-    for (std::size_t i = 0; i < slices_.size(); ++i) init_slice(slices_[i], i, bits);
+    for (Slice& x : slices_) init_slice(x, bits);
     seq_next_ = slices_.size();
     total_bits_ = bits * slices_.size();
+    peak_bits_ = total_bits_;
     gen_left_ = next_generation();
   }
 
@@ -131,7 +141,7 @@ class TimeLimitedFilter final : public WindowFilter {
   bool may_contain(KeyHash h, Time now) const override {
     Probes x;
     x.compute(h, k_);
-    return probes_present(x, now);
+    return probes_present(h, x, now);
   }
   void insert(KeyHash h, Time now) override {
     Probes x;
@@ -142,31 +152,34 @@ class TimeLimitedFilter final : public WindowFilter {
   bool insert_if_absent(KeyHash h, Time now) override {
     Probes x;
     x.compute(h, k_);
-    if (probes_present(x, now)) return false;
+    if (probes_present(h, x, now)) return false;
     set_probes(x, now);
     return true;
   }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
+    now = std::max(now, latest_);
     FilterStats s;
     s.algorithm = "tlbf";
     s.slices = slices_.size();
     s.k = k_;
     s.l = l_;
     s.slice0_bits = slices_.back().bits;
-    s.bits_allocated = total_bits_;
+    s.bits_allocated = total_bits_ + legacy_.bits();
+    s.peak_bits_allocated = std::max(peak_bits_, s.bits_allocated);
     s.keys_inserted = keys_inserted_;
     // Every insert counts once in each of k slices; the live slices' counts over k estimate
     // the inserts inside the window (high by up to a generation whose slice is still live).
-    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);
+    const Time threshold = detail::sat_sub(now, span_);
     std::uint64_t live = 0;
     for (const Slice& x : slices_)
       if (x.stamp > threshold) live += x.inserts;
     s.live_keys = (live + k_ - 1) / k_;
-    s.bits_per_live_key = s.live_keys ? static_cast<double>(total_bits_) / static_cast<double>(s.live_keys) : 0.0;
+    s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
     s.memory_capped = memory_capped_;
     s.cap_evictions = cap_evictions_;
+    if (cap_horizon_ != kNever) s.effective_span = std::clamp<Duration>(detail::sat_sub(now, cap_horizon_), 0, span_);
     return s;
   }
 
@@ -180,10 +193,14 @@ class TimeLimitedFilter final : public WindowFilter {
   std::size_t slice_count() const { return slices_.size(); }
   std::uint64_t min_slice_bits() const { return min_bits_; }
   std::uint64_t max_slice_bits() const { return max_slice_bits_; }
+  // Length of a grid cell: the longest a generation lasts, and the slack of the window.
+  Duration cell() const { return cell_; }
   // Inserts left before the count-triggered shift (g of eq. 5 minus the inserts since).
   std::uint64_t generation_left() const { return gen_left_; }
   // Slices the filter has ever created (sequence numbers handed out).
   std::uint64_t slices_created() const { return seq_next_; }
+  // Slices still answering for a format-1 state (0 once they have expired).
+  std::size_t legacy_slice_count() const { return legacy_.slices.size(); }
   // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
     if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
@@ -192,7 +209,7 @@ class TimeLimitedFilter final : public WindowFilter {
     v.bits = s.bits;
     v.inserts = s.inserts;
     v.stamp = s.stamp;
-    v.hash_index = s.hash_index;
+    v.run_last = s.own_last;
     v.ones = detail::count_ones(s.words.data(), s.words.size());
     return v;
   }
@@ -201,12 +218,13 @@ class TimeLimitedFilter final : public WindowFilter {
   struct Slice {
     std::vector<std::uint64_t> words;
     std::uint64_t bits = 0;
-    std::uint64_t hash_index = 0;
     std::uint64_t inserts = 0;
-    Time stamp = kNever;
+    Time stamp = kNever;     // last update
+    Time own_last = kNever;  // last insert of the generation that opened this slice
   };
   static constexpr Time kNever = std::numeric_limits<Time>::min();  // no insert yet: not live
   static constexpr std::uint64_t kMaxInserts = std::uint64_t{1} << 62;
+  static constexpr std::uint8_t kFormat = 2;
 
   friend struct SavedForm;
   TimeLimitedFilter() = default;
@@ -215,26 +233,73 @@ class TimeLimitedFilter final : public WindowFilter {
   // before it allocates anything and each slice as it arrives, so damaged state is refused.
   template <class Self, class Archive>
   static void visit_fields(Self& f, Archive& ar) {
+    std::uint32_t marker = 0;  // format 1 starts with k (never 0) here
+    ar.u32(marker);
+    if constexpr (Archive::loading) {
+      if (marker != 0) return f.load_format1(marker, ar);
+    }
+    ar.version(kFormat, "state: tlbf: unknown format version");
     ar.u32(f.k_, f.l_);
     ar.i64(f.span_);
     ar.u64(f.min_bits_, f.max_slice_bits_, f.max_bits_);
     ar.u32(f.max_slices_);
     ar.i64(f.latest_);
     ar.flag(f.started_);
-    ar.i64(f.gen_start_);
+    ar.i64(f.gen_start_, f.gen_end_);
     ar.u64(f.gen_left_, f.gen_inserts_, f.seq_next_, f.keys_inserted_, f.cap_evictions_);
     ar.flag(f.memory_capped_);
+    ar.i64(f.cap_horizon_);
+    ar.u64(f.peak_bits_);
     std::uint64_t n = f.slices_.size();
     ar.u64(n);
     if constexpr (Archive::loading) f.check_loaded_parameters(n);
     for (std::size_t i = 0; i < n; ++i) {
       auto& s = f.slices_[i];
-      ar.i64(s.stamp);
+      ar.i64(s.stamp, s.own_last);
       ar.u64(s.inserts);
       ar.words(s.words, f.max_slice_bits_ / 64);
       if constexpr (Archive::loading) f.check_loaded_slice(i);
     }
-    if constexpr (Archive::loading) f.compute_gen_limit();
+    detail::LegacySlices::visit_fields(f.legacy_, ar, f.max_slice_bits_ / 64, f.k_);
+    if constexpr (Archive::loading) f.check_loaded_runs();
+  }
+
+  // Format 1 (before generation-keyed probes), whose fields after k are those of format 2
+  // without the generation end, the cap horizon, the peak and the per-slice last own insert.
+  // Its slices become legacy slices; the filter goes on with empty slices of the same sizes.
+  template <class Archive>
+  void load_format1(std::uint32_t k, Archive& ar) {
+    k_ = k;
+    ar.u32(l_);
+    ar.i64(span_);
+    ar.u64(min_bits_, max_slice_bits_, max_bits_);
+    ar.u32(max_slices_);
+    ar.i64(latest_);
+    ar.flag(started_);
+    ar.i64(gen_start_);
+    ar.u64(gen_left_, gen_inserts_, seq_next_, keys_inserted_, cap_evictions_);
+    ar.flag(memory_capped_);
+    std::uint64_t n = 0;
+    ar.u64(n);
+    check_loaded_parameters(n);
+    legacy_.slices.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& old = legacy_.slices[i];
+      std::uint64_t inserts = 0;
+      ar.i64(old.age);
+      ar.u64(inserts);
+      ar.words(old.words, max_slice_bits_ / 64);
+      old.hash_index = (seq_next_ - n + i) % k_;  // format 1: slice s used probe hash s mod k
+      slices_[i].stamp = kNever;
+      slices_[i].inserts = 0;
+      slices_[i].words.assign(old.words.size(), 0);
+      check_loaded_slice(i);
+      if (inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
+    }
+    // The current generation goes on with fresh slices; its inserts so far are in the legacy
+    // ones, so it ends at its own cell's end like any other.
+    gen_end_ = detail::cell_end(gen_start_, cell_);
+    peak_bits_ = total_bits_ + legacy_.bits();
   }
 
   // Every parameter against the others and the hard limits; then room for n slices.
@@ -247,6 +312,7 @@ class TimeLimitedFilter final : public WindowFilter {
         max_slice_bits_ < min_bits_ || max_slice_bits_ > max_bits_ / (k_ + l_))
       throw state_error("state: tlbf size limits inconsistent");
     if (n < k_ + l_ || n > max_slices_ || seq_next_ < n) throw state_error("state: tlbf slice count out of range");
+    compute_cell();
     slices_.resize(n);
   }
 
@@ -254,7 +320,6 @@ class TimeLimitedFilter final : public WindowFilter {
   void check_loaded_slice(std::size_t i) {
     Slice& s = slices_[i];
     s.bits = s.words.size() * 64;
-    s.hash_index = (seq_next_ - slices_.size() + i) % k_;
     if (s.bits < min_bits_) throw state_error("state: tlbf slice smaller than the minimum");
     // A real count stays far below this; refusing more keeps ++inserts from wrapping.
     if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
@@ -262,21 +327,33 @@ class TimeLimitedFilter final : public WindowFilter {
     if (total_bits_ > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
   }
 
-  // The key's k probe hashes (probe_hashes()); slice s reads x[s.hash_index]. A shift does
-  // not invalidate them: they depend on the key alone.
+  // The query stops at the first run it does not accept, which is right only while the
+  // runs' last inserts do not increase with age.
+  void check_loaded_runs() const {
+    for (std::size_t i = 1; i < slices_.size(); ++i)
+      if (slices_[i - 1].own_last > slices_[i].own_last) throw state_error("state: tlbf generations out of order");
+  }
+
+  // The key's k probe values (detail::run_probes()); the slice at position j + p of run j
+  // reads x[p]. A shift does not invalidate them: they depend on the key alone.
   static_assert(detail::kMaxK <= detail::kProbeTable, "probe_hashes() must cover every k a filter accepts");
   struct Probes {
     std::uint64_t x[detail::kMaxK];
-    void compute(KeyHash h, std::uint32_t k) { probe_hashes(h, k, x); }
+    void compute(KeyHash h, std::uint32_t k) { detail::run_probes(h, k, x); }
   };
 
-  bool probes_present(const Probes& x, Time now) const {
-    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // live iff stamp > threshold
+  bool probes_present(KeyHash h, const Probes& x, Time now) const {
+    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // accepted iff last insert > threshold
     const Slice* top = slices_.data() + (slices_.size() - 1);
-    return detail::jump_back_query(slices_.size(), k_, [&](std::size_t pos) {
-      const Slice& s = *(top - pos);
-      return s.stamp > threshold && detail::test_bit(s.words.data(), reduce(x.x[s.hash_index], s.bits));
-    });
+    if (detail::any_run_hit(
+            slices_.size(), k_, [&](std::size_t j) { return (top - j)->own_last > threshold; },
+            [&](std::size_t pos, std::uint32_t p) {
+              const Slice& s = *(top - pos);
+              return detail::test_bit(s.words.data(), reduce(x.x[p], s.bits));
+            }))
+      return true;
+    return !legacy_.slices.empty() &&
+           legacy_.may_contain(h, k_, [&](const detail::LegacySlices::Slice& s) { return s.age > threshold; });
   }
   void set_probes(const Probes& x, Time now) {
     now = std::max(now, latest_);
@@ -284,12 +361,14 @@ class TimeLimitedFilter final : public WindowFilter {
     if (!started_) {
       started_ = true;
       gen_start_ = now;
-    } else if (gen_left_ == 0 || detail::sat_sub(now, gen_start_) > gen_limit_) {
+      gen_end_ = detail::cell_end(now, cell_);
+    } else if (gen_left_ == 0 || now > gen_end_) {
       shift(now);
     }
     Slice* s = slices_.data() + (slices_.size() - 1);
-    for (std::uint32_t pos = 0; pos < k_; ++pos, --s) {
-      detail::set_bit(s->words.data(), reduce(x.x[s->hash_index], s->bits));
+    s->own_last = now;
+    for (std::uint32_t p = 0; p < k_; ++p, --s) {
+      detail::set_bit(s->words.data(), reduce(x.x[p], s->bits));
       ++s->inserts;
       s->stamp = now;
     }
@@ -298,16 +377,16 @@ class TimeLimitedFilter final : public WindowFilter {
     ++keys_inserted_;
   }
 
-  void init_slice(Slice& s, std::uint64_t seq, std::uint64_t bits) {
+  void init_slice(Slice& s, std::uint64_t bits) {
     if (s.words.capacity() > 2 * (bits / 64)) s.words = std::vector<std::uint64_t>();  // do not hoard a big buffer
     s.words.assign(bits / 64, 0);  // every word, whatever the buffer held before
     s.bits = bits;
-    s.hash_index = seq % k_;
     s.inserts = 0;
     s.stamp = kNever;
+    s.own_last = kNever;
   }
 
-  void compute_gen_limit() { gen_limit_ = std::max<Duration>(1, span_ / l_); }
+  void compute_cell() { cell_ = std::max<Duration>(1, span_ / l_); }
 
   // The slice at a position (0 = newest).
   Slice& at(std::size_t pos) { return slices_[slices_.size() - 1 - pos]; }
@@ -329,12 +408,15 @@ class TimeLimitedFilter final : public WindowFilter {
 
   bool live(const Slice& s, Time now) const { return s.stamp > detail::sat_sub(now, span_); }
 
-  // Drops the oldest slice, keeping its buffer for reuse.
+  // Drops the oldest slice, keeping its buffer for reuse. A live one is a cap binding: the
+  // keys of the runs through it, inserted up to its last update, may no longer be found.
   void drop_oldest(std::vector<std::uint64_t>& spare, Time now) {
     Slice& old = slices_.front();
     if (live(old, now)) {
       ++cap_evictions_;
       memory_capped_ = true;
+      cap_horizon_ = std::max(cap_horizon_, old.stamp);
+      note_cap_bound();
     }
     total_bits_ -= old.bits;
     if (old.words.capacity() > spare.capacity()) spare = std::move(old.words);
@@ -392,31 +474,40 @@ class TimeLimitedFilter final : public WindowFilter {
     }
     slices_.emplace_back();
     slices_.back().words = std::move(spare);
-    init_slice(slices_.back(), seq_next_++, m0);
+    init_slice(slices_.back(), m0);
+    ++seq_next_;
     total_bits_ += m0;
+    const Time threshold = detail::sat_sub(now, span_);
+    legacy_.retire([&](const detail::LegacySlices::Slice& s) { return s.age <= threshold; });
+    peak_bits_ = std::max(peak_bits_, total_bits_ + legacy_.bits());
 
-    // 5. Next generation (eq. 5).
+    // 5. Next generation (eq. 5), to the end of now's cell at most.
     gen_left_ = next_generation();
     gen_inserts_ = 0;
     gen_start_ = now;
+    gen_end_ = detail::cell_end(now, cell_);
   }
 
   std::uint32_t k_ = 0, l_ = 0;
   Duration span_ = 0;
-  Duration gen_limit_ = 1;  // span / l, at least 1 ns: longest a generation may stay open
+  Duration cell_ = 1;  // max(1, span / l): the grid generations keep to
   std::uint64_t min_bits_ = 0, max_slice_bits_ = 0, max_bits_ = 0;
   std::uint32_t max_slices_ = 0;
   std::vector<Slice> slices_;  // oldest first; slices_.back() is position 0
   std::uint64_t total_bits_ = 0;
+  std::uint64_t peak_bits_ = 0;
   std::uint64_t seq_next_ = 0;
   Time latest_ = kNever;
   bool started_ = false;
   Time gen_start_ = 0;
+  Time gen_end_ = 0;  // end of the cell the current generation started in
   std::uint64_t gen_left_ = 0;
   std::uint64_t gen_inserts_ = 0;
   std::uint64_t keys_inserted_ = 0;
   std::uint64_t cap_evictions_ = 0;
   bool memory_capped_ = false;
+  Time cap_horizon_ = kNever;  // newest last update of a live slice a cap dropped
+  detail::LegacySlices legacy_;
 };
 
 }  // namespace tlbf

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Output bytes of emitted records are exactly the input bytes: CRLF kept, a last record
-# without a terminator stays without one, invalid UTF-8 and NUL bytes untouched, -z NUL
+# Output bytes of emitted records are exactly the input bytes: CRLF kept, the last input's last
+# record without a terminator stays without one (an earlier input's gets the input's own), invalid UTF-8 and NUL bytes untouched, -z NUL
 # records, and a single 100 MB line (generated here, not committed).
 source "$(dirname "$0")/lib.bash"
 D="$TLBF_DEDUP"
@@ -38,6 +38,27 @@ printf 'k1\nk2\n' > "$WORK/f1"
 printf 'k2\nk3\n' > "$WORK/f2"
 "$D" "$WORK/f1" - "$WORK/f2" < /dev/null > "$WORK/multi.out"
 check "files read in order, stdin between them" "$(printf 'k1\nk2\nk3\n')" "$(cat "$WORK/multi.out")"
+
+# Several files are several streams: a file's last record ends at its end, newline or not.
+printf 'a\nb' > "$WORK/g1"
+printf 'b\nc\n' > "$WORK/g2"
+"$D" "$WORK/g1" "$WORK/g2" > "$WORK/glue.out"
+check "a\\nb + b\\nc\\n: b ends with its file and is a duplicate" "$(printf 'a\nb\nc\n' | od -c)" "$(od -c < "$WORK/glue.out")"
+printf 'c\nd' > "$WORK/g3"
+"$D" "$WORK/g2" "$WORK/g3" > "$WORK/glue2.out"
+check "the last input's last record keeps its missing newline" "$(printf 'b\nc\nd' | od -c)" "$(od -c < "$WORK/glue2.out")"
+printf '{"id":1}' > "$WORK/j1"
+printf '{"id":2}' > "$WORK/j2"
+"$D" -k id "$WORK/j1" "$WORK/j2" > "$WORK/json.out"
+check "two NDJSON files without final newlines are two records" "$(printf '{"id":1}\n{"id":2}' | od -c)" "$(od -c < "$WORK/json.out")"
+printf 'x\r\ny' > "$WORK/c1"
+printf 'y\r\nz' > "$WORK/c2"
+"$D" "$WORK/c1" "$WORK/c2" > "$WORK/crlf2.out"
+check "a CR LF file's last record gets CR LF" "$(printf 'x\r\ny\r\nz' | od -c)" "$(od -c < "$WORK/crlf2.out")"
+printf 'p\0q' > "$WORK/z1"
+printf 'r\0q' > "$WORK/z2"
+"$D" -z "$WORK/z1" "$WORK/z2" > "$WORK/z3.out"
+check "-z: a file's last record gets NUL" "$(printf 'p\0q\0r\0' | od -c)" "$(od -c < "$WORK/z3.out")"
 
 # A 100 MB line, twice, then a short one: the reader grows its buffer; bytes come out intact.
 python3 - "$WORK/big.in" <<'PY'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ending a run early keeps the state: a reader that closes the pipe (SIGPIPE / EPIPE) ends the
-# program with status 0 and the state saved; SIGTERM and SIGINT during a busy stream end it
-# with 143 / 130 and a state that loads and holds what was read.
+# program with status 0 and the state saved; SIGTERM, SIGINT and SIGHUP (a closing terminal)
+# during a busy stream end it with 143 / 130 / 129 and a state that loads and holds what was
+# read; the state's lock is released on every one of these paths.
 # (tests/e2e/signals.sh covers the output flushing and statuses without a busy input.)
 source "$(dirname "$0")/lib.bash"
 D="$TLBF_DEDUP"
@@ -36,4 +37,5 @@ signal_busy() {
 }
 signal_busy TERM 143
 signal_busy INT 130
+signal_busy HUP 129
 finish

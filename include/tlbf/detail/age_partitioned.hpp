@@ -1,7 +1,21 @@
 // Pieces shared by the two age-partitioned filters (APBF in apbf.hpp, TLBF in
-// time_limited.hpp): bit access in a word array, the jump-back query of Shtul, Baquero and
-// Almeida (APBF paper §4; Rodrigues et al. 2023, §5.3 and Algorithm 1), slice sizing for a
-// half-full slice (Rodrigues et al. eq. 8), and clock arithmetic that cannot overflow.
+// time_limited.hpp): bit access in a word array, the run query of generation-keyed probes,
+// slice sizing for a half-full slice (Rodrigues et al. eq. 8), clock arithmetic that cannot
+// overflow, and the slices of a state saved before generation-keyed probes (format 1),
+// which are still queried the old way, with the jump-back scan of Shtul, Baquero and
+// Almeida (APBF paper §4; Rodrigues et al. 2023, §5.3 and Algorithm 1), until they expire.
+//
+// Generation-keyed probes. The generation that opened slice G (while G was position 0)
+// sets, in the slice at position p (p = 0..k-1), the bit of probe hash p. Its k bits form
+// "run G": the slices at positions j..j+k-1 when G is at position j, probed with hashes
+// 0..k-1 in that order. A key is reported iff some accepted run holds all its bits. Two
+// different runs probe every slice they share with different hashes, so a key is found in
+// its own run and in any other only by chance (k chance bits, the false-positive level):
+// once its own run is no longer accepted, the key is gone. (With the paper's hash per
+// slice, the runs of the next generations hold k-1, k-2, ... of its bits, and a stale key
+// fades out over ~k generations instead.) Each filter accepts a run by the time (TLBF) or
+// the insert number (APBF) of its generation's last insert, which bounds how long after
+// its window a key can be reported to one generation.
 //
 // Invariant kept by the callers: a slice is a std::vector<std::uint64_t> whose size in bits
 // is 64 * words.size(), and every bit index passed here is below that size (it comes from
@@ -19,6 +33,7 @@
 
 #include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
+#include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 #include "tlbf/types.hpp"
 
@@ -70,6 +85,16 @@ inline std::int64_t sat_sub(std::int64_t a, std::int64_t b) {
   return r;
 }
 
+// End of the grid cell ((i-1) c, i c] that holds t: the least multiple of c that is >= t,
+// saturated at the largest Time.
+inline std::int64_t cell_end(std::int64_t t, std::int64_t c) {
+  std::int64_t q = t / c;  // rounds toward zero: already up for a negative t
+  if (t % c > 0) ++q;
+  std::int64_t end;
+  if (__builtin_mul_overflow(q, c, &end)) return std::numeric_limits<std::int64_t>::max();
+  return end;
+}
+
 // The (k, l) layout a configuration asks for: given explicitly (both or neither), or chosen
 // by choose_kl() for the error rate. Throws invalid_parameter naming the bad field.
 inline SliceLayout resolve_layout(const FilterConfig& cfg) {
@@ -83,12 +108,44 @@ inline SliceLayout resolve_layout(const FilterConfig& cfg) {
   if (std::uint64_t{*cfg.k} + *cfg.l > cfg.max_kl)
     throw invalid_parameter("max_kl", parameter_value(cfg.max_kl),
                             "is less than k + l = " + std::to_string(std::uint64_t{*cfg.k} + *cfg.l));
-  return SliceLayout{*cfg.k, *cfg.l, apbf_fpr(*cfg.k, *cfg.l), apbf_bits_per_key(*cfg.k, *cfg.l)};
+  return SliceLayout{*cfg.k, *cfg.l, runs_fpr(*cfg.k, *cfg.l), apbf_bits_per_key(*cfg.k, *cfg.l)};
 }
 
 // Bits the max_memory_bytes setting allows, saturated at kMaxTotalBits.
 inline std::uint64_t memory_cap_bits(const FilterConfig& cfg) {
   return cfg.max_memory_bytes > kMaxTotalBits / 8 ? kMaxTotalBits : cfg.max_memory_bytes * 8;
+}
+
+// The k probe values of a key for generation-keyed runs: probe_hashes() (enhanced double
+// hashing), each put through a non-linear mix before reduce() takes its top bits. Without
+// the mix the top bits of h1 + p h2 + (p^3 - p)/6 follow h1 + p h2 (the cubic term is below
+// 2^28), so a key whose (h1, h2) lie within 1/m and 1/(m k) of a stored key's, in the same
+// run or in a run d generations away (h1 + d h2), hits all k probes: a floor of about
+// l^2 / (2 n k^3) under the false-positive rate, which passes 1e-9 at 10^6 keys and much
+// larger targets with small slices. Mixed, the probes of two keys coincide independently.
+inline void run_probes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
+  probe_hashes(h, k, out);
+  for (std::uint32_t p = 0; p < k; ++p) {
+    std::uint64_t x = out[p];
+    x ^= x >> 32;
+    out[p] = x * 0xd6e8feb86659fd93ULL;
+  }
+}
+
+// The run query over slices 0..num_slices-1 (position 0 is the newest): true iff some run
+// j (positions j..j+k-1) is accepted and `hit(pos, p)` holds for the slice at pos = j + p,
+// p = 0..k-1. `accepted(j)` must be monotone (once false, false for every older run), which
+// holds when it compares the run's last insert with a threshold: the scan stops there. A
+// run is probed from its youngest slice, the least filled, so most runs end at the first
+// probe.
+template <class Accepted, class Hit>
+inline bool any_run_hit(std::size_t num_slices, std::uint32_t k, Accepted&& accepted, Hit&& hit) {
+  for (std::size_t j = 0; j + k <= num_slices && accepted(j); ++j) {
+    std::uint32_t p = 0;
+    while (p < k && hit(j + p, p)) ++p;
+    if (p == k) return true;
+  }
+  return false;
 }
 
 // The jump-back query over slices 0..num_slices-1 (position 0 is the newest). `hit(pos)`
@@ -114,6 +171,63 @@ inline bool jump_back_query(std::size_t num_slices, std::uint32_t k, Hit&& hit) 
   }
   return false;
 }
+
+// Slices loaded from a format-1 state, where slice s used one probe hash for every
+// generation (its `hash_index`). They are never inserted into again: they answer for the
+// keys they hold, the old way, until the owning filter retires them (by time for the TLBF,
+// by count for the APBF); new inserts go to generation-keyed slices. `age` is what the owner
+// retires them by: the last update time (TLBF) or the position of the slice in the old
+// filter (APBF).
+struct LegacySlices {
+  struct Slice {
+    std::vector<std::uint64_t> words;
+    std::uint64_t hash_index = 0;
+    std::int64_t age = 0;
+  };
+  std::vector<Slice> slices;  // oldest first
+
+  std::uint64_t bits() const {
+    std::uint64_t b = 0;
+    for (const Slice& s : slices) b += s.words.size() * 64;
+    return b;
+  }
+  // The format-1 query over the slices `live(slice)` accepts (the dead ones count as misses).
+  template <class Live>
+  bool may_contain(KeyHash h, std::uint32_t k, Live&& live) const {
+    if (slices.empty()) return false;
+    const Slice* top = slices.data() + (slices.size() - 1);
+    return jump_back_query(slices.size(), k, [&](std::size_t pos) {
+      const Slice& s = *(top - pos);
+      return live(s) && test_bit(s.words.data(), reduce(probe_hash(h, s.hash_index), s.words.size() * 64));
+    });
+  }
+  // Drops the oldest slices while `dead(slice)`.
+  template <class Dead>
+  void retire(Dead&& dead) {
+    std::size_t n = 0;
+    while (n < slices.size() && dead(slices[n])) ++n;
+    slices.erase(slices.begin(), slices.begin() + static_cast<std::ptrdiff_t>(n));
+    if (slices.empty()) slices.shrink_to_fit();
+  }
+  // The saved form: u64 count, then per slice (oldest first) i64 age, u64 hash index, words.
+  template <class Self, class Archive>
+  static void visit_fields(Self& l, Archive& ar, std::uint64_t max_words, std::uint64_t max_hash) {
+    std::uint64_t n = l.slices.size();
+    ar.u64(n);
+    if constexpr (Archive::loading) {
+      if (n > kMaxSlicesHard) throw state_error("state: too many legacy slices");
+      l.slices.resize(n);
+    }
+    for (auto& s : l.slices) {
+      ar.i64(s.age);
+      ar.u64(s.hash_index);
+      ar.words(s.words, max_words);
+      if constexpr (Archive::loading) {
+        if (s.words.empty() || s.hash_index >= max_hash) throw state_error("state: legacy slice out of range");
+      }
+    }
+  }
+};
 
 }  // namespace detail
 }  // namespace tlbf
