@@ -26,6 +26,10 @@ std::string cap_window(const tlbf::FilterStats& f) {
   if (f.effective_span >= tlbf::kSecond) return fmt::format("{:.1f}s", static_cast<double>(f.effective_span) / 1e9);
   if (f.effective_span > 0) return fmt::format("{:.1f}ms", static_cast<double>(f.effective_span) / 1e6);
   if (f.effective_count > 0) return fmt::format("{} keys", f.effective_count);
+  // A count window keeps at least the newest key, so a bound cap with neither field set is a
+  // time window shrunk to the current instant: every key kept has the clock's time (records
+  // stamped alike, or late ones judged at the clock).
+  if (f.memory_capped) return "0s";
   return "the whole window";
 }
 
@@ -39,6 +43,7 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
     std::string window;
     if (f.effective_span > 0) window = fmt::format(",\"effective_window_ns\":{}", f.effective_span);
     if (f.effective_count > 0) window = fmt::format(",\"effective_window_keys\":{}", f.effective_count);
+    else if (f.memory_capped && f.effective_span == 0) window = ",\"effective_window_ns\":0";
     return fmt::format(
         "{{\"records\":{},\"emitted\":{},\"duplicates\":{},\"errors\":{},\"malformed\":{},\"missing_key\":{},"
         "\"untimed\":{},\"future\":{},\"late\":{},\"jumps_forward\":{},\"jumps_back\":{},\"date_only\":{},"

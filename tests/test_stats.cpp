@@ -69,4 +69,17 @@ TEST_SUITE("stats") {
     CHECK(has(format_stats(r, StatsFormat::text), "window kept: 3000 keys)\n"));
     CHECK(has(format_stats(r, StatsFormat::json), "\"effective_window_keys\":3000}"));
   }
+
+  TEST_CASE("a cap that kept only the current instant says 0s, not the whole window") {
+    RunStats r;
+    r.filter.algorithm = "exact";
+    r.filter.memory_capped = true;
+    r.filter.cap_evictions = 5;
+    CHECK(tlbf_dedup::cap_window(r.filter) == "0s");
+    CHECK(has(format_stats(r, StatsFormat::text), "memory cap   reached (5 early evictions; window kept: 0s)\n"));
+    CHECK(has(format_stats(r, StatsFormat::json), "\"cap_evictions\":5,\"effective_window_ns\":0}"));
+    r.filter.memory_capped = false;
+    r.filter.cap_evictions = 0;
+    CHECK_FALSE(has(format_stats(r, StatsFormat::json), "effective_window"));
+  }
 }
