@@ -74,7 +74,7 @@ std::vector<std::string> expand_optional_values(int argc, const char* const* arg
   };
   static constexpr OptionalValue kOptional[] = {
       {"--mark", "--mark=dup",
-       [](const std::string& v) { return !v.empty() && v.find_first_of("/.") == std::string::npos; }},
+       [](const std::string& v) { return !v.empty() && v[0] != '-' && v.find_first_of("/.") == std::string::npos; }},
       {"--stats", "--stats=text", [](const std::string& v) { return v == "text" || v == "json"; }},
       {"--explain", "--explain=20",
        [](const std::string& v) { return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos; }},

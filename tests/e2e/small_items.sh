@@ -33,6 +33,7 @@ check "--stats json: usage error" 2 "$?"
 set -e
 check "--mark dup: says how to write it" 1 "$(grep -c -- "written --mark=dup (with '=')" "$WORK/mark.err")"
 check "--stats json: says how to write it" 1 "$(grep -c -- "written --stats=json (with '=')" "$WORK/stats.err")"
+check "--mark followed by another option is the flag" "$(printf 'new\ta\n')" "$(echo a | "$T" --mark --stats=json 2> /dev/null)"
 (cd "$WORK" && printf 'x\nx\n' > json && "$T" --stats json 2> stats2.err > stats2.out)
 check "--stats FILE still reads an existing file named json" "x" "$(cat "$WORK/stats2.out")"
 check "--stats FILE: text summary" 1 "$(grep -c '^records  *2' "$WORK/stats2.err")"
