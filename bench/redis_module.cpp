@@ -12,7 +12,9 @@
 //   TLBF.ADD, 1 item     one key per command, the same pipelining as SET
 //   TLBF.ADD, B items    B keys per command (what the --redis backend sends)
 //   tlbf-dedup --redis   the program itself (--dedup PATH), reading the same keys and times
-//                        from a file as lines "TIME_MS KEY": end to end, file to output
+//                        from a file as lines "UNIX_SECONDS KEY", as logs stamp them: end to
+//                        end, file to output. The backend sends one TLBF.ADD per run of keys
+//                        with the same time, so keys stamped to the second share commands.
 // Figures: keys per second of wall time, keys per second of the server's own CPU time (INFO
 // cpu; steadier on a shared machine), and memory per key from INFO memory before and after:
 // allocator_allocated (all the allocator holds, which includes the filter) and used_memory
@@ -241,13 +243,13 @@ int main(int argc, char** argv) {
     {
       std::FILE* f = std::fopen(input.c_str(), "w");
       if (!f) die("cannot write " + input);
-      for (std::uint64_t i = 0; i < a.keys; ++i) std::fprintf(f, "%lld %s\n", static_cast<long long>(time_of(i)), key_name(i).c_str());
+      for (std::uint64_t i = 0; i < a.keys; ++i) std::fprintf(f, "%lld %s\n", static_cast<long long>(time_of(i) / 1000), key_name(i).c_str());
       if (std::fclose(f) != 0) die("cannot write " + input);
     }
     Connection c(a.ports[3]);
     const Sample empty = sample(c);
     const std::string command = fmt::format(
-        "{} --redis redis://127.0.0.1:{} --redis-key bench -t 1 --time-format epoch-ms -k 2 -w 1h -e {} -c {} {} | wc -l",
+        "{} --redis redis://127.0.0.1:{} --redis-key bench -t 1 --time-format epoch -k 2 -w 1h -e {} -c {} {} | wc -l",
         a.dedup, a.ports[3], a.error, a.keys, input);
     std::FILE* p = popen(command.c_str(), "r");
     if (!p) die("cannot run " + command);
