@@ -460,6 +460,7 @@ tlbf::FilterStats RedisBackend::stats(tlbf::Time now) {
     s.slices += n("slices");
     s.slice0_bits += n("slice0_bits");
     s.bits_allocated += n("bits_allocated");
+    s.peak_bits_allocated += n("peak_bits_allocated");
     s.keys_inserted += n("keys_inserted");
     s.live_keys += n("live_keys");
     s.memory_capped = s.memory_capped || n("memory_capped") != 0;

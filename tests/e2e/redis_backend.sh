@@ -143,6 +143,7 @@ bad "a password" 2 "passwords are not supported" --redis "redis://u:p@127.0.0.1:
 bad "--redis with --state" 2 "--state excludes --redis" --redis "$URL" --redis-key k --state "$WORK/s"
 bad "--redis with -n" 2 "--window-count excludes --redis" --redis "$URL" --redis-key k -n 10
 bad "--redis with --refresh" 2 "--refresh excludes --redis" --redis "$URL" --redis-key k --refresh
+bad "--redis with --on-cap" 2 "--on-cap excludes --redis" --redis "$URL" --redis-key k --on-cap fail
 bad "--redis with -a exact" 2 "the Redis module keeps tlbf or gebf filters" --redis "$URL" --redis-key k -a exact
 bad "--redis with a sub-millisecond window" 2 "a whole number of milliseconds" --redis "$URL" --redis-key k -w 1500us
 bad "--redis-fallback other" 2 "expected stop or local" --redis "$URL" --redis-key k --redis-fallback maybe
