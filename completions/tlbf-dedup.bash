@@ -16,6 +16,9 @@ _tlbf_dedup() {
     --max-memory) COMPREPLY=($(compgen -W "64M 256M 512M 1G 2G" -- "$cur")); return ;;
     -k|--key|-t|--time|-d|--delimiter|--key-regex|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold) return ;;
     --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --redis) COMPREPLY=($(compgen -W "redis:// redis+cluster://" -- "$cur")); return ;;
+    --redis-fallback) COMPREPLY=($(compgen -W "stop local" -- "$cur")); return ;;
+    --redis-key|--redis-shards) return ;;
   esac
   if [[ "$cur" == --stats=* ]]; then
     COMPREPLY=($(compgen -W "--stats=text --stats=json" -- "$cur")); return
@@ -23,7 +26,8 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --key --delimiter --key-regex --missing --ignore-case --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --on-cap --stats --explain --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
+      --line-buffered --on-error --on-cap --stats --explain --progress --state --state-reset --checkpoint --lock-timeout
+      --redis --redis-key --redis-fallback --redis-shards --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return
   fi

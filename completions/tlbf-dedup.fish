@@ -38,4 +38,8 @@ $c -l state-reset -d 'With --state: ignore an existing state file'
 $c -l missing -x -a 'error null' -d 'JSON composite keys: an absent member is an error or a null'
 $c -l checkpoint -x -a '10s 30s 60s 5m' -d 'With --state: save the state this often'
 $c -l lock-timeout -x -a '0 10s 60s 5m' -d 'With --state: wait this long for another run on the same file'
+$c -l redis -x -a 'redis:// redis+cluster://' -d 'Decide with a filter kept in Redis'
+$c -l redis-key -x -d "With --redis: the filter's key"
+$c -l redis-fallback -x -a 'stop local' -d 'With --redis: when the server is lost'
+$c -l redis-shards -x -d 'With a cluster URL: shard filters to reserve'
 $c -s q -l quiet -d 'No warnings on stderr'
