@@ -225,7 +225,7 @@ int run(Options o, int argc, const char* const* argv) {
   }
 
   // Step 3: the record loop.
-  RecordReader reader(o.files, o.null_terminated ? '\0' : '\n');
+  RecordReader reader(o.files, o.reader);
   Writer writer(STDOUT_FILENO);
   SystemClock system_clock;
   StderrDiagnostics diagnostics(o.quiet, o.stats);

@@ -12,7 +12,11 @@
 //    (UntimedInput) unless untimed input is allowed; what it wrote until then was decided as
 //    any untimed record is, so nothing is held back from a live stream.
 //  - Emitted records are written byte for byte as they were read (with --mark, plus the
-//    flag); records are never reordered.
+//    flag); records are never reordered. A multi-line record is judged by its first line and
+//    written or dropped whole; lines that continue it after it was judged (the input paused)
+//    follow its fate.
+//  - An input error (unreadable, corrupt or truncated compressed data, a record over
+//    --max-record) comes after every record before it was decided and written.
 //  - Output is flushed whenever the reader is about to wait for input, after each record
 //    with --line-buffered, before every state save, and at the end, so what has been
 //    decided is visible downstream before the program blocks.
@@ -230,9 +234,14 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
   Record rec;
+  bool emitted = false;  // the record before was written (its late continuation lines follow it)
   while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
-    ++stats_.records;
     stats_.bytes_in += rec.size + rec.term_len;
+    if (rec.continues) {  // --multiline: lines of a record judged when the input paused
+      if (emitted) out.write(rec.bytes());
+      continue;
+    }
+    ++stats_.records;
     if (in.input_number() != input_) {
       input_ = in.input_number();
       start_input(in);
@@ -244,6 +253,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
         if (explain) explain_record(out, in, nullptr, "blank");
         else out.write(rec.bytes());
         ++stats_.emitted;
+        emitted = !explain;
         continue;
       }
       choose_extractor(rec.text());
@@ -251,7 +261,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     }
 
     // Step 2: key and time.
-    Extracted x = extractor_->extract(rec);
+    Extracted x = extractor_->extract(rec.head());
     if (x.status != ExtractStatus::ok) {
       const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
       const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
@@ -261,6 +271,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
         throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), in.record_in_input(), what));
       }
       if (count++ == 0) warn_first(kind, what.c_str(), in);
+      emitted = !explain && cfg_.on_error == OnError::pass && !only_dups;
       if (explain) {
         explain_record(out, in, &x, "error");
         continue;
@@ -288,6 +299,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     stats_.duplicates += dup;
 
     // Step 5: the output.
+    emitted = false;
     if (explain) {
       static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                        {"dup", "dup late", "dup untimed", "dup future"}};
@@ -296,10 +308,12 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       if (!only_dups || dup) {
         write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
         ++stats_.emitted;
+        emitted = true;
       }
     } else if (dup == only_dups) {
       out.write(rec.bytes());
       ++stats_.emitted;
+      emitted = true;
     }
     if (cfg_.line_buffered) out.flush();
 
@@ -336,6 +350,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // still comes first, so that --stats shows what was read.
     untimed_failed = stats_.untimed && !timed_seen_ && !cfg_.clock.allow_untimed && !*stop;
     if (!untimed_failed) save_state(out);
+  } catch (const InputError&) {
+    // A damaged or unreadable input: what was decided before it goes out; the state is not
+    // saved, as for any error.
+    out.flush();
+    throw;
   } catch (const BrokenPipe&) {
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.
