@@ -9,6 +9,7 @@ _tlbf_dedup() {
     -f|--format) COMPREPLY=($(compgen -W "auto lines json ndjson" -- "$cur")); return ;;
     -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
+    --on-cap) COMPREPLY=($(compgen -W "warn fail" -- "$cur")); return ;;
     --missing) COMPREPLY=($(compgen -W "error null" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
     -w|--window|--checkpoint|--lock-timeout) COMPREPLY=($(compgen -W "250ms 1s 30s 1m 5m 1h 1d" -- "$cur")); return ;;
@@ -24,7 +25,7 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --multiline --multiline-timeout --max-record --key --delimiter --key-regex --missing --ignore-case --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --stats --explain --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
+      --line-buffered --on-error --on-cap --stats --explain --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return
   fi

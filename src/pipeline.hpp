@@ -27,8 +27,17 @@ enum class InputFormat { auto_detect, lines, json };
 // What happens to a record whose key cannot be extracted.
 enum class OnError { pass, drop, fail };
 
+// What happens when the memory cap makes the filter give up window length.
+enum class OnCap { warn, fail };
+
 // --on-error fail met a record whose key could not be extracted; the message says which.
 class RecordError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// --on-cap fail: the memory cap bound; the message says at which record and what was lost.
+class CapError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -84,6 +93,7 @@ struct PipelineConfig {
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
+  OnCap on_cap = OnCap::warn;
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
   std::uint64_t explain = 0;
@@ -97,7 +107,7 @@ class Pipeline {
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
+  // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_; }
@@ -107,6 +117,11 @@ class Pipeline {
   template <class D>
   void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
   void choose_extractor(std::string_view first_record);
+  // The number in its input of the record being judged: a held blank record's own number
+  // while held records are judged, else the reader's.
+  std::uint64_t record_number(const RecordReader& in) const {
+    return replaying_record_ ? replaying_record_ : in.record_in_input();
+  }
   void start_input(const RecordReader& in);
   // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
   TimeVerdict accept_time(const TimeReading& t, const RecordReader& in);
@@ -116,6 +131,7 @@ class Pipeline {
   void warn_first(WarningKind kind, const char* what, const RecordReader& in);
   void warn_at(WarningKind kind, const RecordReader& in, std::string what);
   void warn_totals();
+  void cap_bound(const RecordReader& in, Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
 
@@ -129,11 +145,15 @@ class Pipeline {
   std::size_t input_ = 0;                    // the reader's input_number() of the last record
   std::string first_untimed_text_;
   bool untimed_stop_ = false;  // the untimed probe failed: stop reading
+  std::uint64_t replaying_record_ = 0;  // see record_number()
+  // Auto mode holds leading blank records up to this many bytes before calling the input lines.
+  static constexpr std::size_t kMaxHeldBytes = std::size_t{1} << 20;
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;
   std::unique_ptr<Extractor> extractor_;
   bool json_ = false;
+  bool cap_reported_ = false;  // the memory cap's first bind was reported
   std::string mark_name_;
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;

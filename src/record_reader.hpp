@@ -23,8 +23,8 @@ struct Record {
   std::size_t size = 0;       // without the terminator
   std::uint32_t term_len = 0; // 0 (the last input's last record without one), 1 (LF or NUL), 2 (CR LF)
   // A multi-line record's first line, without its terminator (its key and time are read
-  // there); the whole record for other records.
-  std::size_t head_size = 0;
+  // there); size or more: the whole record (the default, for records made elsewhere).
+  std::size_t head_size = static_cast<std::size_t>(-1);
   // Lines that continue a multi-line record which was already handed out (the input paused
   // for longer than the multi-line timeout): they share that record's fate.
   bool continues = false;
@@ -34,7 +34,7 @@ struct Record {
   // The first line as a record of its own (the rest of the record follows it in memory, then
   // the padding), for extracting the key and time.
   Record head() const {
-    if (head_size == size) return *this;
+    if (head_size >= size) return *this;
     const std::uint32_t crlf = data[head_size] == '\r' ? 2 : 1;
     return Record{data, head_size, crlf, head_size, false};
   }

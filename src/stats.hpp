@@ -33,4 +33,8 @@ struct RunStats {
 
 std::string format_stats(const RunStats& s, StatsFormat format);
 
+// What a filter whose memory cap bound still keeps: "12.5s", "3000 keys", or "the whole
+// window" when the cap never made it drop a key inside the window.
+std::string cap_window(const tlbf::FilterStats& f);
+
 }  // namespace tlbf_dedup
