@@ -240,7 +240,7 @@ int run(Options o, int argc, const char* const* argv) {
   }
 
   // Step 3: the record loop.
-  RecordReader reader(o.files, o.null_terminated ? '\0' : '\n');
+  RecordReader reader(o.files, o.reader);
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.clock.window = config.span;  // the state file's (or Redis's) window when there is one

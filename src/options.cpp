@@ -146,12 +146,16 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
-      checkpoint, lock_timeout, max_future, jump, explain, redis_url, redis_fallback = "stop", redis_shards;
+      checkpoint, lock_timeout, max_future, jump, explain, redis_url, redis_fallback = "stop", redis_shards,
+      multiline_timeout, max_record;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
   app.add_option("-f,--format", format, "auto|lines|json (ndjson is json); auto: json when the first non-blank byte is '{'")->type_name("FMT");
   app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
+  app.add_option("--multiline", o.reader.multiline, "a record starts at a line matching this POSIX extended regex (\\d = [0-9]); other lines continue the record before; key and time from its first line")->type_name("RE");
+  app.add_option("--multiline-timeout", multiline_timeout, "with --multiline: judge an open record once the input has paused this long (default 1s)")->type_name("DUR");
+  app.add_option("--max-record", max_record, "a longer record is an input error (default 64M)")->type_name("SIZE");
   app.add_option("-k,--key", keys, "key: JSON path a.b.c or /a/b, or a field list 3 | 1,4 | 2-5 | 6-; repeatable (composite key); default: the whole record")
       ->type_name("SPEC")->allow_extra_args(false);
   app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
@@ -197,10 +201,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.get_option("--state-reset")->needs("--state");
   app.get_option("--lock-timeout")->needs("--state");
   // The state lives in Redis; the module keeps time windows, only inserts new keys and holds
-  // its own memory cap (TLBF.INFO shows it); --explain would insert into a shared filter.
-  for (const char* name : {"--state", "--window-count", "--refresh", "--explain", "--on-cap"}) app.get_option("--redis")->excludes(name);
+  // its own memory cap (TLBF.INFO shows it); --explain would insert into a shared filter;
+  // --multiline's late continuation lines follow a decision that Redis may not have given yet.
+  for (const char* name : {"--state", "--window-count", "--refresh", "--explain", "--on-cap", "--multiline"})
+    app.get_option("--redis")->excludes(name);
   app.get_option("--redis")->needs("--redis-key");
   for (const char* name : {"--redis-key", "--redis-fallback", "--redis-shards"}) app.get_option(name)->needs("--redis");
+  app.get_option("--multiline-timeout")->needs("--multiline");
 
   std::vector<std::string> args = expand_optional_values(argc, argv, defaults);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
@@ -224,6 +231,29 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   if (!f) throw UsageError("-f/--format '" + format + "': expected auto, lines or json");
   o.pipeline.format = *f;
   o.pipeline.extract.keys = keys;
+  o.reader.terminator = o.null_terminated ? '\0' : '\n';
+  if (given("--multiline")) {
+    if (o.pipeline.format == InputFormat::json)
+      throw UsageError("--multiline cannot be combined with -f json: a JSON record is one line (--multiline reads lines)");
+    try {
+      LineStartPattern check(o.reader.multiline);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--multiline '" + o.reader.multiline + "': " + e.what());
+    }
+    o.pipeline.format = InputFormat::lines;
+  }
+  if (given("--multiline-timeout")) {
+    auto d = parse_duration(multiline_timeout);
+    if (!d || *d < 0 || *d > 3600 * tlbf::kSecond)
+      throw UsageError("--multiline-timeout '" + multiline_timeout + "': expected a duration from 0 to 1h, such as 1s or 200ms");
+    o.reader.multiline_timeout_ms = static_cast<int>(*d / tlbf::kMillisecond);
+  }
+  if (given("--max-record")) {
+    auto m = parse_byte_size(max_record);
+    if (!m || *m == 0 || *m > (std::uint64_t{1} << 40))
+      throw UsageError("--max-record '" + max_record + "': expected a size from 1 byte to 1T, such as 64M");
+    o.reader.max_record = static_cast<std::size_t>(*m);
+  }
   if (given("--delimiter")) {
     if (delimiter == "\\t" || delimiter == "tab") delimiter = "\t";
     if (delimiter.size() != 1) throw UsageError("-d/--delimiter '" + delimiter + "': expected a single byte");

@@ -39,6 +39,8 @@ struct FilterOverrides {
 struct Options {
   std::vector<std::string> files;  // empty = stdin
   bool null_terminated = false;
+  // How records are framed: terminator (from -z), --multiline, --max-record.
+  ReaderConfig reader;
   // The record loop's settings, the extractor's among them (pipeline.extract); its
   // time_parser is built from the three time fields below.
   PipelineConfig pipeline;

@@ -12,7 +12,11 @@
 //    (UntimedInput) unless untimed input is allowed; what it wrote until then was decided as
 //    any untimed record is, so nothing is held back from a live stream.
 //  - Emitted records are written byte for byte as they were read (with --mark, plus the
-//    flag); records are never reordered.
+//    flag); records are never reordered. A multi-line record is judged by its first line and
+//    written or dropped whole; lines that continue it after it was judged (the input paused)
+//    follow its fate.
+//  - An input error (unreadable, corrupt or truncated compressed data, a record over
+//    --max-record) comes after every record before it was decided and written.
 //  - Output is flushed whenever the reader is about to wait for input, after each record
 //    with --line-buffered, before every state save, and at the end, so what has been
 //    decided is visible downstream before the program blocks.
@@ -261,16 +265,19 @@ void Pipeline::maybe_checkpoint(Writer& out) {
   if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
 }
 
-inline void Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup) {
+inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup) {
   if (cfg_.output.mark) {
     if (!cfg_.output.only_dups || dup) {
       write_marked(out, bytes, text_size, json, dup, mark_name_);
       ++stats_.emitted;
+      return true;
     }
   } else if (dup == cfg_.output.only_dups) {
     out.write(bytes);
     ++stats_.emitted;
+    return true;
   }
+  return false;
 }
 
 void Pipeline::write_undecided(Writer& out, const Record& rec, bool marked) {
@@ -326,11 +333,12 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
   const bool mark = cfg_.output.mark;
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
+  bool emitted = false;  // the record before was written (its late continuation lines follow it)
 
   // Steps 2 to 5 for one record whose format is known.
   auto judge = [&](const Record& rec) {
     // Step 2: key and time.
-    Extracted x = extractor_->extract(rec);
+    Extracted x = extractor_->extract(rec.head());
     if (x.status != ExtractStatus::ok) {
       const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
       const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
@@ -341,6 +349,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
         throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), record_number(in), what));
       }
       if (count++ == 0) warn_first(kind, what.c_str(), in);
+      emitted = !explain && cfg_.on_error == OnError::pass && !only_dups;
       if (explain) {
         explain_record(out, in, &x, "error");
         return;
@@ -371,12 +380,13 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     } else {
       bool dup = decider.is_duplicate(x.key, clock_);
       stats_.duplicates += dup;
+      emitted = false;
       if (explain) {
         static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                          {"dup", "dup late", "dup untimed", "dup future"}};
         explain_record(out, in, &x, kDecisions[dup][static_cast<int>(verdict)]);
       } else {
-        write_decided(out, rec.bytes(), rec.size, json_, dup);
+        emitted = write_decided(out, rec.bytes(), rec.size, json_, dup);
       }
       if (cfg_.line_buffered) out.flush();
       if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
@@ -412,8 +422,12 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
 
   Record rec;
   while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
-    ++stats_.records;
     stats_.bytes_in += rec.size + rec.term_len;
+    if (rec.continues) {  // --multiline: lines of a record judged when the input paused
+      if (emitted) out.write(rec.bytes());
+      continue;
+    }
+    ++stats_.records;
     if (in.input_number() != input_) {
       if (!blanks.empty()) judge_blanks();  // the previous input held only blank records
       input_ = in.input_number();
@@ -480,6 +494,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // still comes first, so that --stats shows what was read.
     untimed_failed = stats_.untimed && !timed_seen_ && !cfg_.clock.allow_untimed && !*stop;
     if (!untimed_failed) save_state(out);
+  } catch (const InputError&) {
+    // A damaged or unreadable input: what was decided before it goes out; the state is not
+    // saved, as for any error.
+    out.flush();
+    throw;
   } catch (const BrokenPipe&) {
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.

@@ -140,7 +140,8 @@ class Pipeline {
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
   // Step 5 for a record whose decision is `dup`.
-  void write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  // Writes a judged record as --mark/--only-dups say; true when it was written.
+  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup);
   // A record written whatever the filter says (blank, or passed with --on-error pass), behind
   // the records still waiting for their answers.
   void write_undecided(Writer& out, const Record& rec, bool marked);
