@@ -14,6 +14,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The 10-million-key burst of e2e.attack_burst checks false-positive rates, not memory
 # safety; a million keys take the same code paths at a tenth of the (sanitized) time.
 export TLBF_ATTACK_KEYS=${TLBF_ATTACK_KEYS:-1000000}
+# Tests that bound time or memory allow for the sanitizers' slower start-up and shadow memory.
+export TLBF_SANITIZED=1
 
 configure_and_build -DTLBF_SANITIZE=ON -DTLBF_BUILD_TESTS=ON -DTLBF_BUILD_BENCH=OFF
 cd "$BUILD_DIR"

@@ -77,7 +77,7 @@ std::optional<tlbf::Duration> parse_duration(std::string_view text) {
 }
 
 bool is_duration_too_long(std::string_view text) {
-  if (parse_duration(text)) return false;
+  if (auto d = parse_duration(text)) return *d > kLongestOptionDuration;
   // Well formed: digits (the whole part may itself overflow), an optional fraction, a unit.
   std::size_t i = 0;
   while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
@@ -88,7 +88,7 @@ bool is_duration_too_long(std::string_view text) {
 }
 
 std::string longest_duration() {
-  return std::to_string(std::numeric_limits<tlbf::Duration>::max() / (86400 * tlbf::kSecond)) + "d";
+  return format_duration(kLongestOptionDuration);
 }
 
 std::string format_duration(tlbf::Duration d) {

@@ -17,10 +17,13 @@ namespace tlbf_dedup {
 // ("1.5s"). The result is > 0 unless the text says 0.
 std::optional<tlbf::Duration> parse_duration(std::string_view text);
 
-// A duration well formed but longer than a Duration holds (about 292 years, printed as
-// "106751d"): what a message says instead of "not a duration".
+// The longest duration an option takes: 36500 days (100 years), so that a time plus a window,
+// or a hundred windows (the jump threshold), stays inside 64-bit nanoseconds.
+constexpr tlbf::Duration kLongestOptionDuration = 36500LL * 86400 * tlbf::kSecond;
+// A duration well formed but longer than kLongestOptionDuration (also one longer than a
+// Duration holds): what a message says instead of "not a duration".
 bool is_duration_too_long(std::string_view text);
-std::string longest_duration();
+std::string longest_duration();  // kLongestOptionDuration spelled: "36500d"
 
 // The shortest exact spelling parse_duration() reads back: "5m", "250ms", "1500us".
 std::string format_duration(tlbf::Duration d);

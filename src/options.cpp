@@ -106,10 +106,10 @@ constexpr double kMinErrorRate = 1e-12, kMaxErrorRate = 0.5;
 // A duration option's value: at least `minimum`, else a usage error naming the option, with
 // examples, or the longest duration when the value is well formed but too long.
 tlbf::Duration duration_option(const char* option, const std::string& text, tlbf::Duration minimum, const char* examples) {
-  auto d = parse_duration(text);
-  if (d && *d >= minimum) return *d;
   if (is_duration_too_long(text))
     throw UsageError(fmt::format("{} '{}': longer than the longest duration, {}", option, text, longest_duration()));
+  auto d = parse_duration(text);
+  if (d && *d >= minimum) return *d;
   throw UsageError(fmt::format("{} '{}': expected a duration{} such as {}", option, text, minimum > 0 ? " > 0" : "", examples));
 }
 

@@ -78,7 +78,11 @@ struct ClockPolicy {
   // Without, a run whose first kUntimedProbe records have no readable time stops.
   bool allow_untimed = false;
 
-  tlbf::Duration jump_threshold() const { return jump > 0 ? jump : std::max(kHour, 100 * window); }
+  tlbf::Duration jump_threshold() const {
+    if (jump > 0) return jump;
+    constexpr tlbf::Duration kLongest = std::numeric_limits<tlbf::Duration>::max();
+    return std::max(kHour, window > kLongest / 100 ? kLongest : 100 * window);  // saturates
+  }
 };
 
 // What the clock made of a record's time (for --explain; in this order there).

@@ -53,9 +53,14 @@ check "-e 1e-50: usage error" 2 "$?"
 echo a | "$T" -e 0.9 2> /dev/null > /dev/null
 check "-e 0.9: usage error" 2 "$?"
 set -e
-check "-w 1000000d: names the longest" 1 "$(grep -c "'1000000d': longer than the longest duration, 106751d" "$WORK/w.err")"
+check "-w 1000000d: names the longest" 1 "$(grep -c "'1000000d': longer than the longest duration, 36500d" "$WORK/w.err")"
 check "-e 1e-50: names the range" 1 "$(grep -c "'1e-50': expected a rate from 1e-12 to 0.5" "$WORK/e.err")"
-check "-w 106751d is accepted" "a" "$(echo a | "$T" -w 106751d)"
+check "-w 36500d is accepted" "a" "$(echo a | "$T" -w 36500d)"
+check "-w 36500d judges by event time without overflow" 2 "$(printf '1700000000 a\n1700000001 b\n1700000002 a\n' | "$T" -k 2 -t 1 -w 36500d | wc -l)"
+set +e
+echo a | "$T" -w 36501d 2> /dev/null > /dev/null
+check "-w 36501d: usage error" 2 "$?"
+set -e
 check "-e 1e-12 is accepted" "a" "$(echo a | "$T" -e 1e-12)"
 # A state saved at a small rate names it readably when another rate is asked for.
 echo a | "$T" -e 1e-11 --state "$WORK/s" > /dev/null

@@ -16,12 +16,15 @@ loads=0
 saved=0
 mid_save=0
 failures=0
+slowdown=$([ -n "${TLBF_SANITIZED:-}" ] && echo 4 || echo 1)
 for ((i = 1; i <= RUNS; i++)); do
   before=$(stat -c "%i %y" "$st" 2> /dev/null || true)
   "$D" -k 3 -t 1 -w 30s -c 20000 --state "$st" --checkpoint 10ms "$WORK/in.txt" > /dev/null 2> "$WORK/run.err" &
   pid=$!
-  # 20 to 400 ms: past start-up and the load (slower under sanitizers), into the checkpoints.
-  sleep "$(printf '0.%03d' $((RANDOM % 381 + 20)))"
+  # 20 to 400 ms: past start-up and the load, into the checkpoints; four times that under
+  # sanitizers, whose start-up and load alone can take longer than 400 ms.
+  delay_ms=$(( (RANDOM % 381 + 20) * slowdown ))
+  sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -9 "$pid" 2> /dev/null || true
   wait "$pid" 2> /dev/null || true
   compgen -G "$st.tmp.*" > /dev/null && mid_save=$((mid_save + 1))
