@@ -10,6 +10,7 @@ _tlbf_dedup() {
     -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
     --missing) COMPREPLY=($(compgen -W "error null" -- "$cur")); return ;;
+    --mask) COMPREPLY=($(compgen -W "numbers hex uuid ip quoted numbers,hex,uuid,ip,quoted" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
     -w|--window|--checkpoint|--lock-timeout) COMPREPLY=($(compgen -W "250ms 1s 30s 1m 5m 1h 1d" -- "$cur")); return ;;
     --max-memory) COMPREPLY=($(compgen -W "64M 256M 512M 1G 2G" -- "$cur")); return ;;
@@ -20,7 +21,7 @@ _tlbf_dedup() {
     COMPREPLY=($(compgen -W "--stats=text --stats=json" -- "$cur")); return
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--format --null --key --delimiter --key-regex --missing --ignore-case --time --time-format
+    COMPREPLY=($(compgen -W "--format --null --key --delimiter --key-regex --missing --ignore-case --mask --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
       --line-buffered --on-error --stats --explain --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))

@@ -11,6 +11,7 @@ $c -s k -l key -x -d 'Key: JSON path or field list; repeatable'
 $c -s d -l delimiter -x -d 'Lines: field separator, one byte'
 $c -l key-regex -x -d 'Lines: the key is capture group 1 of this regex'
 $c -s i -l ignore-case -d 'Compare keys with ASCII letters case-folded'
+$c -l mask -x -a 'numbers hex uuid ip quoted numbers,hex,uuid,ip,quoted' -d 'Replace variable parts of the key by placeholders'
 $c -s t -l time -x -d "Where the record's time is: JSON path or field list"
 $c -l time-format -x -a 'auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime' -d 'Format of the time field'
 $c -l year -x -d 'Year for timestamps without one'

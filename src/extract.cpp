@@ -6,6 +6,9 @@
 //    concatenation (composite keys are length-prefixed per part; inside one part, fields
 //    are joined with the delimiter, which a field cannot contain).
 //  - Lines are split once, left to right, and only up to the last field any option needs.
+//  - --mask rewrites each key part (a field group, the regex match, the whole line) before
+//    parts are joined and before -i folds them; without --mask a key is exactly the bytes
+//    it was before masks existed, and extraction takes one extra, always-false branch.
 #include "extract.hpp"
 
 #include <cstring>
@@ -104,7 +107,7 @@ class LineExtractor final : public Extractor {
  public:
   LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
       : splitter_(cfg.delimiter), sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
-        ignore_case_(cfg.ignore_case), time_parser_(std::move(time_parser)) {
+        ignore_case_(cfg.ignore_case), mask_(cfg.mask), time_parser_(std::move(time_parser)) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
     if (!cfg.key_regex.empty()) {
       if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
@@ -171,11 +174,12 @@ class LineExtractor final : public Extractor {
         key = parts_[0].value();
       } else {
         composite_.clear();
-        for (auto& p : parts_) append_key_part(composite_, p.value(), ignore_case_);
+        for (auto& p : parts_) append_key_part(composite_, masked(p.value()), ignore_case_);
         key = composite_;
         joined = true;
       }
     }
+    if (!joined) key = masked(key);
     if (ignore_case_ && !joined) {
       ascii_fold(key, folded_);
       key = folded_;
@@ -203,6 +207,7 @@ class LineExtractor final : public Extractor {
       out.absent_part = 1;
       return out;
     }
+    key = masked(key);
     if (ignore_case_) {
       ascii_fold(key, folded_);
       key = folded_;
@@ -211,9 +216,16 @@ class LineExtractor final : public Extractor {
     return out;
   }
 
+  // A key part with --mask applied (in `masked_`, valid until the next call), or the part
+  // itself without --mask: a run without masks takes the branch and nothing else.
+  std::string_view masked(std::string_view part) {
+    return mask_.masks_anything() ? mask_.apply(part, masked_) : part;
+  }
+
   FieldSplitter splitter_;
   char sep_;
   bool ignore_case_;
+  KeyMask mask_;
   TimeParser time_parser_;
   std::vector<FieldCollector> parts_;
   FieldCollector time_{*FieldList::parse("1"), {}, {}, 0};
@@ -223,6 +235,7 @@ class LineExtractor final : public Extractor {
   std::unique_ptr<RegexKey> regex_;
   std::string composite_;
   std::string folded_;
+  std::string masked_;
 };
 
 }  // namespace

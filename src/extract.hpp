@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "key_mask.hpp"
 #include "record_reader.hpp"
 #include "timestamp.hpp"
 #include "tlbf/types.hpp"
@@ -48,6 +49,9 @@ struct ExtractConfig {
   bool ignore_case = false;       // -i
   std::string time;               // -t; empty = no record time
   MissingMember missing = MissingMember::error;  // --missing
+  // --mask: applied to each key part before parts are joined or case-folded; for JSON to
+  // string values only (key_mask.hpp).
+  KeyMask mask;
 };
 
 // Why a record has no key, for warnings: names the -k part that was absent.

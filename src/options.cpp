@@ -110,7 +110,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", missing = "error", stats, max_memory, year, checkpoint, lock_timeout,
-      max_future, jump, explain;
+      max_future, jump, explain, mask;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -122,6 +122,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_option("--key-regex", o.pipeline.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
   app.add_option("--missing", missing, "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a record with no part present stays keyless)")->type_name("WHAT");
   app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
+  app.add_option("--mask", mask, "replace variable parts of the key (not of the output) by placeholders: a comma list of numbers (<N>), hex (<HEX>), uuid (<UUID>), ip (<IP>), quoted ('<Q>'); JSON: in string values")->type_name("LIST");
   app.add_option("-t,--time", o.pipeline.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
   app.add_option("--year", year, "year of each file's first timestamp without one (syslog, patterns without %Y); later ones roll over at New Year; default: from the file's modification time, else the current date")->type_name("N");
@@ -186,6 +187,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
   if (missing == "null") o.pipeline.extract.missing = MissingMember::null;
   else if (missing != "error") throw UsageError("--missing '" + missing + "': expected error or null");
+  if (given("--mask")) {
+    std::string err;
+    auto m = KeyMask::parse(mask, &err);
+    if (!m) throw UsageError("--mask '" + mask + "': " + err + "; expected a comma list of numbers, hex, uuid, ip, quoted");
+    o.pipeline.extract.mask = *m;
+  }
   if (o.pipeline.extract.missing == MissingMember::null && keys.size() < 2)
     throw UsageError("--missing null has no effect without two or more -k (a record with no key part present has no key)");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
