@@ -54,6 +54,11 @@ struct ExtractConfig {
   KeyMask mask;
 };
 
+// A key as a person reads it (--explain, --top): its parts (a composite key's
+// length-prefixed parts, see append_key_part) as a JSON array of strings, so that blanks and
+// binary bytes stay visible. A key cut short shows the parts that are there.
+std::string describe_key_parts(std::string_view key, bool composite);
+
 // Why a record has no key, for warnings: names the -k part that was absent.
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x);
 

@@ -110,7 +110,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", missing = "error", stats, max_memory, year, checkpoint, lock_timeout,
-      max_future, jump, explain, mask;
+      max_future, jump, explain, mask, top;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -141,6 +141,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
   app.add_option("--on-error", on_error, "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)")->type_name("ACTION");
   app.add_option("--stats", stats, "summary on stderr at exit: text (default) | json")->type_name("[=FMT]");
+  app.add_option("--top", top, "at exit, the N keys with the most duplicates and their counts (bounded memory, stated error bound) on stderr, or in --stats=json")->type_name("N");
   app.add_option("--explain", explain, "instead of the records, print for the first N (default 20): file:record, key parts, time text, time, clock, decision")->type_name("[=N]");
   app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
@@ -304,6 +305,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
     if (stats == "text") o.stats = StatsFormat::text;
     else if (stats == "json") o.stats = StatsFormat::json;
     else throw UsageError("--stats='" + stats + "': expected text or json");
+  }
+
+  if (given("--top")) {
+    auto n = parse_number<std::size_t>(top);
+    if (!n || *n == 0 || *n > TopKeys::kMaxTop || top[0] == '-')
+      throw UsageError("--top '" + top + "': expected a whole number from 1 to " + std::to_string(TopKeys::kMaxTop));
+    o.pipeline.top = *n;
   }
 
   if (given("--explain")) {

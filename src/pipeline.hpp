@@ -17,6 +17,7 @@
 #include "stats.hpp"
 #include "timestamp.hpp"
 #include "tlbf/filter.hpp"
+#include "top_keys.hpp"
 #include "writer.hpp"
 
 namespace tlbf_dedup {
@@ -87,6 +88,8 @@ struct PipelineConfig {
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
   std::uint64_t explain = 0;
+  // --top: report the `top` keys with the most duplicates (top_keys.hpp); 0: off.
+  std::size_t top = 0;
 };
 
 class Pipeline {
@@ -136,6 +139,7 @@ class Pipeline {
   bool json_ = false;
   std::string mark_name_;
   RunStats stats_;
+  std::unique_ptr<TopKeys> top_;  // with --top only
   std::int64_t last_checkpoint_ns_ = 0;
 };
 

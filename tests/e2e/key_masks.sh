@@ -43,11 +43,7 @@ check "JSON: masked string values, unmasked numbers" "$(sed -n '1p;3p;4p' "$WORK
 
 # Bad lists: exit 2, the option and the bad name named, nothing written.
 for bad in 'numbers,ipv4' 'numbers,' ''; do
-  status=0
-  "$D" --mask "$bad" "$WORK/users.log" > "$WORK/bad.out" 2> "$WORK/bad.err" || status=$?
-  check "--mask '$bad': usage error" 2 "$status"
-  check "--mask '$bad': the message names the option" 1 "$(grep -c -- "--mask '$bad'" "$WORK/bad.err")"
-  check "--mask '$bad': nothing written" 0 "$(wc -c < "$WORK/bad.out")"
+  check_usage_error "--mask '$bad'" "--mask '$bad'" "$D" --mask "$bad" "$WORK/users.log"
 done
 
 # State files record the masks: a run without --mask inherits them, other masks are refused,
