@@ -195,7 +195,7 @@ class InterleavedBlockedGebf final : public PrototypeBase {
   // Fills the key's 512-bit mask (the library's blocked probe positions); returns its block.
   std::uint64_t key_mask(KeyHash h, std::uint64_t* mask) const {
     tlbf::detail::Probe probes[tlbf::kGebfMaxK];
-    tlbf::detail::gebf_probes(h, k_, blocks_ * tlbf::kGebfBlockBits, true, probes);
+    tlbf::detail::gebf_probes(h, k_, blocks_ * tlbf::kGebfBlockBits, true, tlbf::detail::ProbeScheme::multiply, probes);
     std::fill_n(mask, 8, 0);
     const std::uint64_t base = tlbf::reduce(h.hi, blocks_) * 8;  // as gebf_probes() picks the block
     for (std::uint32_t i = 0; i < k_; ++i) mask[probes[i].word - base] |= probes[i].mask;

@@ -9,6 +9,7 @@ _tlbf_dedup() {
     -f|--format) COMPREPLY=($(compgen -W "auto lines json ndjson" -- "$cur")); return ;;
     -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
+    --on-cap) COMPREPLY=($(compgen -W "warn fail" -- "$cur")); return ;;
     --missing) COMPREPLY=($(compgen -W "error null" -- "$cur")); return ;;
     --mask) COMPREPLY=($(compgen -W "numbers hex uuid ip quoted numbers,hex,uuid,ip,quoted" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
@@ -23,7 +24,7 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --key --delimiter --key-regex --missing --ignore-case --mask --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --stats --top --explain --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
+      --line-buffered --on-error --on-cap --stats --top --explain --progress --state --state-reset --checkpoint --lock-timeout --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return
   fi

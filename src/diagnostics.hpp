@@ -15,6 +15,7 @@ enum class WarningKind {
   malformed_record,  // not a readable JSON object
   missing_key,       // no key at the key spec
   untimed,           // -t given, but no readable time
+  memory_cap,        // the filter dropped keys inside the window to stay under --max-memory
   future_time,       // a record time beyond --max-future ahead of the wall clock
   jump_forward,      // consecutive record times further apart than the jump threshold
   jump_back,

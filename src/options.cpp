@@ -109,8 +109,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.get_formatter()->column_width(32);
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
-  std::string delimiter, mark, on_error = "pass", missing = "error", stats, max_memory, year, checkpoint, lock_timeout,
-      max_future, jump, explain, mask, top;
+  std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
+      checkpoint, lock_timeout, max_future, jump, explain, mask, top;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -134,7 +134,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_option("-e,--error-rate", error_rate, "target false-positive rate (default 1e-5)")->type_name("P");
   app.add_option("-c,--capacity", capacity, "expected distinct keys per window, for initial sizing (default 100000)")->type_name("N");
   app.add_option("-a,--algorithm", algorithm, "tlbf (default with -w) | apbf (default with -n) | gebf | exact")->type_name("NAME");
-  app.add_option("--max-memory", max_memory, "bound on the filter's memory: 512M, 2G (default 1G)")->type_name("SIZE");
+  app.add_option("--max-memory", max_memory, "bound on the filter's memory: 512M, 2G (default 1G); when it binds the window shrinks, never the error rate")->type_name("SIZE");
+  app.add_option("--on-cap", on_cap, "when --max-memory makes the filter drop keys inside the window: warn (default: at once and at exit) | fail (exit status 1)")->type_name("ACTION");
   app.add_flag("--refresh", "a duplicate renews its key (sliding window); default: the window runs from the last emitted copy");
   app.add_option("--mark", mark, "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME default dup)")->type_name("[=NAME]");
   app.add_flag("--only-dups", o.pipeline.output.only_dups, "emit only the duplicates");
@@ -301,6 +302,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   else if (on_error == "drop") o.pipeline.on_error = OnError::drop;
   else if (on_error == "fail") o.pipeline.on_error = OnError::fail;
   else throw UsageError("--on-error '" + on_error + "': expected pass, drop or fail");
+  if (on_cap == "warn") o.pipeline.on_cap = OnCap::warn;
+  else if (on_cap == "fail") o.pipeline.on_cap = OnCap::fail;
+  else throw UsageError("--on-cap '" + on_cap + "': expected warn or fail");
   if (given("--stats")) {
     if (stats == "text") o.stats = StatsFormat::text;
     else if (stats == "json") o.stats = StatsFormat::json;

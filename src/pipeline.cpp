@@ -21,6 +21,11 @@
 //    first occurrence at once, the total at the end).
 //  - Nothing here prints or reads a clock: warnings and the summary go to the Diagnostics,
 //    and every time comes from the Clock the caller passed in.
+//  - The record whose insert made the memory cap bind (the filter dropped keys still inside
+//    the window, WindowFilter::cap_binds()) is the moment the user hears of it: a warning
+//    naming the window the filter still keeps, or with --on-cap fail the end of the run
+//    (exit 1) after that record is written. The check is one load per record; the filter's
+//    statistics, which may cost a pass over it, are read only then and at the end.
 #include "pipeline.hpp"
 
 #include <algorithm>
@@ -193,6 +198,28 @@ void Pipeline::warn_totals() {
   if (stats_.date_only > 1)
     diagnostics_->warning(Warning{WarningKind::date_only, "", 0, stats_.date_only,
                                   fmt::format("{} record time(s) were dates without a time of day", stats_.date_only)});
+  if (filter_->cap_binds() > 0)
+    diagnostics_->warning(Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
+                                  fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
+                                              "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
+                                              "they expired; older duplicates may have passed)",
+                                              filter_->cap_binds(), cap_window(stats_.filter),
+                                              stats_.filter.cap_evictions)});
+}
+
+void Pipeline::cap_bound(const RecordReader& in, Writer& out) {
+  cap_reported_ = true;
+  const std::string kept = cap_window(filter_->stats(clock_));
+  if (cfg_.on_cap == OnCap::fail) {
+    out.flush();
+    throw CapError(fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
+                               "shrink the window to {} (--on-cap fail)",
+                               in.current_name(), in.record_in_input(), kept));
+  }
+  warn_at(WarningKind::memory_cap, in,
+          fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
+                      "duplicates may pass, no unique record is lost to the cap (see the summary at exit)",
+                      kept));
 }
 
 void Pipeline::save_state(Writer& out) {
@@ -286,6 +313,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       ++stats_.emitted;
     }
     if (cfg_.line_buffered) out.flush();
+    if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
 
     // Step 6: bookkeeping that runs only every few thousand records.
     if ((stats_.records & 4095) == 0) {

@@ -28,8 +28,17 @@ enum class InputFormat { auto_detect, lines, json };
 // What happens to a record whose key cannot be extracted.
 enum class OnError { pass, drop, fail };
 
+// What happens when the memory cap makes the filter give up window length.
+enum class OnCap { warn, fail };
+
 // --on-error fail met a record whose key could not be extracted; the message says which.
 class RecordError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// --on-cap fail: the memory cap bound; the message says at which record and what was lost.
+class CapError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -85,6 +94,7 @@ struct PipelineConfig {
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
+  OnCap on_cap = OnCap::warn;
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
   std::uint64_t explain = 0;
@@ -100,7 +110,7 @@ class Pipeline {
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
+  // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_; }
@@ -119,6 +129,7 @@ class Pipeline {
   void warn_first(WarningKind kind, const char* what, const RecordReader& in);
   void warn_at(WarningKind kind, const RecordReader& in, std::string what);
   void warn_totals();
+  void cap_bound(const RecordReader& in, Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
 
@@ -137,6 +148,7 @@ class Pipeline {
   StateHooks hooks_;
   std::unique_ptr<Extractor> extractor_;
   bool json_ = false;
+  bool cap_reported_ = false;  // the memory cap's first bind was reported
   std::string mark_name_;
   RunStats stats_;
   std::unique_ptr<TopKeys> top_;  // with --top only

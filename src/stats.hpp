@@ -54,4 +54,8 @@ std::string format_stats(const RunStats& s, StatsFormat format);
 // without --stats); empty without --top.
 std::string format_top(const TopReport& top);
 
+// What a filter whose memory cap bound still keeps: "12.5s", "3000 keys", or "the whole
+// window" when the cap never made it drop a key inside the window.
+std::string cap_window(const tlbf::FilterStats& f);
+
 }  // namespace tlbf_dedup

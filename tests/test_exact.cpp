@@ -195,7 +195,8 @@ TEST_SUITE("exact") {
       tlbf::ByteReader r(std::string_view(full).substr(0, cut));
       CHECK_THROWS_AS(tlbf::ExactWindow::load(r), tlbf::state_error);
     }
-    // Header layout: version(1) span(8) count(8) latest(8) inserted(8) n(8), then (fp, stamp).
+    // Header layout: version(1) span(8) count(8) cap(8) peak(8) evictions(8) shortest window(8)
+    // latest(8) inserted(8) n(8), then (fp, stamp).
     auto load = [](std::string s) {
       tlbf::ByteReader r(s);
       return tlbf::ExactWindow::load(r);
@@ -207,14 +208,68 @@ TEST_SUITE("exact") {
     bad[9] = 1;  // both a span and a count
     CHECK_THROWS_AS(load(bad), tlbf::state_error);
     bad = full;
-    std::copy(full.begin() + 41, full.begin() + 49, bad.begin() + 57);  // duplicate fingerprint
+    std::copy(full.begin() + 73, full.begin() + 81, bad.begin() + 89);  // duplicate fingerprint
     CHECK_THROWS_AS(load(bad), tlbf::state_error);
     bad = full;
-    std::copy(full.begin() + 81, full.begin() + 89, bad.begin() + 49);  // stamps out of order
+    std::copy(full.begin() + 113, full.begin() + 121, bad.begin() + 81);  // stamps out of order
     CHECK_THROWS_AS(load(bad), tlbf::state_error);
     bad = full;
-    bad[33] = static_cast<char>(0xFF);  // entry count beyond the payload
+    bad[65] = static_cast<char>(0xFF);  // entry count beyond the payload
     CHECK_THROWS_AS(load(bad), tlbf::state_error);
+    bad = full;
+    bad[17] = 0;  // a cap below the minimum
+    bad[18] = 0;
+    bad[19] = 0;
+    bad[20] = 0;
+    CHECK_THROWS_AS(load(bad), tlbf::state_error);
+  }
+
+  TEST_CASE("a format 1 state (no cap) still loads, with the default cap") {
+    // Format 1: version(1) span(8) count(8) latest(8) inserted(8) n(8), then (fp, stamp).
+    tlbf::ByteWriter w;
+    w.u8(1);
+    w.i64(1000);
+    w.u64(0);
+    w.i64(60);
+    w.u64(3);
+    w.u64(2);
+    w.u64(key(1).lo);
+    w.i64(10);
+    w.u64(key(2).lo);
+    w.i64(60);
+    tlbf::ByteReader r(w.data());
+    auto f = tlbf::ExactWindow::load(r);
+    CHECK(r.at_end());
+    CHECK(f->may_contain(key(1), 1009));
+    CHECK_FALSE(f->may_contain(key(1), 1010));
+    CHECK(f->may_contain(key(2), 1059));
+    CHECK_FALSE(f->may_contain(key(3), 60));
+    CHECK_FALSE(f->stats(60).memory_capped);
+  }
+
+  TEST_CASE("under the memory cap the oldest keys go first: the newest keys that fit are all kept") {
+    for (bool count : {false, true}) {
+      CAPTURE(count);
+      tlbf::FilterConfig c = count ? count_cfg(1000000) : time_cfg(1000000);
+      c.max_memory_bytes = 64 * 1024;
+      tlbf::ExactWindow f(c);
+      std::uint64_t first_bind = 0;
+      for (std::uint64_t i = 1; i <= 100000; ++i) {
+        f.insert(key(i), static_cast<tlbf::Time>(i));
+        if (first_bind == 0 && f.cap_binds() > 0) first_bind = i;
+        if (i % 1000 == 0) REQUIRE(f.stats(static_cast<tlbf::Time>(i)).peak_bits_allocated <= 64 * 1024 * 8);
+      }
+      const tlbf::FilterStats s = f.stats(100000);
+      CHECK(first_bind > 0);
+      CHECK(s.memory_capped);
+      CHECK(s.cap_evictions == f.cap_binds());
+      const std::uint64_t kept = count ? s.effective_count : static_cast<std::uint64_t>(s.effective_span);
+      CAPTURE(kept);
+      CHECK(kept > 1000);   // 64 KiB at most 48 bytes per key
+      CHECK(kept < 4096);   // and at least 16
+      for (std::uint64_t i = 100000 - kept + 1; i <= 100000; ++i) REQUIRE(f.may_contain(key(i), 100000));
+      CHECK_FALSE(f.may_contain(key(1), 100000));  // evicted, though inside the configured window
+    }
   }
 
   TEST_CASE("invalid parameters name the parameter") {

@@ -223,6 +223,43 @@ TEST_SUITE("pipeline") {
     CHECK(r.diagnostics.summaries[0].malformed == 2);
   }
 
+  TEST_CASE("a binding memory cap is warned about at the record that made it bind, and totalled at the end") {
+    // 20,000 distinct keys, one per millisecond, against an exact filter capped at 64 KiB
+    // (about 1,500 keys): the cap binds long before the 60 s window is full.
+    std::string in;
+    for (int i = 0; i < 20000; ++i) in += std::to_string(i / 1000.0) + " k" + std::to_string(i) + "\n";
+    tlbf::FilterConfig fc = exact(60 * kS);
+    fc.max_memory_bytes = 64 * 1024;
+    Run r = run(in, keyed("2", "1"), fc);
+    CHECK(r.stats.emitted == 20000);  // the cap gives up window length, never a unique record
+    const std::vector<Warning>& w = r.diagnostics.warnings;
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].kind == WarningKind::memory_cap);
+    CHECK(w[0].record > 1000);
+    CHECK(w[0].record < 5000);
+    CHECK(w[0].message.find("record " + std::to_string(w[0].record) + ": the memory cap (--max-memory) bound: the filter now keeps the last ") !=
+          std::string::npos);
+    CHECK(w[0].message.find("s of the window; older duplicates may pass, no unique record is lost") != std::string::npos);
+    CHECK(w[1].kind == WarningKind::memory_cap);
+    CHECK(w[1].record == 0);
+    CHECK(w[1].count == 20000 - w[0].record + 1);  // every later new key evicted one
+    REQUIRE(r.diagnostics.summaries.size() == 1);
+    CHECK(r.diagnostics.summaries[0].filter.memory_capped);
+    CHECK(r.diagnostics.summaries[0].filter.peak_bits_allocated <= 64 * 1024 * 8);
+  }
+
+  TEST_CASE("--on-cap fail stops the run at the record that made the cap bind, after writing it") {
+    std::string in;
+    for (int i = 0; i < 20000; ++i) in += std::to_string(i) + " k" + std::to_string(i) + "\n";
+    tlbf::FilterConfig fc = exact(0);
+    fc.span = 0;
+    fc.window_count = 100000;
+    fc.max_memory_bytes = 64 * 1024;
+    PipelineConfig c = keyed("2", "1");
+    c.on_cap = OnCap::fail;
+    CHECK_THROWS_WITH_AS(run(in, c, fc), doctest::Contains("keys (--on-cap fail)"), CapError);
+  }
+
   TEST_CASE("a clean run warns nothing and still reports its summary") {
     Run r = run("1 a\n2 b\n", keyed("2", "1"), exact(5 * kS));
     CHECK(r.diagnostics.warnings.empty());

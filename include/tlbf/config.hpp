@@ -33,8 +33,10 @@ struct FilterConfig {
   std::optional<std::uint32_t> l;
   std::uint32_t max_kl = 64;       // bound on k + l when choosing (queries scan the slices)
 
-  // GEBF: segments beyond the guard (r), and the one-cache-line-per-segment variant.
-  std::uint32_t gebf_r = 8;
+  // GEBF: segments beyond the guard (r), and the one-cache-line-per-segment variant. 0 picks
+  // the window's default (gebf_r_for()): the paper's r = 8 for a count window, r = 20 for a
+  // time window, whose keys are reported at most span/r beyond the span.
+  std::uint32_t gebf_r = 0;
   bool gebf_blocked = false;
   double gebf_bits_per_key = 0;    // count window: memory budget per live key; 0 = from error_rate
 
@@ -46,6 +48,15 @@ struct FilterConfig {
 
   bool is_time_window() const { return span > 0; }
 };
+
+inline constexpr std::uint32_t kGebfCountDefaultR = 8;
+inline constexpr std::uint32_t kGebfTimeDefaultR = 20;
+
+// The r a GEBF is built with: cfg.gebf_r, or the window's default when it is 0.
+inline std::uint32_t gebf_r_for(const FilterConfig& cfg) {
+  if (cfg.gebf_r != 0) return cfg.gebf_r;
+  return cfg.is_time_window() ? kGebfTimeDefaultR : kGebfCountDefaultR;
+}
 
 inline std::string_view algorithm_name(Algorithm a) {
   switch (a) {

@@ -22,6 +22,15 @@
 // compare): the table runs from load 1/2 after a rebuild to 4/5 (linear probing at 7/8
 // doubled the instructions per lookup), the FIFO grows by half and runs full, so memory is
 // about 16/load + 16/fill bytes per live key instead of doubling at each power of two.
+//
+// Memory cap (max_memory_bytes): table and FIFO together, counting the moment a rebuild holds
+// the old and the new arrays, never exceed it. A growth that would pass it evicts the oldest
+// FIFO records instead (a record that is not its key's current stamp goes for free), so
+// under the cap the filter keeps the most recent keys that fit: it gives up window length,
+// never answers wrongly about a key it holds. Each key evicted while still inside the window
+// is a cap bind (cap_binds(), cap_evictions); the keys stamped after it are all kept, so the
+// window has effectively shrunk to its age (effective_span / effective_count in stats: the
+// smallest since creation).
 #pragma once
 
 #include <algorithm>
@@ -47,6 +56,9 @@ class ExactWindow final : public WindowFilter {
     window_count_ = cfg.window_count;
     if (window_count_ > kMaxWindowCount)
       throw invalid_parameter("window_count", parameter_value(window_count_), "is too large");
+    check_max_memory(cfg.max_memory_bytes);
+    cap_bytes_ = std::max(cfg.max_memory_bytes, kMinBytes);
+    shortest_window_ = window();
     start_empty();
   }
 
@@ -70,7 +82,7 @@ class ExactWindow final : public WindowFilter {
     sweep();
     put(h.lo, stamp);
     push(Record{stamp, h.lo});
-    if (fifo_size_ > 2 * size() + kMinFifo) compact_fifo();
+    if (fifo_size_ > 2 * size() + kMinFifo && fits(compaction_bytes())) compact_fifo();
   }
   bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
   void accept(FilterVisitor& v) override { v.visit(*this); }
@@ -85,9 +97,15 @@ class ExactWindow final : public WindowFilter {
       if (keys_[i] != 0 && live(stamps_[i], t)) ++n;
     if (has_zero_ && live(zero_stamp_, t)) ++n;
     s.live_keys = n;
-    s.bits_allocated = 8 * (keys_.capacity() * sizeof(std::uint64_t) + stamps_.capacity() * sizeof(Time) +
-                            fifo_.capacity() * sizeof(Record));
+    s.bits_allocated = 8 * held_bytes();
+    s.peak_bits_allocated = 8 * peak_bytes_;
     s.bits_per_live_key = n ? static_cast<double>(s.bits_allocated) / static_cast<double>(n) : 0.0;
+    s.cap_evictions = cap_evictions_;
+    s.memory_capped = cap_evictions_ > 0;
+    if (cap_evictions_ > 0) {
+      if (is_count()) s.effective_count = static_cast<std::uint64_t>(shortest_window_);
+      else s.effective_span = shortest_window_;
+    }
     return s;
   }
 
@@ -104,24 +122,39 @@ class ExactWindow final : public WindowFilter {
     Time stamp = 0;
     std::uint64_t fp = 0;
   };
-  static constexpr std::uint8_t kFormat = 1;
+  static constexpr std::uint8_t kFormat = 2;  // 2: the cap and its statistics
   static constexpr std::size_t kMinSlots = 16;
   static constexpr std::size_t kMinFifo = 16;
+  // Below this the minimum table and FIFO (and one rebuild of them) could not fit.
+  static constexpr std::uint64_t kMinBytes = 4 * 16 * (kMinSlots + kMinFifo);
   static constexpr std::uint64_t kMaxWindowCount = std::uint64_t{1} << 62;
 
   friend struct SavedForm;
   ExactWindow() = default;
 
-  // The saved form: a format byte, the window, the clock, then the live entries in stamp
-  // order (fingerprint, stamp), from which loading rebuilds the table and the FIFO.
+  // The saved form: a format byte, the window, (format 2) the cap and its statistics, the
+  // clock, then the live entries in stamp order (fingerprint, stamp), from which loading
+  // rebuilds the table and the FIFO. Format 1 had no cap: it loads with the default one.
   template <class Self, class Archive>
   static void visit_fields(Self& f, Archive& ar) {
-    ar.version(kFormat, "state: exact: unknown format version");
+    std::uint8_t format = kFormat;
+    ar.u8(format);
+    if (format != kFormat && format != 1) throw state_error("state: exact: unknown format version");
     ar.i64(f.span_);
     ar.u64(f.window_count_);
+    if (format >= 2) {
+      ar.u64(f.cap_bytes_, f.peak_bytes_, f.cap_evictions_);
+      ar.i64(f.shortest_window_);
+    }
     if constexpr (Archive::loading) {
       if (f.span_ < 0 || (f.span_ > 0) == (f.window_count_ > 0) || f.window_count_ > kMaxWindowCount)
         throw state_error("state: exact: bad window");
+      if (format == 1) {
+        f.cap_bytes_ = FilterConfig{}.max_memory_bytes;
+        f.shortest_window_ = f.window();
+      }
+      if (f.cap_bytes_ < kMinBytes || f.shortest_window_ <= 0 || f.shortest_window_ > f.window())
+        throw state_error("state: exact: bad cap");
       f.start_empty();
     }
     ar.i64(f.latest_);
@@ -149,6 +182,7 @@ class ExactWindow final : public WindowFilter {
         f.push(r);
       }
     }
+    if constexpr (Archive::loading) f.peak_bytes_ = std::max(f.peak_bytes_, f.held_bytes());
   }
 
   // An empty table and FIFO, and the clock before any insert.
@@ -156,9 +190,42 @@ class ExactWindow final : public WindowFilter {
     latest_ = is_count() ? 0 : std::numeric_limits<Time>::min();
     rehash(kMinSlots);
     fifo_.assign(kMinFifo, Record{});
+    fifo_head_ = fifo_size_ = 0;
+    peak_bytes_ = std::max(peak_bytes_, held_bytes());
   }
 
   bool is_count() const { return window_count_ > 0; }
+  // The window in stamp units.
+  Time window() const { return is_count() ? static_cast<Time>(window_count_) : span_; }
+
+  // Bytes of the table and the FIFO as allocated.
+  std::uint64_t held_bytes() const {
+    return keys_.size() * (sizeof(std::uint64_t) + sizeof(Time)) + fifo_.size() * sizeof(Record);
+  }
+  // Whether holding `extra` more bytes for a moment (a rebuild's new arrays) stays within the cap.
+  bool fits(std::uint64_t extra) const { return held_bytes() + extra <= cap_bytes_; }
+  std::uint64_t compaction_bytes() const {
+    const std::uint64_t n = size();
+    return sizeof(Record) * (n + std::max<std::uint64_t>(kMinFifo, n + n / 2)) + 16 * slots_for(n);
+  }
+  void note_peak(std::uint64_t extra) { peak_bytes_ = std::max(peak_bytes_, held_bytes() + extra); }
+
+  // Under the cap: drops the oldest FIFO record, and its key when the record is the key's
+  // current stamp and still inside the window (window given up, counted). False when empty.
+  bool evict_oldest() {
+    if (fifo_size_ == 0) return false;
+    const Record r = fifo_[fifo_head_];
+    fifo_head_ = fifo_at(1);
+    --fifo_size_;
+    const std::uint64_t before = size();
+    erase_if_stamp(r.fp, r.stamp);
+    if (size() < before && live(r.stamp, latest_)) {
+      ++cap_evictions_;
+      shortest_window_ = std::min(shortest_window_, latest_ - r.stamp);
+      note_cap_bound();
+    }
+    return true;
+  }
   // The age is taken in unsigned arithmetic: stamps from a damaged state file may lie anywhere
   // in the int64 range, and a signed difference could overflow.
   bool live(Time stamp, Time t) const {
@@ -190,7 +257,14 @@ class ExactWindow final : public WindowFilter {
       zero_stamp_ = stamp;
       return;
     }
-    if (5 * (used_ + 1) > 4 * keys_.size()) rehash(slots_for(used_ + 1));
+    // A new key beyond load 4/5 rebuilds the table, or under the cap makes room by eviction.
+    while (5 * (used_ + 1) > 4 * keys_.size() && find(fp) == nullptr) {
+      if (fits(16 * slots_for(used_ + 1))) {
+        rehash(slots_for(used_ + 1));
+      } else if (!evict_oldest()) {
+        break;
+      }
+    }
     std::size_t i = slot_of(fp);
     while (keys_[i] != 0 && keys_[i] != fp) i = next_slot(i);
     if (keys_[i] == 0) ++used_;
@@ -228,6 +302,7 @@ class ExactWindow final : public WindowFilter {
   }
 
   void rehash(std::size_t slots) {
+    note_peak(16 * slots);  // old and new arrays, for a moment
     std::vector<std::uint64_t> old_keys = std::move(keys_);
     std::vector<Time> old_stamps = std::move(stamps_);
     keys_ = std::vector<std::uint64_t>(slots, 0);
@@ -243,11 +318,16 @@ class ExactWindow final : public WindowFilter {
     return j >= fifo_.size() ? j - fifo_.size() : j;
   }
   void push(Record r) {
-    if (fifo_size_ == fifo_.size()) regrow_fifo(fifo_.size() + fifo_.size() / 2);
+    while (fifo_size_ == fifo_.size()) {
+      const std::size_t grown = fifo_.size() + fifo_.size() / 2;
+      if (fits(sizeof(Record) * grown)) regrow_fifo(grown);
+      else evict_oldest();  // the FIFO is full, so this frees a record
+    }
     fifo_[fifo_at(fifo_size_)] = r;
     ++fifo_size_;
   }
   void regrow_fifo(std::size_t cap) {
+    note_peak(sizeof(Record) * std::max(cap, fifo_size_));
     std::vector<Record> next(std::max(cap, fifo_size_));
     for (std::size_t i = 0; i < fifo_size_; ++i) next[i] = fifo_[fifo_at(i)];
     fifo_ = std::move(next);
@@ -264,9 +344,9 @@ class ExactWindow final : public WindowFilter {
       fifo_head_ = fifo_at(1);
       --fifo_size_;
     }
-    if (keys_.size() > kMinSlots && 8 * used_ < keys_.size()) rehash(slots_for(used_));
-    if (fifo_.size() > kMinFifo && 4 * fifo_size_ < fifo_.size())
-      regrow_fifo(std::max(kMinFifo, fifo_size_ + fifo_size_ / 2));
+    if (keys_.size() > kMinSlots && 8 * used_ < keys_.size() && fits(16 * slots_for(used_))) rehash(slots_for(used_));
+    const std::size_t shrunk = std::max(kMinFifo, fifo_size_ + fifo_size_ / 2);
+    if (fifo_.size() > kMinFifo && 4 * fifo_size_ < fifo_.size() && fits(sizeof(Record) * shrunk)) regrow_fifo(shrunk);
   }
 
   std::vector<Record> live_records() const {
@@ -284,6 +364,7 @@ class ExactWindow final : public WindowFilter {
   // Rebuilds the FIFO with one record per live key, in stamp order, and drops expired keys
   // from the table (each of them would otherwise lose its FIFO record).
   void compact_fifo() {
+    note_peak(compaction_bytes());
     std::vector<Record> recs = live_records();
     fifo_ = std::vector<Record>(std::max(kMinFifo, recs.size() + recs.size() / 2));
     std::copy(recs.begin(), recs.end(), fifo_.begin());
@@ -299,6 +380,10 @@ class ExactWindow final : public WindowFilter {
 
   Duration span_ = 0;
   std::uint64_t window_count_ = 0;
+  std::uint64_t cap_bytes_ = 0;
+  std::uint64_t peak_bytes_ = 0;      // the most held_bytes() has been, rebuilds included
+  std::uint64_t cap_evictions_ = 0;   // keys evicted inside the window for the cap
+  Time shortest_window_ = 0;          // the smallest window kept when a key was evicted (the window until then)
   Time latest_ = 0;  // time window: latest time seen (min before any insert); count window: inserts so far
   std::uint64_t keys_inserted_ = 0;
 

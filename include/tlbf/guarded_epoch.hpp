@@ -20,8 +20,11 @@
 //
 // Sizing: s = gebf_bits_per_key·W/(r+1) when that is set (the paper's budget), else the
 // smallest (s, k) meeting error_rate by the §4 approximation (gebf_math.hpp). If (r+1)·s
-// exceeds max_memory_bytes, s shrinks to fit and memory_capped is set: the false-positive
-// rate rises, the guarantees above do not change.
+// exceeds max_memory_bytes, s shrinks to fit and the epoch with it: ℓ becomes the keys a
+// segment of that size holds at the same rate (the same bits per key for the paper's
+// budget), so the cap gives up window length, never the false-positive rate. The filter then
+// keeps the last rℓ < W inserts; each rotation that clears a segment from then on drops keys
+// younger than W (a cap bind: cap_binds(), cap_evictions, effective_count = rℓ in stats).
 //
 // Saved form, after the Algorithm::gebf tag and the count-variant byte: a format byte, the
 // State fields in visit_state()'s order, then the bits as one counted word array in the
@@ -58,11 +61,14 @@ class GuardedEpochFilter : public WindowFilter {
     st.k = s_.k;
     st.slice0_bits = s_.segment_bits;
     st.bits_allocated = (s_.r + 1) * s_.segment_bits;
+    st.peak_bits_allocated = st.bits_allocated;
     st.keys_inserted = s_.keys_inserted;
-    st.live_keys = std::min(s_.keys_inserted, s_.window);
+    st.live_keys = std::min({s_.keys_inserted, s_.window, s_.r * ell_ + s_.in_active});
     st.bits_per_live_key =
         st.live_keys ? static_cast<double>(st.bits_allocated) / static_cast<double>(st.live_keys) : 0.0;
-    st.memory_capped = s_.capped;
+    st.memory_capped = s_.cap_evictions > 0;
+    st.cap_evictions = s_.cap_evictions;
+    if (s_.cap_evictions > 0) st.effective_count = s_.r * ell_;
     return st;
   }
 
@@ -93,17 +99,25 @@ class GuardedEpochFilter : public WindowFilter {
     std::uint32_t active = 0;      // the segment taking inserts
     std::uint64_t in_active = 0;   // inserts it holds
     std::uint64_t keys_inserted = 0;
-    bool capped = false;
+    bool capped = false;          // the cap shortened the epoch
+    detail::ProbeScheme scheme = detail::ProbeScheme::multiply;
+    std::uint64_t epoch_length = 0;  // ℓ: ⌈W/r⌉, or fewer when the cap shortened it
+    std::uint64_t cap_evictions = 0; // rotations that dropped keys younger than W
   };
 
-  explicit GuardedEpochFilter(const State& s) : s_(s), ell_((s.window + s.r - 1) / s.r) {}
+  explicit GuardedEpochFilter(const State& s) : s_(s), ell_(s.epoch_length) {}
 
   // Lazy rotation: the insert that finds the active segment full moves on to the next one,
-  // which the caller clears. True when that happened.
+  // which the caller clears. True when that happened. Under a cap that shortened the epoch,
+  // clearing a segment that holds keys drops keys younger than W: a cap bind.
   bool rotate_if_full() {
     if (s_.in_active != ell_) return false;
     s_.active = (s_.active + 1) % (s_.r + 1);
     s_.in_active = 0;
+    if (s_.capped && s_.keys_inserted >= (s_.r + 1) * ell_) {
+      ++s_.cap_evictions;
+      note_cap_bound();
+    }
     return true;
   }
   void count_insert() {
@@ -124,10 +138,18 @@ class GuardedEpochFilter : public WindowFilter {
 
   template <class S, class Archive>
   static void visit_state(S& s, Archive& ar) {
-    // Only the format since the plain layout became bit-sliced (2) is read.
+    // Read: the format since the plain layout became bit-sliced (2, double-hashed probes), and
+    // the one that names its probe scheme (3).
     std::uint8_t format = detail::kGebfCountFormat;
     ar.u8(format);
-    if (format != detail::kGebfCountFormat) throw state_error("state: gebf: unknown format version");
+    if (format != detail::kGebfCountFormat && format != 2) throw state_error("state: gebf: unknown format version");
+    auto scheme = static_cast<std::uint8_t>(format == 2 ? detail::ProbeScheme::double_hashing : s.scheme);
+    if (format != 2) ar.u8(scheme);
+    if constexpr (Archive::loading) {
+      detail::check_probe_scheme(scheme);
+      s.scheme = static_cast<detail::ProbeScheme>(scheme);
+    }
+    if (format != 2) ar.u64(s.epoch_length, s.cap_evictions);
     ar.u64(s.window);
     ar.u32(s.r);
     ar.flag(s.blocked);
@@ -135,6 +157,9 @@ class GuardedEpochFilter : public WindowFilter {
     ar.u32(s.k, s.active);  // the rotation state from here on
     ar.u64(s.in_active, s.keys_inserted);
     ar.flag(s.capped);
+    if constexpr (Archive::loading) {
+      if (format == 2) s.epoch_length = s.r == 0 ? 0 : (s.window + s.r - 1) / s.r;  // format 2: never shortened
+    }
   }
 
   template <class Self, class Archive>
@@ -152,7 +177,10 @@ class GuardedEpochFilter : public WindowFilter {
   static void check_loaded(const State& s) {
     if (s.window == 0 || s.window > (std::uint64_t{1} << 40) || s.r < 1 || s.r > detail::kGebfMaxR)
       throw state_error("state: gebf: bad parameters");
-    const std::uint64_t ell = (s.window + s.r - 1) / s.r;
+    const std::uint64_t ell = s.epoch_length;
+    if (ell == 0 || ell > (s.window + s.r - 1) / s.r || (ell < (s.window + s.r - 1) / s.r && !s.capped) ||
+        (s.cap_evictions > 0 && !s.capped))
+      throw state_error("state: gebf: bad epoch length");
     const std::uint64_t unit = detail::unit_bits(s.blocked);
     if (s.segment_bits == 0 || s.segment_bits % unit != 0 || s.segment_bits > detail::kGebfMaxBits / (s.r + 1) ||
         s.k < 1 || s.k > kGebfMaxK)
@@ -169,7 +197,8 @@ class GuardedEpochFilter : public WindowFilter {
 template <class Layout>
 class BasicGuardedEpochFilter final : public GuardedEpochFilter {
  public:
-  explicit BasicGuardedEpochFilter(const State& s) : GuardedEpochFilter(s), layout_(s.r + 1, s.segment_bits, s.k) {}
+  explicit BasicGuardedEpochFilter(const State& s)
+      : GuardedEpochFilter(s), layout_(s.r + 1, s.segment_bits, s.k, s.scheme) {}
 
   bool may_contain(KeyHash h, Time) const override { return layout_.may_contain(h); }
   void insert(KeyHash h, Time) override {
@@ -209,32 +238,38 @@ inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::make(const Filter
   if (cfg.window_count == 0) throw invalid_parameter("window_count", "0", "must be > 0 for the count-window GEBF");
   if (cfg.window_count > (std::uint64_t{1} << 40))
     throw invalid_parameter("window_count", parameter_value(cfg.window_count), "is too large");
-  detail::check_gebf_r(cfg.gebf_r);
+  detail::check_gebf_r(gebf_r_for(cfg));
   if (!(cfg.gebf_bits_per_key >= 0) || !std::isfinite(cfg.gebf_bits_per_key))
     throw invalid_parameter("gebf_bits_per_key", parameter_value(cfg.gebf_bits_per_key), "must be >= 0");
   check_max_memory(cfg.max_memory_bytes);
   State s;
   s.window = cfg.window_count;
-  s.r = cfg.gebf_r;
+  s.r = gebf_r_for(cfg);
   s.blocked = cfg.gebf_blocked;
   const std::uint64_t ell = (s.window + s.r - 1) / s.r;
   const std::uint64_t unit = detail::unit_bits(s.blocked);
   std::uint64_t seg_bits;
+  double f = 0;  // per-segment target when sized from error_rate
   if (cfg.gebf_bits_per_key > 0) {
     // The paper's budget: m = bits_per_key · W split into r+1 equal segments.
     double m = cfg.gebf_bits_per_key * static_cast<double>(s.window);
     seg_bits = static_cast<std::uint64_t>(m / static_cast<double>(s.r + 1) / static_cast<double>(unit)) * unit;
   } else {
     check_error_rate(cfg.error_rate);
-    seg_bits = segment_shape_for(s.blocked, static_cast<double>(ell), gebf_segment_target(cfg.error_rate, s.r)).bits;
+    f = gebf_segment_target(cfg.error_rate, s.r);
+    seg_bits = segment_shape_for(s.blocked, static_cast<double>(ell), f).bits;
   }
-  std::uint64_t cap_bits = std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8 / (s.r + 1) / unit * unit;
+  s.epoch_length = ell;
+  const std::uint64_t cap_bits = std::max(unit, std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8 / (s.r + 1) / unit * unit);
   if (seg_bits > cap_bits) {
+    // The epoch shrinks with the segment, at the same rate (or the same bits per key).
+    s.epoch_length = f > 0 ? keys_fitting(s.blocked, cap_bits, f)
+                           : std::max<std::uint64_t>(1, ell * cap_bits / seg_bits);
     seg_bits = cap_bits;
     s.capped = true;
   }
   s.segment_bits = std::max(seg_bits, unit);
-  s.k = best_k(s.blocked, static_cast<double>(ell), static_cast<double>(s.segment_bits));
+  s.k = best_k(s.blocked, static_cast<double>(s.epoch_length), static_cast<double>(s.segment_bits));
   return with_layout(s);
 }
 

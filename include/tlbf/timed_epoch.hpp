@@ -1,25 +1,41 @@
 // The guarded epoch Bloom filter over a time window (our extension of Alpay & Sarioglu 2026,
-// whose filter counts inserts; see guarded_epoch.hpp). Epochs of E = ⌈span/r⌉ ns of the caller's clock,
-// aligned to multiples of E, so r·E >= span. Epoch e lives in ring slot e mod (r+1); a query at
-// time t (epoch c) consults epochs c−r .. c. A key inserted at t0 with t − t0 < span has
-// t0 > t − rE, hence epoch >= c − r: no false negatives inside the window, whatever gaps
-// passed (several boundaries at once just free several slots). It stays positive only while
-// t − t0 < (r+1)·E, i.e. at most one epoch (plus rounding, < r ns) beyond the span.
+// whose filter counts inserts; see guarded_epoch.hpp). Epochs of E = ⌈span/r⌉ ns of the
+// caller's clock on a grid aligned to multiples of E, right-closed: epoch i holds the times in
+// ((i−1)E, iE], so r·E >= span. Epoch i lives in ring slot i mod (r+1) and keeps the time of
+// its last insert, L_i. A query at time t consults exactly the epochs with L_i > t − span.
+//  - No false negatives: a key inserted at t0 with t − t0 < span lies in an epoch whose
+//    L_i >= t0 > t − span, so that epoch is consulted.
+//  - Tight window: a key inserted at t0 is positive through its own insert only while
+//    t < L_i + span, and L_i <= iE <= t0 + E − 1 (t0 > (i−1)E), so never at t >= t0 + span + E − 1:
+//    the slack is below one epoch, E = ⌈span/r⌉ (5% of the span at the time window's default
+//    r = 20). Beyond that the key only answers yes by chance, at the false-positive rate. A
+//    key lives in one epoch's blocks only, so there is no fade over later epochs.
+//  - r+1 slots suffice: an epoch i <= c − r − 1 (c the current epoch) has L_i <= (c−r−1)E <
+//    t − rE <= t − span, so it is never consulted and its slot can take epoch c.
+// Whatever gaps pass (several boundaries at once just free several slots), and wherever the
+// clock restarts after a load, these hold, because they only compare stored times.
 // Segments adapt to the rate like TLBF slices: an epoch's first block is sized from the
 // insert count of the last finished epoch (plus 2σ of Poisson headroom); if the epoch
 // outgrows it, a block sized for the rest of the epoch at its pace so far is added (see
 // grow()), with targets tightened geometrically (0.9·f, then 0.05·f, 0.025·f, ...) so the
-// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}. Memory cap (max_memory_bytes): each
-// epoch may hold 1/(r+1) of it. An epoch that needs more gets a first block shrunk to its
-// share, or stops adding blocks and keeps filling its last one, so false negatives stay
-// impossible and staleness is unchanged; what is lost is the false-positive rate, which
-// rises above the target in the epochs where the cap binds (memory_capped = true in stats).
+// epoch's rate stays <= f = 1 − (1 − p)^{1/(r+1)}: at most r+1 epochs are consulted.
+// Memory cap (max_memory_bytes): the blocks together never hold more. A block that does not
+// fit makes room by evicting the oldest blocks (oldest epoch first, its first block first):
+// the cap gives up window length, never the false-positive rate. Each eviction of a block
+// still inside the window is a cap bind (cap_binds(), cap_evictions); keys younger than the
+// newest evicted insert are all kept, so the window has effectively shrunk to the age of that
+// insert at the moment of eviction (effective_span in stats: the smallest since creation). No
+// block is larger than a quarter of the cap (one wanted larger holds the keys that fit at its
+// rate), so an eviction gives up at most about a quarter of what the cap can hold.
 //
 // Saved form, after the Algorithm::gebf tag and the time-variant byte: a format byte, then the
 // fields in visit_fields()'s order, every bit array a counted word vector. load() checks each
-// field against the others (epochs against their ring slots and the current epoch, block
-// shapes against the layout, lengths against the remaining input) and throws state_error on
-// any mismatch, so damaged input is refused rather than trusted.
+// field against the others (epochs against their ring slots and the current epoch, last
+// insert times against their epochs, block shapes against the layout, lengths against the
+// remaining input) and throws state_error on any mismatch, so damaged input is refused
+// rather than trusted. Format 1 (left-closed epochs [iE, (i+1)E), no last insert times) is
+// still read: each of its epochs is renumbered on the right-closed grid by the latest time it
+// can hold, which is then its L_i (as late as possible, so nothing inside the window is lost).
 #pragma once
 
 #include <algorithm>
@@ -43,16 +59,17 @@ class TimedEpochFilter final : public WindowFilter {
  public:
   explicit TimedEpochFilter(const FilterConfig& cfg) {
     if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 for the time-window GEBF");
-    detail::check_gebf_r(cfg.gebf_r);
+    detail::check_gebf_r(gebf_r_for(cfg));
     check_error_rate(cfg.error_rate);
     check_max_memory(cfg.max_memory_bytes);
     span_ = cfg.span;
-    r_ = cfg.gebf_r;
+    r_ = gebf_r_for(cfg);
     blocked_ = cfg.gebf_blocked;
     target_ = cfg.error_rate;
     epoch_ns_ = span_ / r_ + (span_ % r_ != 0 ? 1 : 0);
     cap_bits_ = std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8;
     last_count_ = std::max<std::uint64_t>(1, (cfg.capacity + r_ - 1) / r_);
+    shortest_window_ = span_;
     slots_.resize(r_ + 1);
   }
 
@@ -68,10 +85,12 @@ class TimedEpochFilter final : public WindowFilter {
     const Time e = epoch_of(latest_);
     if (keys_inserted_ == 0 || e != current_) advance(e);
     Slot& s = slots_[slot_index(e)];
+    s.last = latest_;
     if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
     Block& b = s.blocks.back();
+    b.last = latest_;
     detail::Probe probes[kGebfMaxK];
-    detail::gebf_probes(h, b.k, b.bits, blocked_, probes);
+    detail::gebf_probes(h, b.k, b.bits, blocked_, scheme_, probes);
     detail::set_all(b.words.data(), probes, b.k);
     ++b.count;
     ++s.count;
@@ -85,25 +104,24 @@ class TimedEpochFilter final : public WindowFilter {
     st.algorithm = blocked_ ? "gebf-blocked" : "gebf";
     st.slices = r_ + 1;
     st.keys_inserted = keys_inserted_;
-    st.memory_capped = capped_;
+    st.memory_capped = cap_evictions_ > 0;
+    st.cap_evictions = cap_evictions_;
+    st.effective_span = cap_evictions_ > 0 ? shortest_window_ : 0;
     st.bits_allocated = used_bits_;
+    st.peak_bits_allocated = peak_bits_;
     if (keys_inserted_ == 0) return st;
     const Time t = std::max(now, latest_);
-    const Time c = epoch_of(t);
     double live = 0;
     for (const Slot& s : slots_) {
-      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      if (!consulted(s, t)) continue;
       if (s.epoch == current_) {  // the newest segment
         st.k = s.blocks.back().k;
         for (const Block& b : s.blocks) st.slice0_bits += b.bits;
       }
-      // The oldest epoch straddles the window start: count the share of it still inside.
-      double share = 1.0;
-      if (s.epoch == c - static_cast<Time>(r_)) {
-        double end = static_cast<double>(s.epoch + 1) * static_cast<double>(epoch_ns_);
-        double start = static_cast<double>(t - span_ + 1);
-        share = std::clamp((end - start) / static_cast<double>(epoch_ns_), 0.0, 1.0);
-      }
+      // The oldest epochs straddle the window start: count the share of them still inside.
+      const double end = static_cast<double>(s.epoch) * static_cast<double>(epoch_ns_);
+      const double start = static_cast<double>(t - span_);
+      const double share = std::clamp((end - start) / static_cast<double>(epoch_ns_), 0.0, 1.0);
       live += share * static_cast<double>(s.count);
     }
     st.live_keys = static_cast<std::uint64_t>(std::llround(live));
@@ -126,10 +144,12 @@ class TimedEpochFilter final : public WindowFilter {
     std::uint32_t k = 1;
     std::uint64_t capacity = 0;  // keys it was sized for
     std::uint64_t count = 0;
+    Time last = 0;  // time of its last insert
     std::vector<std::uint64_t> words;
   };
   struct Slot {
     Time epoch = 0;
+    Time last = 0;  // time of the epoch's last insert
     std::uint64_t count = 0;
     std::vector<Block> blocks;  // empty = unused
   };
@@ -142,7 +162,17 @@ class TimedEpochFilter final : public WindowFilter {
   // as it arrives (see the top of the file).
   template <class Self, class Archive>
   static void visit_fields(Self& f, Archive& ar) {
-    ar.version(detail::kGebfFormat, "state: gebf: unknown format version");
+    std::uint8_t format = detail::kGebfTimedFormat;
+    ar.u8(format);
+    if (format != detail::kGebfTimedFormat && format != 1) throw state_error("state: gebf: unknown format version");
+    [[maybe_unused]] const bool left_closed = format == 1;
+    // Format 1 probed plain blocks by double hashing; format 2 names its scheme.
+    auto scheme = static_cast<std::uint8_t>(left_closed ? detail::ProbeScheme::double_hashing : f.scheme_);
+    if (!left_closed) ar.u8(scheme);
+    if constexpr (Archive::loading) {
+      detail::check_probe_scheme(scheme);
+      f.scheme_ = static_cast<detail::ProbeScheme>(scheme);
+    }
     ar.i64(f.span_);
     ar.u32(f.r_);
     ar.flag(f.blocked_);
@@ -151,21 +181,29 @@ class TimedEpochFilter final : public WindowFilter {
     ar.u64(f.cap_bits_, f.last_count_);
     ar.i64(f.latest_, f.current_);
     ar.u64(f.keys_inserted_);
-    ar.flag(f.capped_);
-    if constexpr (Archive::loading) f.check_loaded_parameters();
+    if (left_closed) {
+      bool capped = false;  // format 1's flag: the rate had risen under the cap
+      ar.flag(capped);
+    } else {
+      ar.u64(f.peak_bits_, f.cap_evictions_);
+      ar.i64(f.shortest_window_);
+    }
+    if constexpr (Archive::loading) f.check_loaded_parameters(left_closed);
     [[maybe_unused]] std::uint64_t total_count = 0;
     for (std::uint32_t i = 0; i <= f.r_; ++i) {
       auto& s = f.slots_[i];
       ar.i64(s.epoch);
+      if (!left_closed) ar.i64(s.last);
       ar.u64(s.count);
       std::uint64_t nblocks = s.blocks.size();
       ar.u64(nblocks);
-      if constexpr (Archive::loading) f.check_loaded_slot(i, nblocks);
+      if constexpr (Archive::loading) f.check_loaded_slot(i, nblocks, left_closed);
       [[maybe_unused]] std::uint64_t block_sum = 0;
       for (auto& b : s.blocks) {
         ar.u64(b.bits);
         ar.u32(b.k);
         ar.u64(b.capacity, b.count);
+        if (!left_closed) ar.i64(b.last);
         if constexpr (Archive::loading) f.check_loaded_block(b);
         ar.words(b.words, b.bits / 64);
         if (b.words.size() != b.bits / 64) throw state_error("state: gebf: bit array has the wrong length");
@@ -178,34 +216,69 @@ class TimedEpochFilter final : public WindowFilter {
     }
     if constexpr (Archive::loading) {
       if (total_count > f.keys_inserted_) throw state_error("state: gebf: more keys held than inserted");
+      if (left_closed) f.renumber_left_closed();
+      if (f.peak_bits_ < f.used_bits_ || f.shortest_window_ < 0 || f.shortest_window_ > f.span_)
+        throw state_error("state: gebf: bad cap statistics");
     }
   }
 
-  void check_loaded_parameters() {
+  // `left_closed`: a format 1 file, whose epochs are numbered [iE, (i+1)E).
+  void check_loaded_parameters(bool left_closed) {
     if (span_ <= 0 || r_ < 1 || r_ > detail::kGebfMaxR || !(target_ > 0 && target_ < 1) ||
         epoch_ns_ != span_ / r_ + (span_ % r_ != 0 ? 1 : 0) || cap_bits_ == 0 || cap_bits_ > detail::kGebfMaxBits ||
         last_count_ == 0)
       throw state_error("state: gebf: bad parameters");
     if (latest_ < -kTimeLimit || latest_ > kTimeLimit || current_ < -kTimeLimit || current_ > kTimeLimit)
       throw state_error("state: gebf: time out of range");
-    if (keys_inserted_ > 0 && epoch_of(latest_) != current_)
+    const Time expect_current = left_closed ? floor_div(latest_, epoch_ns_) : epoch_of(latest_);
+    if (keys_inserted_ > 0 && expect_current != current_)
       throw state_error("state: gebf: current epoch does not match the latest time");
     slots_.resize(r_ + 1);
   }
 
-  // Slot i, whose epoch and count were just read, announces `nblocks` blocks.
-  void check_loaded_slot(std::uint32_t i, std::uint64_t nblocks) {
+  // Slot i, whose epoch, last insert time and count were just read, announces `nblocks` blocks.
+  void check_loaded_slot(std::uint32_t i, std::uint64_t nblocks, bool left_closed) {
     Slot& s = slots_[i];
     if (nblocks > 64) throw state_error("state: gebf: too many blocks in an epoch");
     if (nblocks == 0 && s.count != 0) throw state_error("state: gebf: inserts in an empty epoch");
     if (nblocks > 0 && (keys_inserted_ == 0 || s.epoch > current_ || s.epoch < current_ - static_cast<Time>(r_) ||
                         slot_index(s.epoch) != i))
       throw state_error("state: gebf: epoch out of place");
+    if (nblocks > 0 && !left_closed &&
+        (s.last > latest_ || s.last > s.epoch * epoch_ns_ || s.last <= (s.epoch - 1) * epoch_ns_))
+      throw state_error("state: gebf: last insert time outside its epoch");
     s.blocks.resize(nblocks);
   }
 
-  // A block whose shape was just read, before its words.
+  // A format 1 filter's epochs [iE, (i+1)E) on the right-closed grid: the latest time epoch i
+  // can hold, min((i+1)E − 1, latest), becomes its last insert time and names its new epoch.
+  // Two old epochs can land in one new epoch (the old current one when it holds only the
+  // time iE); their blocks are then kept together.
+  void renumber_left_closed() {
+    peak_bits_ = used_bits_;
+    shortest_window_ = span_;
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(r_ + 1, Slot{});
+    current_ = epoch_of(latest_);
+    for (Slot& o : old) {
+      if (o.blocks.empty()) continue;
+      o.last = std::min((o.epoch + 1) * epoch_ns_ - 1, latest_);
+      o.epoch = epoch_of(o.last);
+      for (Block& b : o.blocks) b.last = o.last;
+      Slot& s = slots_[slot_index(o.epoch)];
+      if (s.blocks.empty()) {
+        s = std::move(o);
+        continue;
+      }
+      s.last = std::max(s.last, o.last);
+      s.count += o.count;
+      for (Block& b : o.blocks) s.blocks.push_back(std::move(b));
+    }
+  }
+
+  // A block whose shape (and last insert time) was just read, before its words.
   void check_loaded_block(const Block& b) {
+    if (b.last > latest_) throw state_error("state: gebf: block's last insert after the latest time");
     const std::uint64_t unit = detail::unit_bits(blocked_);
     if (b.bits == 0 || b.bits % unit != 0 || b.bits > detail::kGebfMaxBits || b.k < 1 || b.k > kGebfMaxK)
       throw state_error("state: gebf: bad block shape");
@@ -215,10 +288,10 @@ class TimedEpochFilter final : public WindowFilter {
 
   template <bool Blocked>
   bool contains(KeyHash h, Time now) const {
-    const Time c = epoch_of(std::max(now, latest_));
-    detail::KeyProbes<Blocked> probes(h);  // hashed once for every block of every epoch
+    const Time t = std::max(now, latest_);
+    detail::KeyProbes<Blocked> probes(h, scheme_);  // hashed once for every block of every epoch
     for (const Slot& s : slots_) {
-      if (s.blocks.empty() || s.epoch < c - static_cast<Time>(r_)) continue;
+      if (!consulted(s, t)) continue;
       for (const Block& b : s.blocks)
         if (probes.contained_in(b.words.data(), b.k, b.bits)) return true;
     }
@@ -228,89 +301,106 @@ class TimedEpochFilter final : public WindowFilter {
   // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.
   static constexpr Time kTimeLimit = Time{1} << 62;
 
+  // The right-closed epoch holding t: ⌈t/E⌉.
   Time epoch_of(Time t) const {
     Time q = t / epoch_ns_;
-    return (t % epoch_ns_ < 0) ? q - 1 : q;
+    return (t % epoch_ns_ > 0) ? q + 1 : q;
   }
+  static Time floor_div(Time t, Duration d) {
+    Time q = t / d;
+    return (t % d < 0) ? q - 1 : q;
+  }
+  // The epochs a query at t consults: those whose last insert is younger than the span.
+  bool consulted(const Slot& s, Time t) const { return !s.blocks.empty() && s.last > t - span_; }
   std::size_t slot_index(Time e) const {
     Time m = e % static_cast<Time>(r_ + 1);
     return static_cast<std::size_t>(m < 0 ? m + static_cast<Time>(r_ + 1) : m);
   }
 
-  // Enters epoch e: frees every epoch that can no longer answer for the window, then opens
-  // e with a block sized from the last finished epoch's insert count.
+  // Enters epoch e (latest_ is in it): frees every epoch no query can consult any more, then
+  // opens e with a block sized from the last finished epoch's insert count.
   void advance(Time e) {
     if (keys_inserted_ > 0) {
       const Slot& cur = slots_[slot_index(current_)];
       if (!cur.blocks.empty() && cur.epoch == current_) last_count_ = std::max<std::uint64_t>(1, cur.count);
     }
     for (Slot& s : slots_)
-      if (!s.blocks.empty() && s.epoch < e - static_cast<Time>(r_)) release(s);
+      if (!consulted(s, latest_)) release(s);
     current_ = e;
     Slot& s = slots_[slot_index(e)];
     release(s);
     s.epoch = e;
     double pred = static_cast<double>(last_count_);
     auto capacity = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 4.0);
-    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target(), epoch_budget(), /*shrink_to=*/0.0));
+    s.blocks.push_back(make_block(capacity, 0.9 * epoch_target()));
   }
 
   // The epoch has outgrown its blocks: add one at a tighter rate, sized for what the epoch's
   // pace so far projects for the rest of it (with 25% + 2σ headroom; a slowly rising rate
   // then costs a small block, not a doubling), and at least a quarter of what the epoch
   // already holds, doubling it from the 8th block on, so an epoch holds few blocks however
-  // steep a burst. If the epoch's share of the cap cannot hold at least half that block, the
-  // last block keeps filling instead (a tiny overfilled block would answer yes to anything).
+  // steep a burst.
   void grow(Slot& s, Time now) {
     const std::size_t j = s.blocks.size();
     const double f = 0.1 * epoch_target() * std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(j, 60)));
-    std::uint64_t held = 0, capacity_so_far = 0;
-    for (const Block& b : s.blocks) {
-      held += b.bits;
+    std::uint64_t capacity_so_far = 0;
+    for (const Block& b : s.blocks)
       capacity_so_far = b.capacity > UINT64_MAX - capacity_so_far ? UINT64_MAX : capacity_so_far + b.capacity;
-    }
     // Elapsed share of the epoch, at least 1/16 so the first instants do not extrapolate wildly.
-    const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch) * static_cast<double>(epoch_ns_),
+    const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch - 1) * static_cast<double>(epoch_ns_),
                                     static_cast<double>(epoch_ns_) / 16.0);
     const double count = static_cast<double>(s.count);
     const double rest = std::max(0.0, count * static_cast<double>(epoch_ns_) / elapsed - count);
     double want = 1.25 * rest + 2.0 * std::sqrt(rest) + 4.0;
     want = std::max(want, static_cast<double>(capacity_so_far) / 4.0);
     if (j >= 8) want = std::max(want, 2.0 * static_cast<double>(capacity_so_far));
-    const auto capacity = static_cast<std::uint64_t>(std::min(want, 1e15));
-    const std::uint64_t left = epoch_budget() > held ? epoch_budget() - held : 0;
-    Block b = make_block(capacity, f, left, /*shrink_to=*/0.5);
-    if (b.bits > 0) s.blocks.push_back(std::move(b));
-    else s.blocks.back().capacity = std::numeric_limits<std::uint64_t>::max();
+    s.blocks.push_back(make_block(static_cast<std::uint64_t>(std::min(want, 1e15)), f));
   }
 
-  // A block for `capacity` keys at rate f, within `budget` bits. When it does not fit: a block
-  // of the whole budget if that is at least `shrink_to` of the wanted size (and one unit),
-  // never grown past; else none (bits 0).
-  Block make_block(std::uint64_t capacity, double f, std::uint64_t budget, double shrink_to) {
+  // A block for `capacity` keys at rate f. Under the cap, room is made by evicting the oldest
+  // blocks. No block is larger than a quarter of the cap, so one eviction gives up at most
+  // about a quarter of the window the cap holds (a block wanted larger is cut and sized down
+  // to the keys that fit at rate f, at least one).
+  Block make_block(std::uint64_t capacity, double f) {
     SegmentShape shape = shapes_.shape_for(blocked_, static_cast<double>(capacity), f);
     const std::uint64_t unit = detail::unit_bits(blocked_);
+    const std::uint64_t largest = std::max(unit, cap_bits_ / 4 / unit * unit);
+    if (shape.bits > largest) {
+      shape.bits = largest;
+      capacity = keys_fitting(blocked_, largest, f);
+      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(largest));
+    }
+    while (used_bits_ + shape.bits > cap_bits_ && evict_oldest_block()) {
+    }
     Block b;
     b.capacity = capacity;
-    if (shape.bits > budget) {
-      capped_ = true;
-      budget = budget / unit * unit;
-      if (budget == 0 || static_cast<double>(budget) < shrink_to * static_cast<double>(shape.bits)) return b;
-      shape.bits = budget;
-      shape.k = best_k(blocked_, static_cast<double>(capacity), static_cast<double>(shape.bits));
-      b.capacity = std::numeric_limits<std::uint64_t>::max();
-    }
     b.bits = shape.bits;
     b.k = shape.k;
     b.words.assign(b.bits / 64, 0);
     used_bits_ += b.bits;
+    peak_bits_ = std::max(peak_bits_, used_bits_);
     return b;
   }
 
-  // Each epoch may hold 1/(r+1) of the cap, so the r+1 epochs together never exceed it.
-  std::uint64_t epoch_budget() const {
-    const std::uint64_t unit = detail::unit_bits(blocked_);
-    return std::max(unit, cap_bits_ / (r_ + 1) / unit * unit);
+  // Drops the oldest block (oldest epoch, its first block). A block still consulted is window
+  // given up to the cap: counted, and the window kept shrinks to the age of its last insert.
+  // False when there is no block left.
+  bool evict_oldest_block() {
+    Slot* oldest = nullptr;
+    for (Slot& s : slots_)
+      if (!s.blocks.empty() && (oldest == nullptr || s.epoch < oldest->epoch)) oldest = &s;
+    if (oldest == nullptr) return false;
+    const Block& b = oldest->blocks.front();
+    if (b.count > 0 && b.last > latest_ - span_) {
+      ++cap_evictions_;
+      shortest_window_ = std::min(shortest_window_, latest_ - b.last);
+      note_cap_bound();
+    }
+    used_bits_ -= b.bits;
+    oldest->count -= b.count;
+    oldest->blocks.erase(oldest->blocks.begin());
+    if (oldest->blocks.empty()) release(*oldest);
+    return true;
   }
 
   void release(Slot& s) {
@@ -333,7 +423,10 @@ class TimedEpochFilter final : public WindowFilter {
   Time latest_ = 0;
   Time current_ = 0;
   std::uint64_t keys_inserted_ = 0;
-  bool capped_ = false;
+  std::uint64_t peak_bits_ = 0;       // the most used_bits_ has been
+  std::uint64_t cap_evictions_ = 0;   // blocks still inside the window evicted for the cap
+  Duration shortest_window_ = 0;      // the smallest age kept when a block was evicted (span until then)
+  detail::ProbeScheme scheme_ = detail::ProbeScheme::multiply;  // plain blocks' probe positions
   std::vector<Slot> slots_;  // epoch e in slot e mod (r+1)
   SegmentShapeCache shapes_;  // not saved: a loaded filter rebuilds it on its first epochs
 };

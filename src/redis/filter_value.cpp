@@ -121,6 +121,7 @@ std::vector<InfoField> FilterValue::info() const {
       {"slices", n(s.slices)},
       {"slice0_bits", n(s.slice0_bits)},
       {"bits_allocated", n(s.bits_allocated)},
+      {"peak_bits_allocated", n(std::max(s.peak_bits_allocated, s.bits_allocated))},
       {"keys_inserted", n(s.keys_inserted)},
       {"live_keys", n(s.live_keys)},
       {"bits_per_key", s.bits_per_live_key},

@@ -31,7 +31,7 @@ check "a binary-safe and an empty item" "1 1 0" "$(printf 'x\0y' | rc s -x TLBF.
 
 # 3. INFO: parameters, then the statistics named as in tlbf-dedup --stats.
 check "info fields" \
-  "algorithm window_ms error_rate capacity max_memory shards clock_ms k l slices slice0_bits bits_allocated keys_inserted live_keys bits_per_key memory_capped cap_evictions" \
+  "algorithm window_ms error_rate capacity max_memory shards clock_ms k l slices slice0_bits bits_allocated peak_bits_allocated keys_inserted live_keys bits_per_key memory_capped cap_evictions" \
   "$(rc s TLBF.INFO f | paste - - | awk '{ print $1 }' | paste -sd' ')"
 check "info clock_ms: the latest insert" 12000 "$(rc s TLBF.INFO f | paste - - | awk '$1 == "clock_ms" { print $2 }')"
 check "reserve with every option" OK \

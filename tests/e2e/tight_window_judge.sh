@@ -109,22 +109,7 @@ judge burst gen "$WORK/burst.txt" -- -k 3 -t 1 -w 60s
 
 # Periodic keys: 2,000 keys every 63 s (1.05 x the window, random phases) among 200 unique
 # keys per second, for 15 minutes (the stream that lost 16% of its periodic records before).
-python3 - > "$WORK/periodic.txt" <<'PY'
-import random
-random.seed(1)
-period, duration, keys, unique_rate = 63.0, 900.0, 2000, 200
-ev = []
-for i in range(keys):
-    t = random.random() * period
-    while t < duration:
-        ev.append((t, "p%d" % i))
-        t += period
-for j in range(int(duration * unique_rate)):
-    ev.append((random.random() * duration, "u%d" % j))
-ev.sort()
-for t, k in ev:
-    print("%.3f %s" % (t, k))
-PY
+python3 "$(dirname "$0")/gen_periodic.py" 63 900 2000 200 > "$WORK/periodic.txt"
 judge periodic gen "$WORK/periodic.txt" -- -k 2 -t 1 -w 60s
 periodic_kept=$(awk -F'[\t ]' '$1 == "new" && $3 ~ /^p/' "$WORK/periodic.marked" | wc -l)
 periodic_all=$(grep -c ' p' "$WORK/periodic.txt" || true)

@@ -193,14 +193,16 @@ TEST_SUITE("redis.value") {
     for (const auto& f : v.info()) names.push_back(f.name);
     const std::vector<std::string> expected = {
         "algorithm", "window_ms", "error_rate", "capacity", "max_memory", "shards", "clock_ms", "k", "l", "slices",
-        "slice0_bits", "bits_allocated", "keys_inserted", "live_keys", "bits_per_key", "memory_capped", "cap_evictions"};
+        "slice0_bits", "bits_allocated", "peak_bits_allocated", "keys_inserted", "live_keys", "bits_per_key",
+        "memory_capped", "cap_evictions"};
     CHECK(names == expected);
     const auto fields = v.info();
     CHECK(std::get<std::string>(fields[0].value) == "tlbf");
     CHECK(std::get<long long>(fields[5].value) == 3);
     CHECK(std::get<long long>(fields[6].value) == 299 * 20);
-    CHECK(std::get<long long>(fields[12].value) == 300);  // every item was new
+    CHECK(std::get<long long>(fields[13].value) == 300);  // every item was new
     CHECK(v.memory_bytes() * 8 >= static_cast<std::size_t>(std::get<long long>(fields[11].value)));
+    CHECK(std::get<long long>(fields[12].value) >= std::get<long long>(fields[11].value));  // the peak
   }
 
   TEST_CASE("shards: every item has one shard in range, and S shards share items evenly") {

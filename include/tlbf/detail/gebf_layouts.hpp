@@ -9,7 +9,7 @@
 //  - SeparateSegments<true>: the blocked variant (§5): all k probes of a segment in one
 //    512-bit block.
 // Every layout offers the same operations:
-//   Layout(segments, segment_bits, k)   all bits zero
+//   Layout(segments, segment_bits, k, scheme)   all bits zero; scheme: plain probe positions
 //   Positions; positions(h, p)          a key's probes, computed once per call
 //   holds(p)                            some segment has every probe set
 //   may_contain(h)                      holds(positions(h)), as fast as the layout allows
@@ -42,16 +42,20 @@ class SlicedSegments {
 
   static bool fits(std::uint32_t segments) { return segments <= kMaxCellBits; }
 
-  SlicedSegments(std::uint32_t segments, std::uint64_t segment_bits, std::uint32_t k)
+  SlicedSegments(std::uint32_t segments, std::uint64_t segment_bits, std::uint32_t k, ProbeScheme scheme)
       : cells_(segments, segment_bits), cell_mask_((std::uint64_t{1} << segments) - 1), bits_(segment_bits), k_(k),
-        query_(query_for(k)) {}
+        scheme_(scheme), query_(query_for(k, scheme)) {}
 
   // k-specific loop through a member pointer (a switch with the loops inlined into this
   // function measured 147 instructions per query against 136).
   bool may_contain(KeyHash h) const { return (this->*query_)(h); }
 
-  // probe_hash(h, i) for i < k by forward differences, reduced to cell indices.
+  // The probe hashes for i < k (double hashing by forward differences), reduced to cell indices.
   void positions(KeyHash h, Positions& p) const {
+    if (scheme_ == ProbeScheme::multiply) {
+      for (std::uint32_t i = 0; i < k_; ++i) p.at[i] = reduce(multiply_probe_hash(h, i), bits_);
+      return;
+    }
     std::uint64_t x = h.lo, d = h.hi;
     for (std::uint32_t i = 0; i < k_; ++i) {
       p.at[i] = reduce(x, bits_);
@@ -79,32 +83,39 @@ class SlicedSegments {
   // exit test per probe and 49-52 with one after the fourth: which queries stop early is a
   // coin toss, and a mispredicted exit costs more than the loads it saves). K = 0: k > 16
   // at run time, where stopping early saves many loads.
-  template <std::uint32_t K>
+  // The multiply scheme's probes are independent of each other (no running sum), so their
+  // multiplies overlap.
+  template <std::uint32_t K, ProbeScheme Scheme>
   bool query(KeyHash h) const {
     const std::uint32_t k = K > 0 ? K : k_;
     std::uint64_t alive = cell_mask_, x = h.lo, d = h.hi;
     for (std::uint32_t i = 0; i < k; ++i) {
-      alive &= cells_.cell(reduce(x, bits_));
+      alive &= cells_.cell(reduce(Scheme == ProbeScheme::multiply ? multiply_probe_hash(h, i) : x, bits_));
       if (K == 0 && alive == 0) return false;
-      x += d;
-      d += i + 1;
+      if constexpr (Scheme == ProbeScheme::double_hashing) {
+        x += d;
+        d += i + 1;
+      }
     }
     return alive != 0;
   }
   using Query = bool (SlicedSegments::*)(KeyHash) const;
-  template <std::size_t... K>
+  template <ProbeScheme Scheme, std::size_t... K>
   static constexpr std::array<Query, sizeof...(K)> queries(std::index_sequence<K...>) {
-    return {&SlicedSegments::query<static_cast<std::uint32_t>(K)>...};
+    return {&SlicedSegments::query<static_cast<std::uint32_t>(K), Scheme>...};
   }
-  static Query query_for(std::uint32_t k) {
-    static constexpr std::array<Query, kGebfMaxStaticK + 1> table = queries(std::make_index_sequence<kGebfMaxStaticK + 1>{});
-    return table[k <= kGebfMaxStaticK ? k : 0];
+  static Query query_for(std::uint32_t k, ProbeScheme scheme) {
+    using Seq = std::make_index_sequence<kGebfMaxStaticK + 1>;
+    static constexpr std::array<Query, kGebfMaxStaticK + 1> multiply = queries<ProbeScheme::multiply>(Seq{});
+    static constexpr std::array<Query, kGebfMaxStaticK + 1> double_hashing = queries<ProbeScheme::double_hashing>(Seq{});
+    return (scheme == ProbeScheme::multiply ? multiply : double_hashing)[k <= kGebfMaxStaticK ? k : 0];
   }
 
   SlicedCells cells_;
   std::uint64_t cell_mask_;  // the low r+1 bits: one per segment
   std::uint64_t bits_;       // positions per segment
   std::uint32_t k_;
+  ProbeScheme scheme_;
   Query query_;
 };
 
@@ -115,8 +126,8 @@ class SeparateSegments {
     Probe at[kGebfMaxK];
   };
 
-  SeparateSegments(std::uint32_t segments, std::uint64_t segment_bits, std::uint32_t k)
-      : segments_(segments), segment_words_(segment_bits / 64), bits_(segment_bits), k_(k),
+  SeparateSegments(std::uint32_t segments, std::uint64_t segment_bits, std::uint32_t k, ProbeScheme scheme)
+      : segments_(segments), segment_words_(segment_bits / 64), bits_(segment_bits), k_(k), scheme_(scheme),
         words_(segments * segment_words_, 0) {}
 
   bool may_contain(KeyHash h) const {
@@ -124,7 +135,7 @@ class SeparateSegments {
     positions(h, p);
     return holds(p);
   }
-  void positions(KeyHash h, Positions& p) const { gebf_probes(h, k_, bits_, Blocked, p.at); }
+  void positions(KeyHash h, Positions& p) const { gebf_probes(h, k_, bits_, Blocked, scheme_, p.at); }
   bool holds(const Positions& p) const {
     for (std::uint64_t s = 0; s < segments_; ++s)
       if (all_set(words_.data() + s * segment_words_, p.at, k_)) return true;
@@ -145,6 +156,7 @@ class SeparateSegments {
   std::uint64_t segment_words_;
   std::uint64_t bits_;
   std::uint32_t k_;
+  ProbeScheme scheme_;
   std::vector<std::uint64_t> words_;  // segment i is words [i·s/64, (i+1)·s/64)
 };
 

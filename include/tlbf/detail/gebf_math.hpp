@@ -83,6 +83,24 @@ inline std::uint32_t best_k(bool blocked, double n, double m) {
   return best;
 }
 
+// The most keys a segment of `bits` holds at rate <= f, at the best k (1 when even one does
+// not): what a segment cut down to a memory cap can take without raising the rate.
+inline std::uint64_t keys_fitting(bool blocked, std::uint64_t bits, double f) {
+  const double m = static_cast<double>(bits);
+  auto fits = [&](std::uint64_t n) {
+    const double nd = static_cast<double>(n);
+    return segment_fpr(blocked, best_k(blocked, nd, m), nd, m) <= f;
+  };
+  std::uint64_t lo = 1, hi = bits;
+  if (!fits(lo)) return 1;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 struct SegmentShape {
   std::uint64_t bits;  // multiple of 64 (of 512 when blocked)
   std::uint32_t k;

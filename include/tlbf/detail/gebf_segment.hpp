@@ -6,6 +6,14 @@
 // count-window filter computes them once per query and tests every segment with them. A
 // probe is (word index, bit mask); the word index is relative to the segment's first word.
 //
+// Plain positions come from ProbeScheme::multiply: probe i is the high bits of
+// (h1·M_i + h2)·m, with M_i fixed odd 64-bit constants, so each probe depends on all 128 bits
+// of the key's hash. Enhanced double hashing (h1 + i·h2 + (i³−i)/6, the scheme of states saved
+// before it, still read) reduces to the top log2(m) bits of h1 and h2 plus carries: in a small
+// segment few distinct probe sequences exist, keys share most positions, and the rate stalls
+// far above the formula's (a 64-bit segment with 2 keys answered yes to 0.2% of fresh keys
+// whatever k, which put -n 10 at 1.7% lost lines for any -e).
+//
 // SlicedCells stores r+1 plain segments transposed: position p of every segment is one
 // (r+1)-bit cell, so one load tests a position in all segments at once and a query is k
 // loads ANDed instead of up to r+1 probe loops that each end on an unpredictable branch.
@@ -30,10 +38,39 @@ namespace tlbf::detail {
 // Saved-form tags and limits shared by the two GEBF filters.
 inline constexpr std::uint8_t kGebfCount = 1;
 inline constexpr std::uint8_t kGebfTimed = 2;
-inline constexpr std::uint8_t kGebfFormat = 1;
-inline constexpr std::uint8_t kGebfCountFormat = 2;  // 2: the plain layout is bit-sliced
+inline constexpr std::uint8_t kGebfTimedFormat = 2;  // 2: right-closed epochs with their last insert time, probe scheme
+inline constexpr std::uint8_t kGebfCountFormat = 3;  // 2: the plain layout is bit-sliced; 3: probe scheme byte
 inline constexpr std::uint32_t kGebfMaxR = 65535;
 inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB: beyond any sane state
+
+// How plain probe positions are derived from a key's hash (see the top of the file).
+enum class ProbeScheme : std::uint8_t { double_hashing = 1, multiply = 2 };
+
+inline void check_probe_scheme(std::uint8_t v) {
+  if (v != static_cast<std::uint8_t>(ProbeScheme::double_hashing) && v != static_cast<std::uint8_t>(ProbeScheme::multiply))
+    throw state_error("state: gebf: unknown probe scheme");
+}
+
+// The odd multipliers M_i, from SplitMix64's sequence.
+struct ProbeMultipliers {
+  std::uint64_t m[kGebfMaxK];
+};
+inline constexpr ProbeMultipliers make_probe_multipliers() {
+  ProbeMultipliers t{};
+  std::uint64_t x = 0x243F6A8885A308D3ULL;
+  for (std::uint32_t i = 0; i < kGebfMaxK; ++i) {
+    x += 0x9E3779B97F4A7C15ULL;
+    std::uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    t.m[i] = (z ^ (z >> 31)) | 1;
+  }
+  return t;
+}
+inline constexpr ProbeMultipliers kProbeMultipliers = make_probe_multipliers();
+
+// The i-th plain probe hash of a key under ProbeScheme::multiply.
+inline std::uint64_t multiply_probe_hash(KeyHash h, std::uint32_t i) { return h.lo * kProbeMultipliers.m[i] + h.hi; }
 
 inline void check_gebf_r(std::uint32_t r) {
   if (r < 1 || r > kGebfMaxR) throw invalid_parameter("gebf_r", parameter_value(r), "must be in [1, 65535]");
@@ -52,12 +89,14 @@ inline std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// Fills probes[0..k) for a key. probes must hold k entries (k <= kGebfMaxK).
+// Fills probes[0..k) for a key. probes must hold k entries (k <= kGebfMaxK). `scheme` applies
+// to the plain layout only.
 // Blocked: the block comes from the high bits of h.hi and the in-block positions from 9-bit
 // chunks of mix64(h.lo + c), so they are independent. (Deriving both from the same double
 // hash made keys that share a block share most of their in-block positions too, and the
 // measured rate came out 1.5-6x the formula's.)
-inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blocked, Probe* probes) {
+inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blocked, ProbeScheme scheme,
+                        Probe* probes) {
   if (blocked) {
     std::uint64_t base = reduce(h.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
     std::uint64_t z = 0;
@@ -69,7 +108,8 @@ inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blo
     }
   } else {
     for (std::uint32_t i = 0; i < k; ++i) {
-      std::uint64_t pos = reduce(probe_hash(h, i), bits);
+      const std::uint64_t x = scheme == ProbeScheme::multiply ? multiply_probe_hash(h, i) : probe_hash(h, i);
+      const std::uint64_t pos = reduce(x, bits);
       probes[i] = Probe{pos >> 6, std::uint64_t{1} << (pos & 63)};
     }
   }
@@ -83,7 +123,7 @@ inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blo
 template <bool Blocked>
 class KeyProbes {
  public:
-  explicit KeyProbes(KeyHash h) : h_(h), x_(h.lo), d_(h.hi) {}
+  KeyProbes(KeyHash h, ProbeScheme scheme) : h_(h), x_(h.lo), d_(h.hi), scheme_(scheme) {}
 
   bool contained_in(const std::uint64_t* words, std::uint32_t k, std::uint64_t bits) {
     if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
@@ -96,12 +136,15 @@ class KeyProbes {
   }
 
  private:
-  // Plain: probe_hash(h, n), by forward differences; blocked: the n-th 9-bit in-block position.
+  // Plain: the n-th probe hash (double hashing by forward differences); blocked: the n-th
+  // 9-bit in-block position.
   void extend() {
     if constexpr (Blocked) {
       if (n_ % 7 == 0) z_ = mix64(h_.lo + (n_ / 7 + 1) * 0x9E3779B97F4A7C15ULL);
       v_[n_] = z_ & (kGebfBlockBits - 1);
       z_ >>= 9;
+    } else if (scheme_ == ProbeScheme::multiply) {
+      v_[n_] = multiply_probe_hash(h_, n_);
     } else {
       v_[n_] = x_;
       x_ += d_;
@@ -113,6 +156,7 @@ class KeyProbes {
   KeyHash h_;
   std::uint32_t n_ = 0;
   std::uint64_t x_, d_, z_ = 0;
+  ProbeScheme scheme_;
   std::uint64_t v_[kGebfMaxK];
 };
 
