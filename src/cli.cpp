@@ -27,6 +27,8 @@
 #include <cstdlib>
 #include <cstdint>
 
+#include <fmt/format.h>
+
 #include "atomic_file.hpp"
 #include "duration.hpp"
 #include "options.hpp"
@@ -70,7 +72,7 @@ void check_state_matches(const Options& o, const tlbf::FilterConfig& saved, cons
   if (given.window_count && saved.window_count != *given.window_count)
     conflict("-n/--window-count", saved.window_count ? std::to_string(saved.window_count) : "a time window");
   if (given.algorithm && saved.algorithm != *given.algorithm) conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));
-  if (given.error_rate && saved.error_rate != *given.error_rate) conflict("-e/--error-rate", std::to_string(saved.error_rate));
+  if (given.error_rate && saved.error_rate != *given.error_rate) conflict("-e/--error-rate", fmt::format("{:g}", saved.error_rate));
   if (given.capacity && saved.capacity != *given.capacity) conflict("-c/--capacity", std::to_string(saved.capacity));
   if (given.max_memory_bytes && saved.max_memory_bytes != *given.max_memory_bytes)
     conflict("--max-memory", std::to_string(saved.max_memory_bytes) + " bytes");

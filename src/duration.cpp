@@ -52,24 +52,43 @@ std::optional<std::uint64_t> scale(const Decimal& d, std::uint64_t unit) {
   return v + static_cast<std::uint64_t>(frac);
 }
 
+// Nanoseconds per unit; nullopt for an unknown unit. A bare number means seconds.
+std::optional<std::uint64_t> nanoseconds_per(std::string_view unit) {
+  if (unit.empty() || unit == "s") return 1000000000ULL;
+  if (unit == "ns") return 1;
+  if (unit == "us") return 1000ULL;
+  if (unit == "ms") return 1000000ULL;
+  if (unit == "m") return 60ULL * 1000000000ULL;
+  if (unit == "h") return 3600ULL * 1000000000ULL;
+  if (unit == "d") return 86400ULL * 1000000000ULL;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<tlbf::Duration> parse_duration(std::string_view text) {
   auto d = leading_decimal(text);
   if (!d) return std::nullopt;
-  std::string_view unit = text.substr(d->length);
-  std::uint64_t ns;
-  if (unit.empty() || unit == "s") ns = 1000000000ULL;
-  else if (unit == "ns") ns = 1;
-  else if (unit == "us") ns = 1000ULL;
-  else if (unit == "ms") ns = 1000000ULL;
-  else if (unit == "m") ns = 60ULL * 1000000000ULL;
-  else if (unit == "h") ns = 3600ULL * 1000000000ULL;
-  else if (unit == "d") ns = 86400ULL * 1000000000ULL;
-  else return std::nullopt;
-  auto v = scale(*d, ns);
+  auto ns = nanoseconds_per(text.substr(d->length));
+  if (!ns) return std::nullopt;
+  auto v = scale(*d, *ns);
   if (!v || *v > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())) return std::nullopt;
   return static_cast<tlbf::Duration>(*v);
+}
+
+bool is_duration_too_long(std::string_view text) {
+  if (parse_duration(text)) return false;
+  // Well formed: digits (the whole part may itself overflow), an optional fraction, a unit.
+  std::size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  if (i == 0) return false;
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9';) ++i;
+  return nanoseconds_per(text.substr(i)).has_value();
+}
+
+std::string longest_duration() {
+  return std::to_string(std::numeric_limits<tlbf::Duration>::max() / (86400 * tlbf::kSecond)) + "d";
 }
 
 std::string format_duration(tlbf::Duration d) {

@@ -17,6 +17,11 @@ namespace tlbf_dedup {
 // ("1.5s"). The result is > 0 unless the text says 0.
 std::optional<tlbf::Duration> parse_duration(std::string_view text);
 
+// A duration well formed but longer than a Duration holds (about 292 years, printed as
+// "106751d"): what a message says instead of "not a duration".
+bool is_duration_too_long(std::string_view text);
+std::string longest_duration();
+
 // The shortest exact spelling parse_duration() reads back: "5m", "250ms", "1500us".
 std::string format_duration(tlbf::Duration d);
 

@@ -16,7 +16,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "duration.hpp"
 #include "tlbf/checks.hpp"
@@ -60,21 +63,54 @@ std::optional<T> parse_number(const std::string& s) {
 }
 
 // "--mark", "--stats" and "--explain" take an optional value only in the "--opt=VALUE" spelling, so that
-// "--mark file.log" does not read the file name as the value.
+// "--mark file.log" does not read the file name as the value. When the word after one of them is
+// no file but reads as its value ("--stats json"), the user meant the value: say how to write it,
+// instead of failing later on a missing input file named "json".
 std::vector<std::string> expand_optional_values(int argc, const char* const* argv, const std::vector<std::string>& defaults) {
+  struct OptionalValue {
+    const char* option;
+    const char* implied;
+    bool (*looks_like_value)(const std::string&);
+  };
+  static constexpr OptionalValue kOptional[] = {
+      {"--mark", "--mark=dup",
+       [](const std::string& v) { return !v.empty() && v[0] != '-' && v.find_first_of("/.") == std::string::npos; }},
+      {"--stats", "--stats=text", [](const std::string& v) { return v == "text" || v == "json"; }},
+      {"--explain", "--explain=20",
+       [](const std::string& v) { return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos; }},
+  };
   std::vector<std::string> args = defaults;
   bool positional_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (!positional_only) {
       if (a == "--") positional_only = true;
-      else if (a == "--mark") a = "--mark=dup";
-      else if (a == "--stats") a = "--stats=text";
-      else if (a == "--explain") a = "--explain=20";
+      for (const OptionalValue& o : kOptional) {
+        if (a != o.option) continue;
+        a = o.implied;
+        const std::string next = i + 1 < argc ? argv[i + 1] : "";
+        struct stat st;
+        if (o.looks_like_value(next) && ::stat(next.c_str(), &st) != 0)
+          throw UsageError(fmt::format("{} {}: the value of {} is written {}={} (with '='); as written, '{}' is an input file, "
+                                       "and there is none",
+                                       o.option, next, o.option, o.option, next, next));
+      }
     }
     args.push_back(std::move(a));
   }
   return args;
+}
+
+constexpr double kMinErrorRate = 1e-12, kMaxErrorRate = 0.5;
+
+// A duration option's value: at least `minimum`, else a usage error naming the option, with
+// examples, or the longest duration when the value is well formed but too long.
+tlbf::Duration duration_option(const char* option, const std::string& text, tlbf::Duration minimum, const char* examples) {
+  auto d = parse_duration(text);
+  if (d && *d >= minimum) return *d;
+  if (is_duration_too_long(text))
+    throw UsageError(fmt::format("{} '{}': longer than the longest duration, {}", option, text, longest_duration()));
+  throw UsageError(fmt::format("{} '{}': expected a duration{} such as {}", option, text, minimum > 0 ? " > 0" : "", examples));
 }
 
 // The option that sets each FilterConfig field, so that the library's one check of a
@@ -131,7 +167,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_flag("--allow-untimed", o.pipeline.clock.allow_untimed, "with -t: go on when none of the first 1000 records has a readable time (default: exit 1)");
   app.add_option("-w,--window", window, "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)")->type_name("DUR");
   app.add_option("-n,--window-count", window_count, "count window: a duplicate when among the last N inserted keys")->type_name("N");
-  app.add_option("-e,--error-rate", error_rate, "target false-positive rate (default 1e-5)")->type_name("P");
+  app.add_option("-e,--error-rate", error_rate, "target false-positive rate, 1e-12 to 0.5 (default 1e-5)")->type_name("P");
   app.add_option("-c,--capacity", capacity, "expected distinct keys per window, for initial sizing (default 100000)")->type_name("N");
   app.add_option("-a,--algorithm", algorithm, "tlbf (default with -w) | apbf (default with -n) | gebf | exact")->type_name("NAME");
   app.add_option("--max-memory", max_memory, "bound on the filter's memory: 512M, 2G (default 1G); when it binds the window shrinks, never the error rate")->type_name("SIZE");
@@ -227,14 +263,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   }
   o.pipeline.time_parser = TimeParser(o.time_format, o.time_pattern, o.pipeline.clock.year.value_or(current_year()));
   if (given("--max-future")) {
-    auto d = parse_duration(max_future);
-    if (!d || *d <= 0) throw UsageError("--max-future '" + max_future + "': expected a duration > 0 such as 1h or 7d");
-    o.pipeline.clock.max_future = *d;
+    o.pipeline.clock.max_future = duration_option("--max-future", max_future, 1, "1h or 7d");
   }
   if (given("--jump-threshold")) {
-    auto d = parse_duration(jump);
-    if (!d || *d <= 0) throw UsageError("--jump-threshold '" + jump + "': expected a duration > 0 such as 1h or 2d");
-    o.pipeline.clock.jump = *d;
+    o.pipeline.clock.jump = duration_option("--jump-threshold", jump, 1, "1h or 2d");
   }
   for (const char* needs_time : {"--max-future", "--jump-threshold", "--allow-untimed"})
     if (given(needs_time) && o.pipeline.extract.time.empty())
@@ -250,10 +282,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
     fc.span = 0;
     fc.algorithm = tlbf::Algorithm::apbf;
   } else {
-    auto d = parse_duration(given("--window") ? window : "5m");
-    if (!d || *d <= 0) throw UsageError("-w/--window '" + window + "': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d");
-    fc.span = *d;
-    if (given("--window")) o.given.span = *d;
+    fc.span = duration_option("-w/--window", given("--window") ? window : "5m", 1, "250ms, 30s, 5m, 2h, 1d");
+    if (given("--window")) o.given.span = fc.span;
     fc.algorithm = tlbf::Algorithm::tlbf;
   }
   if (given("--algorithm")) {
@@ -268,13 +298,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
     }
   }
   if (given("--error-rate")) {
+    // The range every filter meets: below 1e-12 the GEBF's per-segment rates reach the
+    // precision its sizing keeps, and the TLBF/APBF's slice layouts (k + l <= 64) run out
+    // near 1e-19; above 0.5 a filter would drop most unique records.
     auto p = parse_number<double>(error_rate);
-    if (!p) throw UsageError("-e/--error-rate '" + error_rate + "': expected a number between 0 and 1 (exclusive), e.g. 1e-5");
-    try {
-      tlbf::check_error_rate(*p);
-    } catch (const tlbf::invalid_parameter& e) {
-      throw option_error(e, error_rate);
-    }
+    if (!p || !(*p >= kMinErrorRate && *p <= kMaxErrorRate))
+      throw UsageError(fmt::format("-e/--error-rate '{}': expected a rate from {:g} to {:g}, e.g. 1e-5", error_rate,
+                                   kMinErrorRate, kMaxErrorRate));
     fc.error_rate = *p;
     o.given.error_rate = *p;
   }
@@ -326,14 +356,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
 
   // State.
   if (given("--checkpoint")) {
-    auto d = parse_duration(checkpoint);
-    if (!d || *d <= 0) throw UsageError("--checkpoint '" + checkpoint + "': expected a duration > 0 such as 30s or 5m");
-    o.checkpoint = *d;
+    o.checkpoint = duration_option("--checkpoint", checkpoint, 1, "30s or 5m");
   }
   if (given("--lock-timeout")) {
-    auto d = parse_duration(lock_timeout);
-    if (!d || *d < 0) throw UsageError("--lock-timeout '" + lock_timeout + "': expected a duration such as 0, 30s or 5m");
-    o.lock_timeout = *d;
+    o.lock_timeout = duration_option("--lock-timeout", lock_timeout, 0, "0, 30s or 5m");
   }
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
   for (const char* name : kKeyTimeOptions) {

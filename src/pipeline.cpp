@@ -31,6 +31,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "duration.hpp"
@@ -153,13 +155,13 @@ void Pipeline::explain_record(Writer& out, const RecordReader& in, const Extract
     text = quoted(x->time);
     if (x->time.parsed) time = format_rfc3339(x->time.time);
   }
-  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", in.current_name(), in.record_in_input(), key, text, time,
+  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", in.current_name(), record_number(in), key, text, time,
                         format_rfc3339(clock_), decision));
 }
 
 void Pipeline::warn_at(WarningKind kind, const RecordReader& in, std::string what) {
-  diagnostics_->warning(Warning{kind, in.current_name(), in.record_in_input(), 1,
-                                fmt::format("{}: record {}: {}", in.current_name(), in.record_in_input(), what)});
+  diagnostics_->warning(Warning{kind, in.current_name(), record_number(in), 1,
+                                fmt::format("{}: record {}: {}", in.current_name(), record_number(in), what)});
 }
 
 void Pipeline::choose_extractor(std::string_view first_record) {
@@ -214,7 +216,7 @@ void Pipeline::cap_bound(const RecordReader& in, Writer& out) {
     out.flush();
     throw CapError(fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
                                "shrink the window to {} (--on-cap fail)",
-                               in.current_name(), in.record_in_input(), kept));
+                               in.current_name(), record_number(in), kept));
   }
   warn_at(WarningKind::memory_cap, in,
           fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
@@ -239,27 +241,9 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
   const bool mark = cfg_.output.mark;
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
-  Record rec;
-  while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
-    ++stats_.records;
-    stats_.bytes_in += rec.size + rec.term_len;
-    if (in.input_number() != input_) {
-      input_ = in.input_number();
-      start_input(in);
-    }
 
-    // Step 1: the format, decided by the first record with content (auto mode).
-    if (!extractor_) {
-      if (is_blank_record(rec.text())) {
-        if (explain) explain_record(out, in, nullptr, "blank");
-        else out.write(rec.bytes());
-        ++stats_.emitted;
-        continue;
-      }
-      choose_extractor(rec.text());
-      refresh_future_limit();
-    }
-
+  // Steps 2 to 5 for one record whose format is known.
+  auto judge = [&](const Record& rec) {
     // Step 2: key and time.
     Extracted x = extractor_->extract(rec);
     if (x.status != ExtractStatus::ok) {
@@ -268,12 +252,12 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
       if (cfg_.on_error == OnError::fail) {
         out.flush();
-        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), in.record_in_input(), what));
+        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), record_number(in), what));
       }
       if (count++ == 0) warn_first(kind, what.c_str(), in);
       if (explain) {
         explain_record(out, in, &x, "error");
-        continue;
+        return;
       }
       if (cfg_.on_error == OnError::pass && !only_dups) {
         if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
@@ -281,7 +265,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
         ++stats_.emitted;
         if (cfg_.line_buffered) out.flush();
       }
-      continue;
+      return;
     }
 
     // Step 3: the clock, which only moves forward.
@@ -314,6 +298,57 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     }
     if (cfg_.line_buffered) out.flush();
     if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
+  };
+
+  // Auto mode: blank records before the first record with content are held (copies) until
+  // that record decides the format, then judged in order as that format judges blank
+  // records, so a leading blank line is treated exactly like a later one. An input that
+  // ends with only blank records held, or too many of them, is lines.
+  struct Held {
+    std::uint64_t number;
+    std::size_t offset, size;
+    std::uint32_t term_len;
+  };
+  std::vector<Held> held;
+  std::string held_bytes;
+  auto judge_held = [&] {
+    if (!extractor_) choose_extractor({});
+    held_bytes.append(RecordReader::kTailPadding, '\0');  // the extractors read past a record
+    for (const Held& h : held) {
+      Record r;
+      r.data = held_bytes.data() + h.offset;
+      r.size = h.size;
+      r.term_len = h.term_len;
+      replaying_record_ = h.number;
+      judge(r);
+    }
+    replaying_record_ = 0;
+    held.clear();
+    held_bytes.clear();
+  };
+
+  Record rec;
+  while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
+    ++stats_.records;
+    stats_.bytes_in += rec.size + rec.term_len;
+    if (in.input_number() != input_) {
+      if (!held.empty()) judge_held();  // the previous input held only blank records
+      input_ = in.input_number();
+      start_input(in);
+    }
+
+    // Step 1: the format, decided by the first record with content (auto mode).
+    if (!extractor_) {
+      if (is_blank_record(rec.text()) && held_bytes.size() < kMaxHeldBytes) {
+        held.push_back(Held{in.record_in_input(), held_bytes.size(), rec.size, rec.term_len});
+        held_bytes.append(rec.bytes());
+        continue;
+      }
+      choose_extractor(rec.text());
+      refresh_future_limit();
+      if (!held.empty()) judge_held();
+    }
+    judge(rec);
 
     // Step 6: bookkeeping that runs only every few thousand records.
     if ((stats_.records & 4095) == 0) {
@@ -322,6 +357,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     }
     if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
+  if (!held.empty() && !*stop) judge_held();
 }
 
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
@@ -339,7 +375,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
     return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
-  bool untimed_failed = false;
+  bool untimed_failed = false, downstream_closed = false;
   try {
     with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
                  [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
@@ -352,7 +388,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.
     if (hooks_.save) hooks_.save(*filter_, clock_);
-    throw;
+    downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
   }
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
@@ -361,6 +397,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();
   diagnostics_->summary(stats_);
+  if (downstream_closed) throw BrokenPipe{};
   if (untimed_failed)
     throw UntimedInput(fmt::format(
         "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "

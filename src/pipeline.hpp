@@ -120,6 +120,11 @@ class Pipeline {
   template <class D>
   void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
   void choose_extractor(std::string_view first_record);
+  // The number in its input of the record being judged: a held blank record's own number
+  // while held records are judged, else the reader's.
+  std::uint64_t record_number(const RecordReader& in) const {
+    return replaying_record_ ? replaying_record_ : in.record_in_input();
+  }
   void start_input(const RecordReader& in);
   // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
   TimeVerdict accept_time(const TimeReading& t, const RecordReader& in);
@@ -143,6 +148,9 @@ class Pipeline {
   std::size_t input_ = 0;                    // the reader's input_number() of the last record
   std::string first_untimed_text_;
   bool untimed_stop_ = false;  // the untimed probe failed: stop reading
+  std::uint64_t replaying_record_ = 0;  // see record_number()
+  // Auto mode holds leading blank records up to this many bytes before calling the input lines.
+  static constexpr std::size_t kMaxHeldBytes = std::size_t{1} << 20;
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;

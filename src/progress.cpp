@@ -1,22 +1,31 @@
 // Progress display for --progress.
 //
-// Invariant: it writes only to stderr, only whole lines ended by "\r" (and a final "\n"
-// from finish() when anything was drawn), at most five times a second, so it never mixes
-// into the data on stdout and costs nothing measurable per record.
+// Invariant: it writes only to stderr, so it never mixes into the data on stdout, and costs
+// nothing measurable per record. On a terminal one line is redrawn in place ("\r", the text,
+// erase to the end of the line) at most five times a second, and finish() ends it with "\n";
+// anywhere else (a log file, a pipe) every report is a whole line ended by "\n" alone, at
+// most one every ten seconds plus the final one, so a captured log holds no "\r".
 #include "progress.hpp"
 
 #include <cstdio>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 namespace tlbf_dedup {
 
 Progress::Progress(std::uint64_t total_bytes, Clock& clock)
-    : total_(total_bytes), clock_(&clock), start_ns_(clock.steady_ns()), last_ns_(start_ns_) {}
+    : total_(total_bytes),
+      clock_(&clock),
+      start_ns_(clock.steady_ns()),
+      last_ns_(start_ns_),
+      terminal_(::isatty(STDERR_FILENO) == 1) {}
 
 void Progress::maybe_draw(std::uint64_t bytes, std::uint64_t records, std::uint64_t emitted, bool force) {
   const std::int64_t now = clock_->steady_ns();
-  if (!force && now - last_ns_ < 200 * tlbf::kMillisecond) return;
+  const std::int64_t every = terminal_ ? 200 * tlbf::kMillisecond : 10 * tlbf::kSecond;
+  if (!force && now - last_ns_ < every) return;
   last_ns_ = now;
   double secs = static_cast<double>(now - start_ns_) / 1e9;
   double mbps = secs > 0 ? static_cast<double>(bytes) / 1048576.0 / secs : 0;
@@ -30,14 +39,16 @@ void Progress::maybe_draw(std::uint64_t bytes, std::uint64_t records, std::uint6
   } else {
     line = fmt::format("{} records, {} emitted  {:.0f} records/s  {:.1f} MiB/s", records, emitted, rps, mbps);
   }
-  std::fprintf(stderr, "\r%-72s\r", line.c_str());
+  if (terminal_)
+    std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
-  drawn_ = true;
 }
 
 void Progress::finish(std::uint64_t bytes, std::uint64_t records, std::uint64_t emitted) {
   maybe_draw(bytes, records, emitted, true);
-  std::fputc('\n', stderr);
+  if (terminal_) std::fputc('\n', stderr);
 }
 
 }  // namespace tlbf_dedup

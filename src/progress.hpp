@@ -24,7 +24,7 @@ class Progress {
   std::uint64_t calls_ = 0;
   Clock* clock_;
   std::int64_t start_ns_, last_ns_;
-  bool drawn_ = false;
+  bool terminal_;  // stderr is a terminal: redraw one line in place
 };
 
 }  // namespace tlbf_dedup

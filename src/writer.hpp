@@ -57,8 +57,9 @@ struct OutputMode {
 
 // Writes `record` (its bytes exactly as read, `text` being them without the terminator)
 // with the flag of --mark: lines get "dup\t" or "new\t" in front; a JSON object gets
-// ,"NAME":true|false before its closing brace. A record that is not a JSON object in JSON
-// mode is written unchanged.
+// ,"NAME":true|false before its closing brace, or, when it already has a top-level member
+// spelled "NAME", that member's value replaced (so the output never holds NAME twice). A
+// record that is not a JSON object in JSON mode is written unchanged.
 void write_marked(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool duplicate,
                   std::string_view escaped_name);
 

@@ -4,10 +4,12 @@
 // run order), caps, and saved state, including format 1.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <limits>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -378,6 +380,75 @@ TEST_SUITE("time_limited") {
     CHECK(shifts > 100);
     CHECK(bad_cells == 0);
     CHECK(bad_order == 0);
+  }
+
+  // The paper's Figures 1-2 setting (span 300 s, an insert every 0.1 s, capacity 1,000 or
+  // 10,000). The grid cuts generations short (the first is one insert long, 42.86 s cells do
+  // not hold a whole number of inserts); sized from such a generation alone, the next slice
+  // was too small and (5,7) and (7,28) kept 20-38 and 75 slices instead of 12 and 35.
+  TEST_CASE("at a steady rate the slice count returns to k + l and memory to the layout's bits per key") {
+    const std::uint32_t layouts[][2] = {{4, 3}, {5, 7}, {6, 14}, {7, 28}, {8, 56}};
+    for (std::uint64_t capacity : {1000u, 10000u}) {
+      for (const auto& kl : layouts) {
+        CAPTURE(capacity);
+        CAPTURE(kl[0]);
+        TimeLimitedFilter f(time_config(300 * kSec, capacity, kl[0], kl[1]));
+        const std::size_t slices = kl[0] + kl[1];
+        // (k + l) k / (l ln2) for slices half full after k generations, with the 10%
+        // headroom and whole-word rounding on top.
+        const double layout_bits = tlbf::apbf_bits_per_key(kl[0], kl[1]) * 1.1 * 1.05;
+        std::size_t over = 0, most = 0;
+        double worst_bits = 0;
+        for (std::uint64_t i = 0; i < 10000; ++i) {
+          const Time now = static_cast<Time>(i) * 100 * kMs;
+          f.insert(key(i), now);
+          most = std::max(most, f.slice_count());
+          if (i < 6000) continue;  // two spans to settle
+          if (f.slice_count() != slices) ++over;
+          // (4,3)'s initial slices live 7 cells of 100 s: sizes settle from 800 s on.
+          if (i >= 8000) worst_bits = std::max(worst_bits, static_cast<double>(f.stats(now).bits_allocated) / 3000.0);
+        }
+        CHECK(over == 0);
+        CHECK(worst_bits <= layout_bits);
+        if (capacity == 10000) CHECK(most == slices);  // over-dimensioned: never grows
+      }
+    }
+  }
+
+  // A Poisson stream, steady and then with a 10x burst: the rate is estimated over a cell or
+  // more, so random cut-short generations do not add slices, and after a burst the filter
+  // returns to its steady size within two spans.
+  TEST_CASE("random arrivals keep about k + l slices, and a burst's slices leave with it") {
+    TimeLimitedFilter f(time_config(60 * kSec, 0.001, 60000));
+    std::mt19937_64 rng(5);
+    std::exponential_distribution<double> gap(1000.0);
+    double t = 0;
+    std::uint64_t i = 0;
+    auto run_until = [&](double end, double speed, std::size_t& most, double& bits) {
+      most = 0;
+      bits = 0;
+      for (; t < end; ++i) {
+        t += gap(rng) / speed;
+        const auto now = static_cast<Time>(t * 1e9);
+        f.insert(key(i), now);
+        most = std::max(most, f.slice_count());
+        bits = std::max(bits, static_cast<double>(f.stats(now).bits_allocated));
+      }
+    };
+    std::size_t most = 0;
+    double steady_bits = 0, bits = 0;
+    run_until(180, 1, most, bits);
+    run_until(300, 1, most, steady_bits);
+    const std::size_t slices = f.k() + f.l();
+    CHECK(most <= slices + 1);
+    // 60,000 live keys at (k + l) k / (l ln2) bits each, 10% headroom, whole words.
+    CHECK(steady_bits <= 60000 * tlbf::apbf_bits_per_key(f.k(), f.l()) * 1.1 * 1.05);
+    run_until(320, 10, most, bits);  // 20 s at 10x
+    CHECK(most > slices);            // the burst did need more room
+    run_until(440, 1, most, bits);   // two spans
+    run_until(500, 1, most, bits);
+    CHECK(most <= slices + 1);
+    CHECK(bits <= 1.05 * steady_bits);
   }
 
   TEST_CASE("grid cells are right-closed and saturate") {

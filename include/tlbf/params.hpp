@@ -57,13 +57,15 @@ inline double apbf_fpr(std::uint32_t k, std::uint32_t l) {
 
 inline double runs_fpr(std::uint32_t k, std::uint32_t l) {
   if (k == 0) throw invalid_parameter("k", "0", "must be >= 1");
-  double none = 1.0;  // probability that no run is fully hit
+  // log P(no run is fully hit), summed with log1p: 1 - (1 - all) loses every run whose
+  // probability is below double's epsilon, which made targets under ~1e-16 look reached.
+  double log_none = 0.0;
   for (std::size_t j = 0; j <= l; ++j) {
     double all = 1.0;
     for (std::size_t i = j; i < j + k; ++i) all *= slice_fill_before_shift(k, i);
-    none *= 1.0 - all;
+    log_none += std::log1p(-all);
   }
-  return 1.0 - none;
+  return -std::expm1(log_none);
 }
 
 struct SliceLayout {

@@ -34,11 +34,14 @@
 // later cell (above).
 //
 // Shift, at time now:
-//  1. Rate: G inserts in the ending generation over t_s = max(1 ns, now - start) give the
-//     target generation tg = G span / (t_s l) (eq. 6), limited to 4 G so a generation that
-//     ends within one clock tick cannot ask for an unbounded slice, and raised by 10% of
-//     headroom so a steady stream ends its generations by time, keeping k + l slices,
-//     rather than by count a little early.
+//  1. Rate: G inserts over t_s = max(1 ns, now - start) give the target generation
+//     tg = G span / (t_s l) (eq. 6). G and t_s are the ending generation's when it lasted a
+//     cell or more (the paper's estimate); otherwise they also take the generations before
+//     it, back to a cell or more (recent_rate()), so a generation the grid cut short does not
+//     size the next slice from its few inserts. tg is limited to 4 times what the ending
+//     generation could take, so a generation that ends within one clock tick cannot ask
+//     for an unbounded slice, and raised by 10% of headroom so a steady stream ends its
+//     generations by time, keeping k + l slices, rather than by count a little early.
 //  2. Slices among the new positions 1..k-1 that have expired are cleared (their keys are all
 //     older than the span, and no accepted run includes them).
 //  3. New slice size (eqs. 7-8): with u_i = floor((m_i ln2 - n_i)/(k - i)) (eq. 4, in signed
@@ -423,12 +426,49 @@ class TimeLimitedFilter final : public WindowFilter {
     slices_.erase(slices_.begin());
   }
 
+  // Inserts over a stretch of time ending now, for the rate of eq. 6.
+  struct RateSample {
+    double inserts = 0;
+    Duration duration = 1;
+    double generations = 1;
+    double allowed = 0;  // inserts the ending generation could have taken (eq. 5)
+  };
+  // The ending generation alone (the paper's estimate) when it lasted a cell or more;
+  // otherwise it and the generations before it, back to one cell or more. A generation cut
+  // short by its cell holds few inserts, and sized from those alone the next slice is too
+  // small, fills by count, and the filter adds slices it never needed. For the same reason
+  // the growth limit is relative to what the ending generation could take (or the mean of
+  // the sample), not to what it took.
+  // Generation q (the one that opened the slice at position q, 1 <= q < k) inserted
+  // inserts(q) - inserts(q - 1): each insert counts once in every slice of positions
+  // 0..k-1. It began after e_{q+1} (the previous generation's last insert) and inside the
+  // cell of its own last insert e_q. Generations that ended before the last two cells are
+  // left out, so an idle gap does not dilute the rate of the stream after it, and so is the
+  // generation the stream began in, whose start is unknown.
+  RateSample recent_rate(Time now) const {
+    RateSample r;
+    r.inserts = static_cast<double>(gen_inserts_);
+    r.allowed = static_cast<double>(gen_inserts_) + static_cast<double>(gen_left_);
+    r.duration = std::max<Duration>(1, detail::sat_sub(now, gen_start_));
+    const Time recent = detail::sat_sub(detail::sat_sub(now, cell_), cell_);
+    for (std::size_t q = 1; r.duration < cell_ && q < k_ && q + 1 < slices_.size(); ++q) {
+      const Slice& s = at(q);
+      const Slice& newer = at(q - 1);
+      const Time before = at(q + 1).own_last;  // kNever: the stream began inside generation q
+      if (s.own_last == kNever || before == kNever || s.own_last < recent || s.inserts < newer.inserts) break;
+      const Time began = std::max(before, detail::sat_sub(detail::cell_end(s.own_last, cell_), cell_));
+      r.inserts += static_cast<double>(s.inserts - newer.inserts);
+      r.duration = std::max(r.duration, detail::sat_sub(now, began));
+      r.generations += 1;
+    }
+    return r;
+  }
+
   void shift(Time now) {
-    // 1. Target generation from the observed rate (eq. 6).
-    const Duration ts = std::max<Duration>(1, detail::sat_sub(now, gen_start_));
-    const double seen = static_cast<double>(gen_inserts_);
-    double tg = seen * static_cast<double>(span_) / (static_cast<double>(ts) * l_);
-    tg = std::min(tg, kMaxGrowth * std::max(seen, 1.0)) * kHeadroom;
+    // 1. Target generation from the observed rate (eq. 6), over at least one cell.
+    const RateSample r = recent_rate(now);
+    double tg = r.inserts * static_cast<double>(span_) / (static_cast<double>(r.duration) * l_);
+    tg = std::min(tg, kMaxGrowth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
 
     // 2. Expired slices still in the insert range start over empty.
     for (std::size_t pos = 0; pos + 1 < k_; ++pos) {
