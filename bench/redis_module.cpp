@@ -10,7 +10,11 @@
 // estimate grow its slices for a rate that never comes). Cases:
 //   SET NX EX            one key per command (what a home-made shared window would do)
 //   TLBF.ADD, 1 item     one key per command, the same pipelining as SET
-//   TLBF.ADD, B items    B keys per command (what the --redis backend will send)
+//   TLBF.ADD, B items    B keys per command (what the --redis backend sends)
+//   tlbf-dedup --redis   the program itself (--dedup PATH), reading the same keys and times
+//                        from a file as lines "UNIX_SECONDS KEY", as logs stamp them: end to
+//                        end, file to output. The backend sends one TLBF.ADD per run of keys
+//                        with the same time, so keys stamped to the second share commands.
 // Figures: keys per second of wall time, keys per second of the server's own CPU time (INFO
 // cpu; steadier on a shared machine), and memory per key from INFO memory before and after:
 // allocator_allocated (all the allocator holds, which includes the filter) and used_memory
@@ -37,6 +41,8 @@ struct Args {
   std::uint64_t depth = 1000;   // keys in flight (commands per pipeline batch for one key each)
   std::uint64_t batch = 1000;   // items per TLBF.ADD in the batched case
   std::string error = "1e-3";
+  std::string dedup;  // the tlbf-dedup binary for the --redis case (a fourth port), or none
+  std::string work;   // where that case's input file goes
 };
 
 [[noreturn]] void die(const std::string& what) {
@@ -153,10 +159,13 @@ Args parse(int argc, char** argv) {
     else if (opt == "--depth") a.depth = std::strtoull(val.c_str(), nullptr, 10);
     else if (opt == "--batch") a.batch = std::strtoull(val.c_str(), nullptr, 10);
     else if (opt == "--error") a.error = val;
-    else die("unknown option " + opt + " (--ports P1,P2,P3 --keys N --depth D --batch B --error RATE)");
+    else if (opt == "--dedup") a.dedup = val;
+    else if (opt == "--work") a.work = val;
+    else die("unknown option " + opt + " (--ports P1,P2,P3[,P4] --keys N --depth D --batch B --error RATE [--dedup PATH --work DIR])");
   }
-  if (argc % 2 == 0) die("options come in pairs: --ports P1,P2,P3 --keys N --depth D --batch B --error RATE");
-  if (a.ports.size() != 3) die("--ports needs three servers, one per case");
+  if (argc % 2 == 0) die("options come in pairs: --ports P1,P2,P3[,P4] --keys N --depth D --batch B --error RATE [--dedup PATH --work DIR]");
+  if (a.ports.size() != (a.dedup.empty() ? 3u : 4u)) die("--ports needs one server per case: three, and a fourth with --dedup");
+  if (!a.dedup.empty() && a.work.empty()) die("--dedup needs --work DIR for its input file");
   if (a.keys == 0 || a.depth == 0 || a.batch == 0) die("--keys, --depth and --batch must be > 0");
   return a;
 }
@@ -228,7 +237,33 @@ int main(int argc, char** argv) {
   tlbf_case(a.ports[1], "TLBF.ADD, 1 item per command", 1);
   tlbf_case(a.ports[2], fmt::format("TLBF.ADD, {} items per command", a.batch), a.batch);
 
-  // 4. The table; ratios against the SET row of this same run.
+  // 4. The program: tlbf-dedup --redis over the same keys at the same times, read from a file.
+  if (!a.dedup.empty()) {
+    const std::string input = a.work + "/keys.txt";
+    {
+      std::FILE* f = std::fopen(input.c_str(), "w");
+      if (!f) die("cannot write " + input);
+      for (std::uint64_t i = 0; i < a.keys; ++i) std::fprintf(f, "%lld %s\n", static_cast<long long>(time_of(i) / 1000), key_name(i).c_str());
+      if (std::fclose(f) != 0) die("cannot write " + input);
+    }
+    Connection c(a.ports[3]);
+    const Sample empty = sample(c);
+    const std::string command = fmt::format(
+        "{} --redis redis://127.0.0.1:{} --redis-key bench -t 1 --time-format epoch -k 2 -w 1h -e {} -c {} {} | wc -l",
+        a.dedup, a.ports[3], a.error, a.keys, input);
+    std::FILE* p = popen(command.c_str(), "r");
+    if (!p) die("cannot run " + command);
+    unsigned long long kept = 0;
+    const bool read = std::fscanf(p, "%llu", &kept) == 1;
+    if (pclose(p) != 0 || !read) die("failed: " + command);
+    const Sample full = sample(c);
+    const double keys = static_cast<double>(a.keys);
+    results.push_back({"tlbf-dedup --redis (file to output)", keys / (full.wall_s - empty.wall_s),
+                       keys / (full.server_cpu_s - empty.server_cpu_s), (full.allocated - empty.allocated) / keys,
+                       (full.used - empty.used) / keys, kept});
+  }
+
+  // 5. The table; ratios against the SET row of this same run.
   fmt::print("\n{} distinct keys, {} keys in flight, ERROR {} for the filter; a fresh redis-server per case, one client connection\n",
              a.keys, a.depth, a.error);
   fmt::print("{:<34} {:>12} {:>8} {:>18} {:>8} {:>12} {:>10} {:>10} {:>11} {:>10}\n", "case", "keys/s", "speed x",

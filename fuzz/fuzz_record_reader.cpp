@@ -73,7 +73,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::size_t pos = 0;  // how much of `all` the records so far have covered
   {
-    tlbf_dedup::RecordReader reader({fd_path(first_fd), second_path}, term, 0);
+    tlbf_dedup::ReaderConfig config;
+    config.terminator = term;
+    config.buffer_size = 0;
+    config.decompress = false;  // the invariants are about framing: bytes out = bytes in
+    tlbf_dedup::RecordReader reader({fd_path(first_fd), second_path}, config);
     unsigned pauses = 0;
     reader.on_input_pause([&] {
       ++pauses;

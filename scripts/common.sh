@@ -8,13 +8,15 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Build and test dependencies, all from Debian 12 (redis-server and redis-tools: the Redis
 # module's tests run a real server; libhiredis-dev: its benchmark's client; dpkg-dev:
 # dpkg-shlibdeps computes the packages' Depends; lintian, man-db, zsh and fish: the
-# packaging and completion tests).
+# packaging and completion tests; zlib1g-dev and libzstd-dev: compressed input; gzip and zstd:
+# its tests make their compressed files).
 PACKAGES=(
   cmake g++ make pkg-config
   libcli11-dev libfmt-dev libsimdjson-dev libxxhash-dev doctest-dev
   python3 gawk
   redis-server redis-tools libhiredis-dev
   dpkg-dev lintian man-db zsh fish
+  zlib1g-dev libzstd-dev gzip zstd
 )
 
 install_missing() {

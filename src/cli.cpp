@@ -34,6 +34,7 @@
 #include "options.hpp"
 #include "pipeline.hpp"
 #include "record_reader.hpp"
+#include "redis_backend.hpp"
 #include "state_store.hpp"
 #include "stats.hpp"
 #include "tlbf/factory.hpp"
@@ -61,11 +62,12 @@ void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-// The filter options a state file fixes; an explicitly given, different value is an error.
-void check_state_matches(const Options& o, const tlbf::FilterConfig& saved, const std::string& path) {
+// The filter options an existing filter fixes (one from a state file, or kept in Redis); an
+// explicitly given, different value is an error. `source` names the filter, `fix` the way out.
+void check_filter_matches(const Options& o, const tlbf::FilterConfig& saved, const std::string& source,
+                          const std::string& fix) {
   auto conflict = [&](const char* option, const std::string& saved_value) {
-    throw UsageError(std::string(option) + " differs from the state file " + path + " (which has " + saved_value +
-                     "); drop the option, or use --state-reset to start over");
+    throw UsageError(std::string(option) + " differs from " + source + " (which has " + saved_value + "); drop the option, or " + fix);
   };
   const FilterOverrides& given = o.given;
   if (given.span && saved.span != *given.span) conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
@@ -190,14 +192,25 @@ int run(Options o, int argc, const char* const* argv) {
     if (!lock) return 128 + g_stop_signal;
   }
 
-  // Step 1: the filter, from the state file when there is one (with its hash seed, and its
-  // key and time options where this run gives none), else fresh with a fresh seed.
+  SystemClock system_clock;
+  StderrDiagnostics diagnostics(o.quiet, o.stats);
+
+  // Step 1: the filter: in Redis with --redis (reserved there unless it exists; the fresh
+  // seed only hashes for a local fallback filter); else from the state file when there is
+  // one (with its hash seed, and its key and time options where this run gives none), else
+  // fresh with a fresh seed.
   tlbf::FilterConfig config = o.filter;
   std::unique_ptr<tlbf::WindowFilter> filter;
+  std::unique_ptr<RedisBackend> remote;
   tlbf::Time clock = 0;
-  if (!o.state_file.empty() && !o.state_reset) {
+  if (o.redis) {
+    o.pipeline.hash_seed = fresh_hash_seed();
+    remote = std::make_unique<RedisBackend>(*o.redis, o.filter, o.pipeline.hash_seed, system_clock, diagnostics);
+    config = remote->filter_config();
+    check_filter_matches(o, config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text, "name another --redis-key");
+  } else if (!o.state_file.empty() && !o.state_reset) {
     if (auto saved = load_state_file(o.state_file)) {
-      check_state_matches(o, saved->config, o.state_file);
+      check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
       if (saved->run.key_time_options) {
         const std::vector<std::string> args = saved_key_time_args(o, *saved->run.key_time_options, o.state_file);
         if (!args.empty()) o = *parse_options(argc, argv, args);
@@ -208,7 +221,7 @@ int run(Options o, int argc, const char* const* argv) {
       o.pipeline.hash_seed = saved->run.hash_seed;
     }
   }
-  if (!filter) {
+  if (!filter && !remote) {
     try {
       filter = tlbf::make_filter(config);
     } catch (const tlbf::invalid_parameter& e) {
@@ -228,14 +241,14 @@ int run(Options o, int argc, const char* const* argv) {
   }
 
   // Step 3: the record loop.
-  RecordReader reader(o.files, o.null_terminated ? '\0' : '\n');
+  RecordReader reader(o.files, o.reader);
   Writer writer(STDOUT_FILENO);
-  SystemClock system_clock;
-  StderrDiagnostics diagnostics(o.quiet, o.stats);
   PipelineConfig pipeline_config = o.pipeline;
-  pipeline_config.clock.window = config.span;  // the state file's window when there is one
-  Pipeline pipeline(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
-  pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+  pipeline_config.clock.window = config.span;  // the state file's (or Redis's) window when there is one
+  std::optional<Pipeline> pipeline;
+  if (remote) pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
+  else pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
+  pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
 
   // Step 4: the exit status.
   if (g_stop_signal) return 128 + g_stop_signal;

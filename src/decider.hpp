@@ -8,9 +8,14 @@
 //
 // Keys are hashed with the filter's secret seed (see docs/filters.md): without it, whoever
 // writes input lines could search offline for keys that collide or that set chosen bits.
+//
+// DeferredDecider is the other kind: a filter elsewhere (redis_backend.hpp) that answers
+// later and in batches. The pipeline holds each record until its answer comes back, so the
+// output order is the input order whichever kind decides.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -28,6 +33,8 @@ enum class Refresh { no, yes };
 template <class F>
 class Decider {
  public:
+  static constexpr bool answers_later = false;
+
   Decider(F& filter, Refresh refresh, std::uint64_t hash_seed) : filter_(filter), refresh_(refresh), hash_seed_(hash_seed) {}
 
   bool is_duplicate(std::string_view key, tlbf::Time now) { return is_duplicate(tlbf::hash_key(key, hash_seed_), now); }
@@ -42,6 +49,31 @@ class Decider {
   F& filter_;
   Refresh refresh_;
   std::uint64_t hash_seed_;
+};
+
+// The remote filter can no longer answer (its server is gone, or it refused a batch). The
+// answers already received stay available (has_answer), so the records they decide can be
+// written before the run stops; the message names the server.
+class DecisionsLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A decider whose answers come later: submit() queues a key judged at `now` (and may send a
+// batch or read answers); the answers come out of take_answer() in submit order, true for a
+// duplicate. flush() sends what is queued and waits until every key submitted has its answer.
+// submit() and flush() throw DecisionsLost when the answers of submitted keys cannot come.
+class DeferredDecider {
+ public:
+  static constexpr bool answers_later = true;
+
+  virtual ~DeferredDecider() = default;
+  virtual void submit(std::string_view key, tlbf::Time now) = 0;
+  virtual void flush() = 0;
+  virtual bool has_answer() const = 0;
+  virtual bool take_answer() = 0;
+  // The statistics of the filter that answers, at `now`; call after flush().
+  virtual tlbf::FilterStats stats(tlbf::Time now) = 0;
 };
 
 // Calls fn(Decider<F>&) with F the filter's concrete class.

@@ -146,12 +146,16 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
-      checkpoint, lock_timeout, max_future, jump, explain, mask, top;
+      checkpoint, lock_timeout, max_future, jump, explain, redis_url, redis_fallback = "stop", redis_shards,
+      multiline_timeout, max_record, mask, top;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
   app.add_option("-f,--format", format, "auto|lines|json (ndjson is json); auto: json when the first non-blank byte is '{'")->type_name("FMT");
   app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
+  app.add_option("--multiline", o.reader.multiline, "a record starts at a line matching this POSIX extended regex (\\d = [0-9]); other lines continue the record before; key and time from its first line")->type_name("RE");
+  app.add_option("--multiline-timeout", multiline_timeout, "with --multiline: judge an open record once the input has paused this long (default 1s)")->type_name("DUR");
+  app.add_option("--max-record", max_record, "a longer record is an input error (default 64M)")->type_name("SIZE");
   app.add_option("-k,--key", keys, "key: JSON path a.b.c or /a/b, or a field list 3 | 1,4 | 2-5 | 6-; repeatable (composite key); default: the whole record")
       ->type_name("SPEC")->allow_extra_args(false);
   app.add_option("-d,--delimiter", delimiter, "lines: field separator, one byte (\\t for tab); default: runs of blanks")->type_name("C");
@@ -185,6 +189,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
   app.add_option("--lock-timeout", lock_timeout, "with --state: wait this long for another run on the same FILE to end (default 0: fail at once)")->type_name("DUR");
+  app.add_option("--redis", redis_url, "decide with a filter kept in Redis (module tlbf_redis.so), shared by every run that names it: redis://HOST[:PORT][/DB], or redis+cluster://HOST[:PORT] for a cluster")->type_name("URL");
+  RedisConfig redis;
+  app.add_option("--redis-key", redis.key, "with --redis: the filter's key (a cluster's shards are NAME{0}...); reserved with -w, -e, -c, -a, --max-memory unless it exists")->type_name("NAME");
+  app.add_option("--redis-fallback", redis_fallback, "with --redis, when the server is lost: stop (default: write what was decided, exit 1) | local (go on with a local filter, warned once)")->type_name("WHAT");
+  app.add_option("--redis-shards", redis_shards, "with redis+cluster://: shard filters to reserve when the filter is missing (default 4 per master)")->type_name("N");
   app.add_flag("-q,--quiet", o.quiet, "no warnings on stderr");
 
   // Relations between options, checked by CLI11 while parsing.
@@ -193,6 +202,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.get_option("--checkpoint")->needs("--state");
   app.get_option("--state-reset")->needs("--state");
   app.get_option("--lock-timeout")->needs("--state");
+  // The state lives in Redis; the module keeps time windows, only inserts new keys and holds
+  // its own memory cap (TLBF.INFO shows it); --explain would insert into a shared filter;
+  // --multiline's late continuation lines follow a decision that Redis may not have given yet.
+  for (const char* name : {"--state", "--window-count", "--refresh", "--explain", "--on-cap", "--multiline"})
+    app.get_option("--redis")->excludes(name);
+  app.get_option("--redis")->needs("--redis-key");
+  for (const char* name : {"--redis-key", "--redis-fallback", "--redis-shards"}) app.get_option(name)->needs("--redis");
+  app.get_option("--multiline-timeout")->needs("--multiline");
 
   std::vector<std::string> args = expand_optional_values(argc, argv, defaults);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
@@ -216,6 +233,29 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   if (!f) throw UsageError("-f/--format '" + format + "': expected auto, lines or json");
   o.pipeline.format = *f;
   o.pipeline.extract.keys = keys;
+  o.reader.terminator = o.null_terminated ? '\0' : '\n';
+  if (given("--multiline")) {
+    if (o.pipeline.format == InputFormat::json)
+      throw UsageError("--multiline cannot be combined with -f json: a JSON record is one line (--multiline reads lines)");
+    try {
+      LineStartPattern check(o.reader.multiline);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--multiline '" + o.reader.multiline + "': " + e.what());
+    }
+    o.pipeline.format = InputFormat::lines;
+  }
+  if (given("--multiline-timeout")) {
+    auto d = parse_duration(multiline_timeout);
+    if (!d || *d < 0 || *d > 3600 * tlbf::kSecond)
+      throw UsageError("--multiline-timeout '" + multiline_timeout + "': expected a duration from 0 to 1h, such as 1s or 200ms");
+    o.reader.multiline_timeout_ms = static_cast<int>(*d / tlbf::kMillisecond);
+  }
+  if (given("--max-record")) {
+    auto m = parse_byte_size(max_record);
+    if (!m || *m == 0 || *m > (std::uint64_t{1} << 40))
+      throw UsageError("--max-record '" + max_record + "': expected a size from 1 byte to 1T, such as 64M");
+    o.reader.max_record = static_cast<std::size_t>(*m);
+  }
   if (given("--delimiter")) {
     if (delimiter == "\\t" || delimiter == "tab") delimiter = "\t";
     if (delimiter.size() != 1) throw UsageError("-d/--delimiter '" + delimiter + "': expected a single byte");
@@ -362,6 +402,31 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
     o.lock_timeout = duration_option("--lock-timeout", lock_timeout, 0, "0, 30s or 5m");
   }
   if (given("--state") && o.state_file.empty()) throw UsageError("--state: empty file name");
+
+  // Redis.
+  if (given("--redis")) {
+    std::string problem;
+    auto url = parse_redis_url(redis_url, &problem);
+    if (!url) throw UsageError("--redis '" + redis_url + "': " + problem);
+    redis.url = *url;
+    if (redis.key.empty()) throw UsageError("--redis-key: empty name");
+    if (url->cluster && redis.key.find_first_of("{}") != std::string::npos)
+      throw UsageError("--redis-key '" + redis.key + "': a cluster filter's name cannot contain { or } (its shards are NAME{0}, NAME{1}, ...)");
+    if (redis_fallback == "local") redis.fallback = RedisFallback::local;
+    else if (redis_fallback != "stop") throw UsageError("--redis-fallback '" + redis_fallback + "': expected stop or local");
+    if (given("--redis-shards")) {
+      auto n = parse_number<std::uint32_t>(redis_shards);
+      if (!n || *n == 0 || *n > 16384 || redis_shards[0] == '-')
+        throw UsageError("--redis-shards '" + redis_shards + "': expected a whole number from 1 to 16384");
+      if (!url->cluster) throw UsageError("--redis-shards has no effect without a redis+cluster:// URL");
+      redis.shards = *n;
+    }
+    if (fc.algorithm != tlbf::Algorithm::tlbf && fc.algorithm != tlbf::Algorithm::gebf)
+      throw UsageError("-a/--algorithm '" + algorithm + "': the Redis module keeps tlbf or gebf filters");
+    if (fc.span % tlbf::kMillisecond != 0)
+      throw UsageError("-w/--window '" + window + "': with --redis, a whole number of milliseconds");
+    o.redis = std::move(redis);
+  }
   for (const char* name : kKeyTimeOptions) {
     const CLI::Option* opt = app.get_option(name);
     if (opt->count() == 0) continue;

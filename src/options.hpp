@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipeline.hpp"
+#include "redis_backend.hpp"
 #include "state_store.hpp"
 #include "stats.hpp"
 #include "timestamp.hpp"
@@ -38,6 +39,8 @@ struct FilterOverrides {
 struct Options {
   std::vector<std::string> files;  // empty = stdin
   bool null_terminated = false;
+  // How records are framed: terminator (from -z), --multiline, --max-record.
+  ReaderConfig reader;
   // The record loop's settings, the extractor's among them (pipeline.extract); its
   // time_parser is built from the three time fields below.
   PipelineConfig pipeline;
@@ -57,6 +60,8 @@ struct Options {
   std::vector<RecordedOption> key_time_options;
   tlbf::Duration checkpoint = 60 * tlbf::kSecond;
   tlbf::Duration lock_timeout = 0;  // how long to wait for another run's lock on the state; 0: fail at once
+
+  std::optional<RedisConfig> redis;  // --redis: the filter is in Redis (no state file)
 };
 
 // The usage error for a filter parameter the library refused: the option that sets it, the

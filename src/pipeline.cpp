@@ -12,7 +12,11 @@
 //    (UntimedInput) unless untimed input is allowed; what it wrote until then was decided as
 //    any untimed record is, so nothing is held back from a live stream.
 //  - Emitted records are written byte for byte as they were read (with --mark, plus the
-//    flag); records are never reordered.
+//    flag); records are never reordered. A multi-line record is judged by its first line and
+//    written or dropped whole; lines that continue it after it was judged (the input paused)
+//    follow its fate.
+//  - An input error (unreadable, corrupt or truncated compressed data, a record over
+//    --max-record) comes after every record before it was decided and written.
 //  - Output is flushed whenever the reader is about to wait for input, after each record
 //    with --line-buffered, before every state save, and at the end, so what has been
 //    decided is visible downstream before the program blocks.
@@ -51,8 +55,17 @@ bool is_blank_record(std::string_view s) {
 
 Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
                    Diagnostics& diagnostics, StateHooks hooks)
+    : Pipeline(std::move(cfg), &filter, nullptr, start_clock, clock, diagnostics, std::move(hooks)) {}
+
+Pipeline::Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock,
+                   Diagnostics& diagnostics)
+    : Pipeline(std::move(cfg), nullptr, &decider, start_clock, clock, diagnostics, StateHooks{}) {}
+
+Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
+                   Clock& clock, Diagnostics& diagnostics, StateHooks hooks)
     : cfg_(std::move(cfg)),
-      filter_(&filter),
+      filter_(filter),
+      deferred_(deferred),
       clock_(start_clock),
       time_source_(&clock),
       diagnostics_(&diagnostics),
@@ -200,7 +213,7 @@ void Pipeline::warn_totals() {
   if (stats_.date_only > 1)
     diagnostics_->warning(Warning{WarningKind::date_only, "", 0, stats_.date_only,
                                   fmt::format("{} record time(s) were dates without a time of day", stats_.date_only)});
-  if (filter_->cap_binds() > 0)
+  if (filter_ && filter_->cap_binds() > 0)
     diagnostics_->warning(Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
                                   fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
                                               "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
@@ -235,34 +248,101 @@ void Pipeline::maybe_checkpoint(Writer& out) {
   if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
 }
 
+inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup) {
+  if (cfg_.output.mark) {
+    if (!cfg_.output.only_dups || dup) {
+      write_marked(out, bytes, text_size, json, dup, mark_name_);
+      ++stats_.emitted;
+      return true;
+    }
+  } else if (dup == cfg_.output.only_dups) {
+    out.write(bytes);
+    ++stats_.emitted;
+    return true;
+  }
+  return false;
+}
+
+void Pipeline::write_undecided(Writer& out, const Record& rec, bool marked) {
+  ++stats_.emitted;
+  if (!held_.empty()) {
+    held_bytes_.append(rec.bytes());
+    held_.push_back(Held{rec.bytes().size(), rec.size, json_, marked ? HeldKind::marked_new : HeldKind::as_read});
+    return;
+  }
+  if (marked) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
+  else out.write(rec.bytes());
+}
+
+void Pipeline::release_answered(Writer& out) {
+  bool wrote = false;
+  while (!held_.empty()) {
+    const Held& h = held_.front();
+    const std::string_view bytes(held_bytes_.data() + held_start_, h.size);
+    if (h.kind == HeldKind::awaits_answer) {
+      if (!deferred_->has_answer()) break;
+      const bool dup = deferred_->take_answer();
+      stats_.duplicates += dup;
+      if (top_) {
+        if (dup) top_->add(held_keys_.front());
+        held_keys_.pop_front();
+      }
+      write_decided(out, bytes, h.text_size, h.json, dup);
+    } else if (h.kind == HeldKind::marked_new) {
+      write_marked(out, bytes, h.text_size, h.json, false, mark_name_);
+    } else {
+      out.write(bytes);
+    }
+    held_start_ += h.size;
+    held_.pop_front();
+    wrote = true;
+  }
+  // The bytes of released records go once they are half the buffer (amortised O(1) each).
+  if (held_.empty()) {
+    held_bytes_.clear();
+    held_start_ = 0;
+  } else if (held_start_ > held_bytes_.size() / 2) {
+    held_bytes_.erase(0, held_start_);
+    held_start_ = 0;
+  }
+  if (wrote && cfg_.line_buffered) out.flush();
+}
+
+void Pipeline::drain(Writer& out) {
+  if (!deferred_) return;
+  deferred_->flush();
+  release_answered(out);
+}
+
 template <class D>
 void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress) {
   const bool only_dups = cfg_.output.only_dups;
   const bool mark = cfg_.output.mark;
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
+  bool emitted = false;  // the record before was written (its late continuation lines follow it)
 
   // Steps 2 to 5 for one record whose format is known.
   auto judge = [&](const Record& rec) {
     // Step 2: key and time.
-    Extracted x = extractor_->extract(rec);
+    Extracted x = extractor_->extract(rec.head());
     if (x.status != ExtractStatus::ok) {
       const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
       const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
       std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
       if (cfg_.on_error == OnError::fail) {
+        drain(out);
         out.flush();
         throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), record_number(in), what));
       }
       if (count++ == 0) warn_first(kind, what.c_str(), in);
+      emitted = !explain && cfg_.on_error == OnError::pass && !only_dups;
       if (explain) {
         explain_record(out, in, &x, "error");
         return;
       }
       if (cfg_.on_error == OnError::pass && !only_dups) {
-        if (mark) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
-        else out.write(rec.bytes());
-        ++stats_.emitted;
+        write_undecided(out, rec, mark);
         if (cfg_.line_buffered) out.flush();
       }
       return;
@@ -277,76 +357,82 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       if (now > clock_) clock_ = now;
     }
 
-    // Step 4: the decision (and, with --top, whose duplicate it was).
-    bool dup = decider.is_duplicate(x.key, clock_);
-    stats_.duplicates += dup;
-    if (dup && top_) top_->add(x.key);
-
-    // Step 5: the output.
-    if (explain) {
-      static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
-                                                       {"dup", "dup late", "dup untimed", "dup future"}};
-      explain_record(out, in, &x, kDecisions[dup][static_cast<int>(verdict)]);
-    } else if (mark) {
-      if (!only_dups || dup) {
-        write_marked(out, rec.bytes(), rec.size, json_, dup, mark_name_);
-        ++stats_.emitted;
+    // Steps 4 and 5: the decision and the output; a decider that answers later gets the key
+    // now, and the record waits in held_ until its answer has come (release_answered).
+    if constexpr (D::answers_later) {
+      decider.submit(x.key, clock_);
+      if (top_) held_keys_.emplace_back(x.key);  // for --top, when the answer comes
+      held_bytes_.append(rec.bytes());
+      held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::awaits_answer});
+      release_answered(out);
+    } else {
+      bool dup = decider.is_duplicate(x.key, clock_);
+      stats_.duplicates += dup;
+      if (dup && top_) top_->add(x.key);  // --top: whose duplicate it was
+      emitted = false;
+      if (explain) {
+        static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
+                                                         {"dup", "dup late", "dup untimed", "dup future"}};
+        explain_record(out, in, &x, kDecisions[dup][static_cast<int>(verdict)]);
+      } else {
+        emitted = write_decided(out, rec.bytes(), rec.size, json_, dup);
       }
-    } else if (dup == only_dups) {
-      out.write(rec.bytes());
-      ++stats_.emitted;
+      if (cfg_.line_buffered) out.flush();
+      if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
     }
-    if (cfg_.line_buffered) out.flush();
-    if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
   };
 
   // Auto mode: blank records before the first record with content are held (copies) until
   // that record decides the format, then judged in order as that format judges blank
   // records, so a leading blank line is treated exactly like a later one. An input that
   // ends with only blank records held, or too many of them, is lines.
-  struct Held {
+  struct HeldBlank {
     std::uint64_t number;
     std::size_t offset, size;
     std::uint32_t term_len;
   };
-  std::vector<Held> held;
-  std::string held_bytes;
-  auto judge_held = [&] {
+  std::vector<HeldBlank> blanks;
+  std::string blank_bytes;
+  auto judge_blanks = [&] {
     if (!extractor_) choose_extractor({});
-    held_bytes.append(RecordReader::kTailPadding, '\0');  // the extractors read past a record
-    for (const Held& h : held) {
+    blank_bytes.append(RecordReader::kTailPadding, '\0');  // the extractors read past a record
+    for (const HeldBlank& h : blanks) {
       Record r;
-      r.data = held_bytes.data() + h.offset;
+      r.data = blank_bytes.data() + h.offset;
       r.size = h.size;
       r.term_len = h.term_len;
       replaying_record_ = h.number;
       judge(r);
     }
     replaying_record_ = 0;
-    held.clear();
-    held_bytes.clear();
+    blanks.clear();
+    blank_bytes.clear();
   };
 
   Record rec;
   while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
-    ++stats_.records;
     stats_.bytes_in += rec.size + rec.term_len;
+    if (rec.continues) {  // --multiline: lines of a record judged when the input paused
+      if (emitted) out.write(rec.bytes());
+      continue;
+    }
+    ++stats_.records;
     if (in.input_number() != input_) {
-      if (!held.empty()) judge_held();  // the previous input held only blank records
+      if (!blanks.empty()) judge_blanks();  // the previous input held only blank records
       input_ = in.input_number();
       start_input(in);
     }
 
     // Step 1: the format, decided by the first record with content (auto mode).
     if (!extractor_) {
-      if (is_blank_record(rec.text()) && held_bytes.size() < kMaxHeldBytes) {
-        held.push_back(Held{in.record_in_input(), held_bytes.size(), rec.size, rec.term_len});
-        held_bytes.append(rec.bytes());
+      if (is_blank_record(rec.text()) && blank_bytes.size() < kMaxHeldBytes) {
+        blanks.push_back(HeldBlank{in.record_in_input(), blank_bytes.size(), rec.size, rec.term_len});
+        blank_bytes.append(rec.bytes());
         continue;
       }
       choose_extractor(rec.text());
       refresh_future_limit();
-      if (!held.empty()) judge_held();
+      if (!blanks.empty()) judge_blanks();
     }
     judge(rec);
 
@@ -357,7 +443,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     }
     if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
-  if (!held.empty() && !*stop) judge_held();
+  if (!blanks.empty() && !*stop) judge_blanks();
 }
 
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
@@ -369,6 +455,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   in.set_stop_flag(stop);
   // Input paused: what has been decided goes out now (tail -f), and a due checkpoint runs.
   in.on_input_pause([&]() -> int {
+    drain(out);
     out.flush();
     maybe_checkpoint(out);
     if (!hooks_.save || hooks_.every <= 0) return -1;
@@ -377,13 +464,30 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   });
   bool untimed_failed = false, downstream_closed = false;
   try {
-    with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
-                 [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
+    if (deferred_) {
+      try {
+        decide_all(*deferred_, in, out, stop, progress.get());
+        drain(out);
+      } catch (const DecisionsLost&) {
+        // What was decided before the loss is written; the records after it are not.
+        release_answered(out);
+        out.flush();
+        throw;
+      }
+    } else {
+      with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
+                   [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
+    }
     out.flush();
     // A run that found no time at all is an error, and its state is not saved; its summary
     // still comes first, so that --stats shows what was read.
     untimed_failed = stats_.untimed && !timed_seen_ && !cfg_.clock.allow_untimed && !*stop;
     if (!untimed_failed) save_state(out);
+  } catch (const InputError&) {
+    // A damaged or unreadable input: what was decided before it goes out; the state is not
+    // saved, as for any error.
+    out.flush();
+    throw;
   } catch (const BrokenPipe&) {
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.
@@ -392,7 +496,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   }
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
-  stats_.filter = filter_->stats(clock_);
+  stats_.filter = deferred_ ? deferred_->stats(clock_) : filter_->stats(clock_);
   if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();

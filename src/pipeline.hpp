@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -107,6 +108,8 @@ class Pipeline {
   // `clock` and `diagnostics` must outlive the pipeline.
   Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
            Diagnostics& diagnostics, StateHooks hooks = {});
+  // Decisions by a filter that answers later (a remote one); it keeps no state file.
+  Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics);
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
@@ -116,6 +119,8 @@ class Pipeline {
   tlbf::Time clock() const { return clock_; }
 
  private:
+  Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
+           Clock& clock, Diagnostics& diagnostics, StateHooks hooks);
   // The record loop, compiled for each decider type (see decider.hpp).
   template <class D>
   void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
@@ -137,9 +142,32 @@ class Pipeline {
   void cap_bound(const RecordReader& in, Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
+  // Step 5 for a record whose decision is `dup`.
+  // Writes a judged record as --mark/--only-dups say; true when it was written.
+  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  // A record written whatever the filter says (blank, or passed with --on-error pass), behind
+  // the records still waiting for their answers.
+  void write_undecided(Writer& out, const Record& rec, bool marked);
+  // Writes the held records from the front up to the first one whose answer has not come.
+  void release_answered(Writer& out);
+  // Waits for every answer and writes every held record.
+  void drain(Writer& out);
 
   PipelineConfig cfg_;
-  tlbf::WindowFilter* filter_;
+  tlbf::WindowFilter* filter_ = nullptr;   // the filter that decides, or:
+  DeferredDecider* deferred_ = nullptr;     // the one that answers later
+  // With deferred_: the records waiting for their answers (or behind one that waits), in
+  // input order, their bytes in held_bytes_ from held_start_ on.
+  enum class HeldKind : unsigned char { awaits_answer, as_read, marked_new };
+  struct Held {
+    std::size_t size, text_size;
+    bool json;
+    HeldKind kind;
+  };
+  std::deque<Held> held_;
+  std::deque<std::string> held_keys_;  // with --top: the keys of the records awaiting answers, in order
+  std::string held_bytes_;
+  std::size_t held_start_ = 0;
   tlbf::Time clock_;  // the decision clock: the largest record time accepted (or wall time)
   tlbf::Time future_limit_ = 0;  // record times above it are judged as untimed
   tlbf::Duration jump_ = 0;

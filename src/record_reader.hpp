@@ -1,4 +1,5 @@
-// Reads records from files or stdin as spans into one large reusable buffer.
+// Reads records from files or stdin as spans into one large reusable buffer: lines (or NUL-
+// ended records), or with --multiline, records of several lines each.
 #pragma once
 
 #include <cstddef>
@@ -11,21 +12,69 @@
 #include <string_view>
 #include <vector>
 
+#include <regex.h>
+
 namespace tlbf_dedup {
+
+class ByteSource;
 
 struct Record {
   const char* data = nullptr;
   std::size_t size = 0;       // without the terminator
   std::uint32_t term_len = 0; // 0 (the last input's last record without one), 1 (LF or NUL), 2 (CR LF)
+  // A multi-line record's first line, without its terminator (its key and time are read
+  // there); size or more: the whole record (the default, for records made elsewhere).
+  std::size_t head_size = static_cast<std::size_t>(-1);
+  // Lines that continue a multi-line record which was already handed out (the input paused
+  // for longer than the multi-line timeout): they share that record's fate.
+  bool continues = false;
 
   std::string_view text() const { return {data, size}; }
   std::string_view bytes() const { return {data, size + term_len}; }  // exactly as read
+  // The first line as a record of its own (the rest of the record follows it in memory, then
+  // the padding), for extracting the key and time.
+  Record head() const {
+    if (head_size >= size) return *this;
+    const std::uint32_t crlf = data[head_size] == '\r' ? 2 : 1;
+    return Record{data, head_size, crlf, head_size, false};
+  }
 };
 
-// Thrown for an input that cannot be opened or read; the message names the file.
+// Thrown for an input that cannot be opened or read, or that is damaged (a corrupt or
+// truncated compressed stream, a record longer than --max-record); the message names the file.
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// --multiline's pattern: a POSIX extended regular expression (as --key-regex), where \d and
+// \D also mean [0-9] and [^0-9], so that '^\d{4}-' works as written.
+class LineStartPattern {
+ public:
+  // Throws std::invalid_argument naming the problem.
+  explicit LineStartPattern(const std::string& re);
+  ~LineStartPattern();
+  LineStartPattern(const LineStartPattern&) = delete;
+  LineStartPattern& operator=(const LineStartPattern&) = delete;
+  bool starts_record(std::string_view line) const;
+
+ private:
+  regex_t re_{};
+};
+
+struct ReaderConfig {
+  char terminator = '\n';  // or '\0' (-z)
+  std::size_t buffer_size = std::size_t{1} << 20;
+  // A longer record (line, or multi-line record) is an InputError: without a bound, input
+  // with no terminator at all would be read into memory whole.
+  std::size_t max_record = std::size_t{64} << 20;
+  // Non-empty: a record starts at a line matching this (LineStartPattern); lines that do not
+  // match continue the record before. Lines before an input's first match are one record.
+  std::string multiline;
+  // How long a multi-line record may be held open while the input pauses, in ms.
+  int multiline_timeout_ms = 1000;
+  // Inputs starting with a gzip or zstd magic number are decompressed (off: read as they are).
+  bool decompress = true;
 };
 
 class RecordReader {
@@ -40,6 +89,7 @@ class RecordReader {
   // terminator), so records of two files are never glued; the last input's last record keeps
   // its missing terminator.
   RecordReader(std::vector<std::string> paths, char terminator, std::size_t buffer_size = std::size_t{1} << 20);
+  RecordReader(std::vector<std::string> paths, ReaderConfig config);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
   RecordReader& operator=(const RecordReader&) = delete;
@@ -56,8 +106,10 @@ class RecordReader {
   // A flag checked whenever read(2) is interrupted (EINTR).
   void set_stop_flag(const volatile int* stop) { stop_ = stop; }
 
+  // Bytes read from the inputs (decompressed bytes of compressed ones).
   std::uint64_t bytes_read() const { return bytes_read_; }
-  // Sum of the sizes of the regular files among the inputs, 0 when unknown (pipes).
+  // Sum of the sizes of the regular files among the inputs, 0 when unknown (pipes, or a
+  // compressed input among them, whose decompressed size is not known in advance).
   std::uint64_t total_size() const { return total_size_; }
   const std::string& current_name() const { return name_; }
   // The last record's number in its input (from 1), and how many inputs were opened so far
@@ -70,14 +122,38 @@ class RecordReader {
 
  private:
   bool open_next();
-  bool fill();  // reads more bytes; false at end of the current input
+  // Reads more bytes; false at the end of the current input, or, when `hold_ms` >= 0 and the
+  // input may pause, once it paused for that long (held_out_ set).
+  bool fill(int hold_ms = -1);
+  // Waits until the source has something to read (running the pause hook meanwhile); false
+  // when `hold_ms` passed first or a stop was asked for.
+  bool wait_for_input(int hold_ms);
+  void stop_reading();
+  // Looks at a new input's first bytes; swaps in a decompressing source when they say so.
+  void detect_compression_of_input();
   void close_current();
+  bool next_line(Record& out);
+  bool next_multiline(Record& out);
+  void check_record_size(std::size_t size) const;
+  // The current input is used up: throws for its damage, then opens the next; false at the end.
+  bool advance_input();
+  // Hands out the rest of the buffer as the input's last record (terminator supplied when
+  // another input follows).
+  void hand_out_rest(Record& out);
+  // Hands out the open multi-line record (its whole lines); `next_is_start`: the line after
+  // it is known to start a record.
+  void hand_out_group(Record& out, bool next_is_start);
 
   std::vector<std::string> paths_;
   std::size_t next_path_ = 0;
+  ReaderConfig config_;
   char term_;
+  std::unique_ptr<LineStartPattern> line_start_;
   int fd_ = -1;
-  bool fd_is_regular_ = false;
+  std::unique_ptr<ByteSource> source_;
+  bool regular_ = false;    // the current input is a regular file
+  bool detecting_ = false;  // the current input's compression is not known yet
+  bool held_out_ = false;   // fill() returned because the input paused for hold_ms
   bool eof_ = true;
   std::string name_;
   std::uint64_t record_in_input_ = 0;
@@ -89,6 +165,12 @@ class RecordReader {
   std::size_t begin_ = 0;  // first byte not yet handed out
   std::size_t scan_ = 0;   // bytes before this (from begin_) hold no terminator
   std::size_t end_ = 0;    // end of valid bytes
+  // --multiline: the open record is buf_[begin_, begin_ + group_) (whole lines), its first
+  // line head_size_ bytes plus head_term_; next_is_start_: the line at begin_ is known to match.
+  std::size_t group_ = 0;
+  std::size_t head_size_ = 0;
+  bool start_line_ = false;  // the open record's first line matches the pattern
+  bool next_is_start_ = false;
 
   std::function<int()> pause_hook_;
   const volatile int* stop_ = nullptr;

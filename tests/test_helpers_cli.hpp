@@ -16,6 +16,37 @@
 
 namespace tlbf_dedup_test {
 
+// Stdin replaced by the read end of a pipe while this lives, so a reader of "-" takes the
+// pipe path (pauses, the pause hook); the test writes to write_fd() and calls close_write()
+// for the end of input.
+class StdinPipe {
+ public:
+  StdinPipe() {
+    int fds[2];
+    if (::pipe(fds) != 0) std::abort();
+    saved_ = ::dup(0);
+    ::dup2(fds[0], 0);
+    ::close(fds[0]);
+    write_ = fds[1];
+  }
+  ~StdinPipe() {
+    close_write();
+    ::dup2(saved_, 0);
+    ::close(saved_);
+  }
+  StdinPipe(const StdinPipe&) = delete;
+  StdinPipe& operator=(const StdinPipe&) = delete;
+  int write_fd() const { return write_; }
+  void close_write() {
+    if (write_ >= 0) ::close(write_);
+    write_ = -1;
+  }
+
+ private:
+  int saved_ = -1;
+  int write_ = -1;
+};
+
 // A file in the temporary directory, removed when this goes out of scope.
 class TempFile {
  public:

@@ -3,7 +3,9 @@
 // output modes, the state hooks and checkpoint timing. Nothing sleeps.
 #include <doctest/doctest.h>
 
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +29,10 @@ struct Run {
   RecordingDiagnostics diagnostics;
 };
 
-// Runs the pipeline over `inputs`, each one a file read in order (as tlbf-dedup FILE...).
+// Runs the pipeline over `inputs`, each one a file read in order (as tlbf-dedup FILE...),
+// deciding with a filter made from `fc`, or with `deferred` when given.
 Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
-        ManualClock* clock = nullptr) {
+        ManualClock* clock = nullptr, DeferredDecider* deferred = nullptr) {
   if (fc.span == 0 && fc.window_count == 0) fc.span = 5 * tlbf::kSecond;
   if (fc.algorithm == tlbf::Algorithm::tlbf && !fc.is_time_window()) fc.algorithm = tlbf::Algorithm::exact;
   if (cfg.clock.window == 0) cfg.clock.window = fc.span;  // as the program does
@@ -56,10 +59,12 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
       r.saved_at_steady.push_back(clock->steady_ns());
       if (save) save(f, c);
     };
-    Pipeline p(cfg, *filter, 0, *clock, r.diagnostics, hooks);
+    std::optional<Pipeline> p;
+    if (deferred) p.emplace(cfg, *deferred, 0, *clock, r.diagnostics);
+    else p.emplace(cfg, *filter, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
-    r.stats = p.run(reader, writer, &no_stop);
-    r.clock = p.clock();
+    r.stats = p->run(reader, writer, &no_stop);
+    r.clock = p->clock();
   }
   ::close(fd);
   r.out = out.read();
@@ -375,3 +380,86 @@ TEST_SUITE("pipeline") {
     CHECK(m.clock > 1577836800 * kS);  // after 2020-01-01: the year was not 1970
   }
 }
+
+namespace {
+
+// A decider that answers later, as a remote filter does: it keeps the keys it is given and
+// answers them three at a time (or all at flush()), from an exact filter. After `lose_after`
+// answered keys, it answers no more and throws DecisionsLost, as a lost server does.
+class BatchingDecider final : public DeferredDecider {
+ public:
+  explicit BatchingDecider(std::size_t lose_after = SIZE_MAX) : lose_after_(lose_after) {
+    tlbf::FilterConfig fc;
+    fc.span = 5 * tlbf::kSecond;
+    fc.algorithm = tlbf::Algorithm::exact;
+    filter_ = tlbf::make_filter(fc);
+  }
+  void submit(std::string_view key, tlbf::Time now) override {
+    waiting_.emplace_back(std::string(key), now);
+    if (waiting_.size() == 3) flush();
+  }
+  void flush() override {
+    for (; !waiting_.empty(); waiting_.pop_front()) {
+      if (answered_ == lose_after_) throw DecisionsLost("lost");
+      ++answered_;
+      answers_.push_back(!filter_->insert_if_absent(tlbf::hash_key(waiting_.front().first), waiting_.front().second));
+    }
+  }
+  bool has_answer() const override { return !answers_.empty(); }
+  bool take_answer() override {
+    const bool dup = answers_.front();
+    answers_.pop_front();
+    return dup;
+  }
+  tlbf::FilterStats stats(tlbf::Time now) override { return filter_->stats(now); }
+
+ private:
+  std::unique_ptr<tlbf::WindowFilter> filter_;
+  std::deque<std::pair<std::string, tlbf::Time>> waiting_;
+  std::deque<bool> answers_;
+  std::size_t answered_ = 0, lose_after_;
+};
+
+}  // namespace
+
+TEST_SUITE("pipeline with a decider that answers later") {
+  // Keyless records (passed) and blank ones are written behind the records still waiting for
+  // their answers: the output is the one a filter that answers at once gives.
+  TEST_CASE("output in input order, as a filter that answers at once writes it") {
+    const std::string in = "1 a\nb\n2 c\n\n3 a\n4 d\n5 c\nnokey\n6 e\n7 a\n";
+    for (bool mark : {false, true}) {
+      PipelineConfig c = keyed("2");
+      c.output.mark = mark;
+      tlbf::FilterConfig fc;
+      fc.algorithm = tlbf::Algorithm::exact;
+      BatchingDecider later;
+      Run deferred = run(std::vector<std::string>{in}, c, fc, {}, nullptr, &later);
+      Run at_once = run(in, c, fc);
+      CHECK(deferred.out == at_once.out);
+      CHECK(deferred.stats.duplicates == 3);
+      CHECK(deferred.stats.emitted == at_once.stats.emitted);
+    }
+  }
+
+  // The records answered before the loss are written; the ones after it are not.
+  TEST_CASE("a lost decider: what was answered is written, then DecisionsLost") {
+    PipelineConfig c;
+    c.format = InputFormat::lines;
+    BatchingDecider later(4);
+    TempFile input("a\nb\na\nc\nd\ne\nf\n");
+    TempFile out;
+    int fd = out.open_for_writing();
+    {
+      RecordReader reader({input.path()}, '\n');
+      Writer writer(fd);
+      ManualClock clock;
+      RecordingDiagnostics diagnostics;
+      Pipeline p(c, later, 0, clock, diagnostics);
+      static volatile int no_stop = 0;
+      CHECK_THROWS_AS(p.run(reader, writer, &no_stop), DecisionsLost);
+    }
+    ::close(fd);
+    CHECK(out.read() == "a\nb\nc\n");
+  }
+}
+

@@ -2,6 +2,7 @@
 // record, several inputs, buffer growth for long records, and the input-pause hook.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <csignal>
 #include <string>
 #include <thread>
@@ -119,11 +120,7 @@ TEST_SUITE("record_reader") {
   }
 
   TEST_CASE("the pause hook runs when a pipe has no data yet, before blocking") {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    int saved_stdin = ::dup(0);
-    ::dup2(fds[0], 0);
-    ::close(fds[0]);
+    tlbf_dedup_test::StdinPipe pipe;
     int pauses = 0;
     std::vector<std::string> seen_at_pause;
     {
@@ -134,20 +131,96 @@ TEST_SUITE("record_reader") {
         seen_at_pause.push_back(got.empty() ? "" : got.back());
         return -1;
       });
-      REQUIRE(::write(fds[1], "a\n", 2) == 2);
+      REQUIRE(::write(pipe.write_fd(), "a\n", 2) == 2);
       std::thread writer([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        (void)::write(fds[1], "b\n", 2);
-        ::close(fds[1]);
+        (void)::write(pipe.write_fd(), "b\n", 2);
+        pipe.close_write();
       });
       tlbf_dedup::Record rec;
       while (r.next(rec)) got.emplace_back(rec.text());
       writer.join();
       CHECK(got == std::vector<std::string>{"a", "b"});
     }
-    ::dup2(saved_stdin, 0);
-    ::close(saved_stdin);
     CHECK(pauses >= 1);
     CHECK(std::find(seen_at_pause.begin(), seen_at_pause.end(), "a") != seen_at_pause.end());  // "a" was out before the wait
+  }
+
+  TEST_CASE("--multiline: a start line and its continuation lines are one record, head first") {
+    TempFile f("pre\n2024-01 a\n  at x\r\n  at y\n2024-02 b\n2024-03 c\n  tail");
+    tlbf_dedup::ReaderConfig config;
+    config.multiline = "^\\d{4}-";
+    RecordReader r({f.path()}, config);
+    std::vector<std::string> bytes, heads;
+    tlbf_dedup::Record rec;
+    while (r.next(rec)) {
+      bytes.emplace_back(rec.bytes());
+      heads.emplace_back(rec.head().text());
+      CHECK(!rec.continues);
+    }
+    // Lines before the first start line are a record of their own; every byte is kept.
+    CHECK(bytes == std::vector<std::string>{"pre\n", "2024-01 a\n  at x\r\n  at y\n", "2024-02 b\n", "2024-03 c\n  tail"});
+    CHECK(heads == std::vector<std::string>{"pre", "2024-01 a", "2024-02 b", "2024-03 c"});
+    CHECK(r.record_in_input() == 4);
+  }
+
+  TEST_CASE("--multiline: \\d means a digit, an unterminated start line ends the record before") {
+    TempFile f("1 a\n more\n2 b");
+    tlbf_dedup::ReaderConfig config;
+    config.multiline = "^\\d ";
+    RecordReader r({f.path()}, config);
+    auto got = read_all(r);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].text == "1 a\n more");
+    CHECK(got[1].text == "2 b");
+    CHECK(got[1].term == 0);
+    CHECK_THROWS_AS(tlbf_dedup::LineStartPattern("(a"), std::invalid_argument);
+  }
+
+  TEST_CASE("--max-record: a longer line or multi-line record is an InputError naming file and record") {
+    TempFile f("short\n" + std::string(5000, 'x') + "\n");
+    tlbf_dedup::ReaderConfig config;
+    config.max_record = 100;
+    config.buffer_size = 4096;
+    RecordReader r({f.path()}, config);
+    tlbf_dedup::Record rec;
+    REQUIRE(r.next(rec));
+    CHECK(rec.text() == "short");
+    const std::string message = f.path() + ": record 2 is longer than --max-record 100 bytes";
+    CHECK_THROWS_WITH_AS(r.next(rec), doctest::Contains(message.c_str()), tlbf_dedup::InputError);
+
+    TempFile m("A 1\n" + std::string(60, 'y') + "\n" + std::string(60, 'y') + "\nA 2\n");
+    config.multiline = "^A";
+    RecordReader rm({m.path()}, config);
+    CHECK_THROWS_WITH_AS(rm.next(rec), doctest::Contains("record 1 is longer"), tlbf_dedup::InputError);
+  }
+
+  TEST_CASE("--multiline: a record open when a pipe pauses goes out after the timeout, later lines continue it") {
+    tlbf_dedup_test::StdinPipe pipe;
+    std::vector<std::string> got;
+    std::vector<bool> continues;
+    std::atomic<bool> first_out{false};
+    {
+      tlbf_dedup::ReaderConfig config;
+      config.multiline = "^[0-9]";
+      config.multiline_timeout_ms = 50;
+      RecordReader r({"-"}, config);
+      REQUIRE(::write(pipe.write_fd(), "1 a\n x\n", 7) == 7);
+      std::thread writer([&] {
+        // Only once "1 a" came out on its own (the timeout) do the next lines go in.
+        while (!first_out) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        (void)::write(pipe.write_fd(), " y\n2 b\n", 7);
+        pipe.close_write();
+      });
+      tlbf_dedup::Record rec;
+      while (r.next(rec)) {
+        got.emplace_back(rec.bytes());
+        continues.push_back(rec.continues);
+        first_out = true;
+      }
+      writer.join();
+    }
+    CHECK(got == std::vector<std::string>{"1 a\n x\n", " y\n", "2 b\n"});
+    CHECK(continues == std::vector<bool>{false, true, false});
   }
 }

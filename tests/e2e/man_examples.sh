@@ -2,7 +2,8 @@
 # Every example in the man page, docs/usage.md and README.md runs, over the fixtures in testdata/.
 # Examples are the .EX/.EE blocks after a '.\" example' comment (man page) and the ```sh
 # blocks after an '<!-- example -->' comment (Markdown). They run in a scratch directory
-# holding the fixtures under the names the examples use, with tlbf-dedup first on PATH;
+# holding the fixtures under the names the examples use (app.log: the stack-trace log;
+# access.log.1.gz: access.log compressed, a rotated log), with tlbf-dedup first on PATH;
 # "tail -F FILE" is run as "tail -n +1 FILE" so the pipeline ends. Each example must
 # exit 0 with pipefail and write something (stdout, stderr or a new file).
 source "$(dirname "$0")/lib.bash"
@@ -33,6 +34,8 @@ for ex in "$WORK"/man_*.sh "$WORK"/usage_*.sh "$WORK"/README_*.sh; do
   rm -rf "$WORK/run" && mkdir "$WORK/run"
   cp "$TESTDATA/sample_access.log" "$WORK/run/access.log"
   cp "$TESTDATA/app.ndjson" "$TESTDATA/auth.log" "$TESTDATA/hdfs.log" "$WORK/run/"
+  cp "$TESTDATA/app_stacktrace.log" "$WORK/run/app.log"
+  gzip -c "$TESTDATA/sample_access.log" > "$WORK/run/access.log.1.gz"
   sed -i 's/tail -F /tail -n +1 /g; s/tail -f /tail -n +1 /g' "$ex"
   before=$(ls "$WORK/run" | wc -l)
   status=0

@@ -8,19 +8,8 @@
 source "$(dirname "$0")/redis_lib.bash"
 
 masters=(n1 n2 n3)
-for n in "${masters[@]}"; do
-  start_server "$n" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
-    --cluster-node-timeout 5000
-done
-redis-cli --cluster create "127.0.0.1:${PORT[n1]}" "127.0.0.1:${PORT[n2]}" "127.0.0.1:${PORT[n3]}" \
-  --cluster-replicas 0 --cluster-yes >"$WORK/create.log" 2>&1 || { cat "$WORK/create.log"; exit 1; }
-for n in "${masters[@]}"; do
-  for ((i = 0; i < 600; i++)); do
-    rc "$n" CLUSTER INFO | grep -q '^cluster_state:ok' && break
-    sleep 0.05
-  done
-  check "cluster state seen by $n" ok "$(rc "$n" CLUSTER INFO | tr -d '\r' | sed -n 's/^cluster_state://p')"
-done
+MASTERS=("${masters[@]}")
+start_cluster "${masters[@]}"
 
 # 1. Reserve the shards from one node; the cluster sends each to its master.
 S=6
@@ -59,12 +48,7 @@ check "MOVED to the shard's master" "MOVED $slot 127.0.0.1:${PORT[$owner]}" "$(r
 
 # 4. Move shard 0's slot to another master with MIGRATE (DUMP/RESTORE of the value).
 digest=$(rc "$owner" DEBUG DIGEST-VALUE 'events{0}')
-owner_id=$(rc "$owner" CLUSTER MYID)
-other_id=$(rc "$other" CLUSTER MYID)
-rc "$other" CLUSTER SETSLOT "$slot" IMPORTING "$owner_id" >/dev/null
-rc "$owner" CLUSTER SETSLOT "$slot" MIGRATING "$other_id" >/dev/null
-check "MIGRATE the shard" OK "$(rc "$owner" MIGRATE 127.0.0.1 "${PORT[$other]}" 'events{0}' 0 10000)"
-for n in "${masters[@]}"; do rc "$n" CLUSTER SETSLOT "$slot" NODE "$other_id" >/dev/null; done
+move_slot_of "$owner" "$other" 'events{0}'
 check "the moved shard is the same filter" "$digest" "$(rc "$other" DEBUG DIGEST-VALUE 'events{0}')"
 check "and answers as before" "1 1 0" "$(redis-cli -c -p "${PORT[n3]}" TLBF.EXISTS 'events{0}' TIME '*' a0 b0 c0 | paste -sd' ')"
 

@@ -87,6 +87,65 @@ stop_server() {
   unset "PID[$name]"
 }
 
+# start_cluster NAME...: a server per NAME in cluster mode, joined into one cluster of that
+# many masters without replicas, waited for until every node sees it ok.
+start_cluster() {
+  local n i addresses=()
+  for n in "$@"; do
+    start_server "$n" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
+      --cluster-node-timeout 5000
+    addresses+=("127.0.0.1:${PORT[$n]}")
+  done
+  redis-cli --cluster create "${addresses[@]}" --cluster-replicas 0 --cluster-yes >"$WORK/create.log" 2>&1 ||
+    { cat "$WORK/create.log"; exit 1; }
+  for n in "$@"; do
+    for ((i = 0; i < 600; i++)); do
+      rc "$n" CLUSTER INFO | grep -q '^cluster_state:ok' && break
+      sleep 0.05
+    done
+    check "cluster state seen by $n" ok "$(rc "$n" CLUSTER INFO | tr -d '\r' | sed -n 's/^cluster_state://p')"
+  done
+}
+
+# two_producers KEYS URL0 URL1 OPTIONS...: a stream of 5 x KEYS lines in which every one of
+# KEYS keys occurs and most occur in both halves; tlbf-dedup --redis URL0 OPTIONS on the odd
+# lines and --redis URL1 OPTIONS --stats=json on the even ones, at the same time (outputs in
+# $WORK/kept0, kept1, the second's stats in $WORK/stats1, inputs in half0, half1). Checks that
+# both succeed and that between them every key is kept exactly once.
+two_producers() {
+  local keys=$1 url0=$2 url1=$3 status0 status1
+  shift 3
+  python3 - "$keys" >"$WORK/stream" <<'EOF'
+import random, sys
+random.seed(7)
+keys = int(sys.argv[1])
+stream = ["key-%d" % random.randrange(keys) for _ in range(4 * keys)] + ["key-%d" % k for k in range(keys)]
+random.shuffle(stream)
+print("\n".join(stream))
+EOF
+  awk 'NR % 2 == 1' "$WORK/stream" >"$WORK/half0"
+  awk 'NR % 2 == 0' "$WORK/stream" >"$WORK/half1"
+  "$TLBF_DEDUP" --redis "$url0" "$@" "$WORK/half0" >"$WORK/kept0" 2>"$WORK/err0" &
+  local producer0=$!
+  "$TLBF_DEDUP" --redis "$url1" "$@" --stats=json "$WORK/half1" >"$WORK/kept1" 2>"$WORK/stats1" && status1=0 || status1=$?
+  wait $producer0 && status0=0 || status0=$?
+  check "both producers succeed" "0 0" "$status0 $status1"
+  check "each producer kept some keys" yes "$([ -s "$WORK/kept0" ] && [ -s "$WORK/kept1" ] && echo yes)"
+  check "between them, every key kept exactly once" "$keys $keys" \
+    "$(cat "$WORK/kept0" "$WORK/kept1" | wc -l) $(cat "$WORK/kept0" "$WORK/kept1" | sort -u | wc -l)"
+}
+
+# move_slot_of FROM TO KEY: moves the slot of KEY, and KEY with it (MIGRATE), from master FROM
+# to master TO, and tells every node of the cluster ($MASTERS) the slot's new owner.
+move_slot_of() {
+  local from=$1 to=$2 key=$3 slot n
+  slot=$(rc "$from" CLUSTER KEYSLOT "$key")
+  rc "$to" CLUSTER SETSLOT "$slot" IMPORTING "$(rc "$from" CLUSTER MYID)" >/dev/null
+  rc "$from" CLUSTER SETSLOT "$slot" MIGRATING "$(rc "$to" CLUSTER MYID)" >/dev/null
+  check "MIGRATE $key" OK "$(rc "$from" MIGRATE 127.0.0.1 "${PORT[$to]}" "$key" 0 10000)"
+  for n in "${MASTERS[@]}"; do rc "$n" CLUSTER SETSLOT "$slot" NODE "$(rc "$to" CLUSTER MYID)" >/dev/null; done
+}
+
 # crash_server NAME: SIGKILL, as a power cut would stop it (nothing saved at exit).
 crash_server() {
   kill -KILL "${PID[$1]}" 2>/dev/null || true
