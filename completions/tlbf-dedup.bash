@@ -11,12 +11,13 @@ _tlbf_dedup() {
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
     --on-cap) COMPREPLY=($(compgen -W "warn fail" -- "$cur")); return ;;
     --missing) COMPREPLY=($(compgen -W "error null" -- "$cur")); return ;;
+    --mask) COMPREPLY=($(compgen -W "numbers hex uuid ip quoted numbers,hex,uuid,ip,quoted" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
     -w|--window|--checkpoint|--lock-timeout) COMPREPLY=($(compgen -W "250ms 1s 30s 1m 5m 1h 1d" -- "$cur")); return ;;
     --max-memory) COMPREPLY=($(compgen -W "64M 256M 512M 1G 2G" -- "$cur")); return ;;
     --max-record) COMPREPLY=($(compgen -W "1M 64M 1G" -- "$cur")); return ;;
     --multiline-timeout) COMPREPLY=($(compgen -W "0 200ms 1s 5s" -- "$cur")); return ;;
-    -k|--key|-t|--time|-d|--delimiter|--key-regex|--multiline|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold) return ;;
+    -k|--key|-t|--time|-d|--delimiter|--key-regex|--multiline|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold|--top) return ;;
     --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --redis) COMPREPLY=($(compgen -W "redis:// redis+cluster://" -- "$cur")); return ;;
     --redis-fallback) COMPREPLY=($(compgen -W "stop local" -- "$cur")); return ;;
@@ -26,9 +27,9 @@ _tlbf_dedup() {
     COMPREPLY=($(compgen -W "--stats=text --stats=json" -- "$cur")); return
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--format --null --multiline --multiline-timeout --max-record --key --delimiter --key-regex --missing --ignore-case --time --time-format
+    COMPREPLY=($(compgen -W "--format --null --multiline --multiline-timeout --max-record --key --delimiter --key-regex --missing --ignore-case --mask --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --on-cap --stats --explain --progress --state --state-reset --checkpoint --lock-timeout
+      --line-buffered --on-error --on-cap --stats --top --explain --progress --state --state-reset --checkpoint --lock-timeout
       --redis --redis-key --redis-fallback --redis-shards --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return

@@ -159,6 +159,7 @@ class StderrDiagnostics final : public Diagnostics {
   }
   void summary(const RunStats& s) override {
     if (stats_ != StatsFormat::none) std::fputs(format_stats(s, stats_).c_str(), stderr);
+    else std::fputs(format_top(s.top).c_str(), stderr);  // --top alone (empty without it)
   }
 
  private:

@@ -6,6 +6,9 @@
 //    concatenation (composite keys are length-prefixed per part; inside one part, fields
 //    are joined with the delimiter, which a field cannot contain).
 //  - Lines are split once, left to right, and only up to the last field any option needs.
+//  - --mask rewrites each key part (a field group, the regex match, the whole line) before
+//    parts are joined and before -i folds them; without --mask a key is exactly the bytes
+//    it was before masks existed, and extraction takes one extra, always-false branch.
 #include "extract.hpp"
 
 #include <cstring>
@@ -13,6 +16,7 @@
 #include <regex.h>
 
 #include "field_list.hpp"
+#include "writer.hpp"
 
 namespace tlbf_dedup {
 
@@ -44,6 +48,22 @@ std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x) {
   const std::string& k = cfg.keys[x.absent_part - 1];
   if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent";
   return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent";
+}
+
+std::string describe_key_parts(std::string_view key, bool composite) {
+  std::string out = "[";
+  auto add = [&](std::string_view part) {
+    if (out.size() > 1) out += ',';
+    out += '"' + json_escape(part) + '"';
+  };
+  if (!composite) add(key);
+  while (composite && key.size() >= 4) {
+    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
+    const std::size_t n = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
+    add(key.substr(4, n));
+    key.remove_prefix(std::min(key.size(), 4 + n));
+  }
+  return out + "]";
 }
 
 namespace {
@@ -104,7 +124,7 @@ class LineExtractor final : public Extractor {
  public:
   LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
       : splitter_(cfg.delimiter), sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
-        ignore_case_(cfg.ignore_case), time_parser_(std::move(time_parser)) {
+        ignore_case_(cfg.ignore_case), mask_(cfg.mask), time_parser_(std::move(time_parser)) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
     if (!cfg.key_regex.empty()) {
       if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
@@ -171,11 +191,12 @@ class LineExtractor final : public Extractor {
         key = parts_[0].value();
       } else {
         composite_.clear();
-        for (auto& p : parts_) append_key_part(composite_, p.value(), ignore_case_);
+        for (auto& p : parts_) append_key_part(composite_, masked(p.value()), ignore_case_);
         key = composite_;
         joined = true;
       }
     }
+    if (!joined) key = masked(key);
     if (ignore_case_ && !joined) {
       ascii_fold(key, folded_);
       key = folded_;
@@ -203,6 +224,7 @@ class LineExtractor final : public Extractor {
       out.absent_part = 1;
       return out;
     }
+    key = masked(key);
     if (ignore_case_) {
       ascii_fold(key, folded_);
       key = folded_;
@@ -211,9 +233,16 @@ class LineExtractor final : public Extractor {
     return out;
   }
 
+  // A key part with --mask applied (in `masked_`, valid until the next call), or the part
+  // itself without --mask: a run without masks takes the branch and nothing else.
+  std::string_view masked(std::string_view part) {
+    return mask_.masks_anything() ? mask_.apply(part, masked_) : part;
+  }
+
   FieldSplitter splitter_;
   char sep_;
   bool ignore_case_;
+  KeyMask mask_;
   TimeParser time_parser_;
   std::vector<FieldCollector> parts_;
   FieldCollector time_{*FieldList::parse("1"), {}, {}, 0};
@@ -223,6 +252,7 @@ class LineExtractor final : public Extractor {
   std::unique_ptr<RegexKey> regex_;
   std::string composite_;
   std::string folded_;
+  std::string masked_;
 };
 
 }  // namespace

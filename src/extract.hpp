@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "key_mask.hpp"
 #include "record_reader.hpp"
 #include "timestamp.hpp"
 #include "tlbf/types.hpp"
@@ -48,7 +49,15 @@ struct ExtractConfig {
   bool ignore_case = false;       // -i
   std::string time;               // -t; empty = no record time
   MissingMember missing = MissingMember::error;  // --missing
+  // --mask: applied to each key part before parts are joined or case-folded; for JSON to
+  // string values only (key_mask.hpp).
+  KeyMask mask;
 };
+
+// A key as a person reads it (--explain, --top): its parts (a composite key's
+// length-prefixed parts, see append_key_part) as a JSON array of strings, so that blanks and
+// binary bytes stay visible. A key cut short shows the parts that are there.
+std::string describe_key_parts(std::string_view key, bool composite);
 
 // Why a record has no key, for warnings: names the -k part that was absent.
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x);

@@ -18,6 +18,8 @@
 //    order, the whitespace or the way a number is written. Composite keys are
 //    length-prefixed. A string key, the common case, stays a view into the parser's
 //    buffer: the only per-record cost of typing keys is a tag byte on the other kinds.
+//  - --mask rewrites string values only, after unescaping and before folding, at any depth of
+//    the key; member names, numbers and the other types are data and stay as they are.
 //  - Parsing speed comes from simdjson's stage 1 (structural indexing, UTF-8 validation),
 //    which the library dispatches at run time to the best kernel for the CPU; the
 //    On-Demand navigation compiled here is scalar code, so no special compiler flags are
@@ -150,18 +152,23 @@ void append_length(std::string& out, std::size_t n) {
   out.append(len, 4);
 }
 
+// Sets the 4-byte length written by append_length() at `at`, once the value's size is known.
+void patch_length(std::string& out, std::size_t at, std::size_t n) {
+  for (int b = 0; b < 4; ++b) out[at + static_cast<std::size_t>(b)] = static_cast<char>(n >> (8 * b));
+}
+
 // Writes a JSON value as key bytes (json_key in extract.hpp).
 class KeyEncoder {
  public:
-  explicit KeyEncoder(bool fold) : fold_(fold) {}
+  KeyEncoder(bool fold, const KeyMask& mask) : fold_(fold), mask_(mask) {}
 
   // The part's bytes: a string as a view into the parser's buffer when nothing is to be
-  // folded, anything else encoded into `buf`.
+  // folded or masked, anything else encoded into `buf`.
   simdjson::error_code part(od::value& v, std::string& buf, std::string_view& out) {
     od::json_type type;
     simdjson::error_code err = v.type().get(type);
     if (err) return err;
-    if (type == od::json_type::string && !fold_) return v.get_string().get(out);
+    if (type == od::json_type::string && !fold_ && !mask_.masks_anything()) return v.get_string().get(out);
     if (type == od::json_type::number) {
       // The second most common key: a short integer, its own canonical form. Copied with
       // its tag in one step, since a per-character append cost a tenth of all instructions.
@@ -190,15 +197,17 @@ class KeyEncoder {
       case od::json_type::string: {
         std::string_view s;
         if ((err = v.get_string().get(s))) return err;
-        if (depth == Depth::nested) {
-          out += json_key::kString;
-          append_length(out, s.size());
-        }
+        if (depth == Depth::nested) out += json_key::kString;
+        const std::size_t len_at = out.size();
+        if (depth == Depth::nested) append_length(out, 0);
         const std::size_t at = out.size();
-        out.append(s.data(), s.size());
+        // Masked before folding, as line keys are; the length is the masked text's.
+        if (mask_.masks_anything()) mask_.append_masked(s, out);
+        else out.append(s.data(), s.size());
         if (fold_)
           for (std::size_t i = at; i < out.size(); ++i)
             if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
+        if (depth == Depth::nested) patch_length(out, len_at, out.size() - at);
         return simdjson::SUCCESS;
       }
       case od::json_type::number: {
@@ -207,8 +216,7 @@ class KeyEncoder {
         if (depth == Depth::nested) append_length(out, 0);
         const std::size_t at = out.size();
         if (!append_canonical_number(out, trim(v.raw_json_token()))) return simdjson::NUMBER_ERROR;
-        if (depth == Depth::nested)
-          for (int b = 0; b < 4; ++b) out[len_at + b] = static_cast<char>((out.size() - at) >> (8 * b));
+        if (depth == Depth::nested) patch_length(out, len_at, out.size() - at);
         return simdjson::SUCCESS;
       }
       case od::json_type::boolean: {
@@ -274,13 +282,14 @@ class KeyEncoder {
   }
 
   bool fold_;
+  KeyMask mask_;  // applied to string values, never to member names or other types
   char number_key_[kPlainDigits + 9];  // kNumber and a plain integer, for part()
 };
 
 class JsonExtractor final : public Extractor {
  public:
   JsonExtractor(const ExtractConfig& cfg, TimeParser time_parser)
-      : keys_(cfg.keys), missing_(cfg.missing), encoder_(cfg.ignore_case), time_path_(cfg.time),
+      : keys_(cfg.keys), missing_(cfg.missing), encoder_(cfg.ignore_case, cfg.mask), mask_(cfg.mask), time_path_(cfg.time),
         time_parser_(std::move(time_parser)) {
     if (!cfg.key_regex.empty()) throw SpecError("--key-regex applies to lines, not to JSON records");
     if (cfg.delimiter >= 0) throw SpecError("-d/--delimiter applies to lines, not to JSON records");
@@ -322,7 +331,8 @@ class JsonExtractor final : public Extractor {
       }
     }
     if (keys_.empty()) {
-      out.key = record.text();
+      // The whole record is text here, not a value: masked as a line would be.
+      out.key = mask_.masks_anything() ? mask_.apply(record.text(), part_) : record.text();
       return out;
     }
     if (keys_.size() == 1) {
@@ -408,6 +418,7 @@ class JsonExtractor final : public Extractor {
   std::vector<std::string> keys_;
   MissingMember missing_;
   KeyEncoder encoder_;
+  KeyMask mask_;
   std::string time_path_;
   TimeParser time_parser_;
   std::string part_;  // the current part's bytes when they are not a view into the record

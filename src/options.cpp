@@ -147,7 +147,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
       checkpoint, lock_timeout, max_future, jump, explain, redis_url, redis_fallback = "stop", redis_shards,
-      multiline_timeout, max_record;
+      multiline_timeout, max_record, mask, top;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -162,6 +162,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_option("--key-regex", o.pipeline.extract.key_regex, "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)")->type_name("RE");
   app.add_option("--missing", missing, "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a record with no part present stays keyless)")->type_name("WHAT");
   app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
+  app.add_option("--mask", mask, "replace variable parts of the key (not of the output) by placeholders: a comma list of numbers (<N>), hex (<HEX>), uuid (<UUID>), ip (<IP>), quoted ('<Q>'); JSON: in string values")->type_name("LIST");
   app.add_option("-t,--time", o.pipeline.extract.time, "where the record's time is: JSON path or field list (fields joined by one space); default: the wall clock on arrival")->type_name("SPEC");
   app.add_option("--time-format", time_format, "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'")->type_name("F");
   app.add_option("--year", year, "year of each file's first timestamp without one (syslog, patterns without %Y); later ones roll over at New Year; default: from the file's modification time, else the current date")->type_name("N");
@@ -181,6 +182,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
   app.add_option("--on-error", on_error, "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)")->type_name("ACTION");
   app.add_option("--stats", stats, "summary on stderr at exit: text (default) | json")->type_name("[=FMT]");
+  app.add_option("--top", top, "at exit, the N keys with the most duplicates and their counts (bounded memory, stated error bound) on stderr, or in --stats=json")->type_name("N");
   app.add_option("--explain", explain, "instead of the records, print for the first N (default 20): file:record, key parts, time text, time, clock, decision")->type_name("[=N]");
   app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
@@ -263,6 +265,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   if (given("--time") && o.pipeline.extract.time.empty()) throw UsageError("-t/--time: empty specification");
   if (missing == "null") o.pipeline.extract.missing = MissingMember::null;
   else if (missing != "error") throw UsageError("--missing '" + missing + "': expected error or null");
+  if (given("--mask")) {
+    std::string err;
+    auto m = KeyMask::parse(mask, &err);
+    if (!m) throw UsageError("--mask '" + mask + "': " + err + "; expected a comma list of numbers, hex, uuid, ip, quoted");
+    o.pipeline.extract.mask = *m;
+  }
   if (o.pipeline.extract.missing == MissingMember::null && keys.size() < 2)
     throw UsageError("--missing null has no effect without two or more -k (a record with no key part present has no key)");
   // Field lists and the regex are checked now when lines are certain (or a regex implies
@@ -371,6 +379,13 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
     if (stats == "text") o.stats = StatsFormat::text;
     else if (stats == "json") o.stats = StatsFormat::json;
     else throw UsageError("--stats='" + stats + "': expected text or json");
+  }
+
+  if (given("--top")) {
+    auto n = parse_number<std::size_t>(top);
+    if (!n || *n == 0 || *n > TopKeys::kMaxTop || top[0] == '-')
+      throw UsageError("--top '" + top + "': expected a whole number from 1 to " + std::to_string(TopKeys::kMaxTop));
+    o.pipeline.top = *n;
   }
 
   if (given("--explain")) {

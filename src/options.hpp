@@ -70,8 +70,8 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
 
 // The long names of the options that decide what a key and a record's time are. A new such
 // option is added here, and state files then record it and hold later runs to it.
-inline constexpr const char* kKeyTimeOptions[] = {"--key",         "--key-regex", "--delimiter", "--ignore-case",
-                                                  "--missing",     "--time",      "--time-format"};
+inline constexpr const char* kKeyTimeOptions[] = {"--key",     "--key-regex", "--delimiter",  "--ignore-case",
+                                                  "--missing", "--mask",      "--time",       "--time-format"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

@@ -73,6 +73,7 @@ Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecid
   mark_name_ = json_escape(cfg_.output.mark_name);
   jump_ = cfg_.clock.jump_threshold();
   if (clock_ != 0) previous_time_ = clock_;  // a saved clock: the first record's step counts from it
+  if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top), cfg_.hash_seed);
   if (cfg_.format == InputFormat::lines) choose_extractor({});
   if (cfg_.format == InputFormat::json) choose_extractor("{");
 }
@@ -104,24 +105,6 @@ std::string quoted(const TimeReading& t) {
 std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
   return a > b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)
                : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
-}
-
-// A key as --explain shows it: its parts (a composite key's length-prefixed parts, see
-// append_key_part) as a JSON array of strings, so that blanks and binary bytes stay visible.
-std::string explain_key(std::string_view key, bool composite) {
-  std::string out = "[";
-  auto add = [&](std::string_view part) {
-    if (out.size() > 1) out += ',';
-    out += '"' + json_escape(part) + '"';
-  };
-  if (!composite) add(key);
-  while (composite && key.size() >= 4) {
-    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
-    const std::size_t n = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
-    add(key.substr(4, n));
-    key.remove_prefix(std::min(key.size(), 4 + n));
-  }
-  return out + "]";
 }
 
 std::string format_distance(std::uint64_t d) {
@@ -180,7 +163,7 @@ TimeVerdict Pipeline::accept_time(const TimeReading& t, const RecordReader& in) 
 
 void Pipeline::explain_record(Writer& out, const RecordReader& in, const Extracted* x, const char* decision) {
   std::string key = "-", text = "-", time = "-";
-  if (x && x->status == ExtractStatus::ok) key = explain_key(x->key, cfg_.extract.keys.size() > 1);
+  if (x && x->status == ExtractStatus::ok) key = describe_key_parts(x->key, cfg_.extract.keys.size() > 1);
   if (x && extractor_->wants_time()) {
     text = quoted(x->time);
     if (x->time.parsed) time = format_rfc3339(x->time.time);
@@ -300,6 +283,10 @@ void Pipeline::release_answered(Writer& out) {
       if (!deferred_->has_answer()) break;
       const bool dup = deferred_->take_answer();
       stats_.duplicates += dup;
+      if (top_) {
+        if (dup) top_->add(held_keys_.front());
+        held_keys_.pop_front();
+      }
       write_decided(out, bytes, h.text_size, h.json, dup);
     } else if (h.kind == HeldKind::marked_new) {
       write_marked(out, bytes, h.text_size, h.json, false, mark_name_);
@@ -374,12 +361,14 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     // now, and the record waits in held_ until its answer has come (release_answered).
     if constexpr (D::answers_later) {
       decider.submit(x.key, clock_);
+      if (top_) held_keys_.emplace_back(x.key);  // for --top, when the answer comes
       held_bytes_.append(rec.bytes());
       held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::awaits_answer});
       release_answered(out);
     } else {
       bool dup = decider.is_duplicate(x.key, clock_);
       stats_.duplicates += dup;
+      if (dup && top_) top_->add(x.key);  // --top: whose duplicate it was
       emitted = false;
       if (explain) {
         static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
@@ -508,6 +497,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = deferred_ ? deferred_->stats(clock_) : filter_->stats(clock_);
+  if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();
   diagnostics_->summary(stats_);

@@ -18,6 +18,7 @@
 #include "stats.hpp"
 #include "timestamp.hpp"
 #include "tlbf/filter.hpp"
+#include "top_keys.hpp"
 #include "writer.hpp"
 
 namespace tlbf_dedup {
@@ -102,6 +103,8 @@ struct PipelineConfig {
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
   std::uint64_t explain = 0;
+  // --top: report the `top` keys with the most duplicates (top_keys.hpp); 0: off.
+  std::size_t top = 0;
 };
 
 class Pipeline {
@@ -166,6 +169,7 @@ class Pipeline {
     HeldKind kind;
   };
   std::deque<Held> held_;
+  std::deque<std::string> held_keys_;  // with --top: the keys of the records awaiting answers, in order
   std::string held_bytes_;
   std::size_t held_start_ = 0;
   tlbf::Time clock_;  // the decision clock: the largest record time accepted (or wall time)
@@ -187,6 +191,7 @@ class Pipeline {
   bool cap_reported_ = false;  // the memory cap's first bind was reported
   std::string mark_name_;
   RunStats stats_;
+  std::unique_ptr<TopKeys> top_;  // with --top only
   std::int64_t last_checkpoint_ns_ = 0;
 };
 

@@ -20,6 +20,17 @@ bool is_exact(const tlbf::FilterStats& f) { return f.algorithm == "exact"; }
 std::uint64_t peak_bits(const tlbf::FilterStats& f) { return std::max(f.peak_bits_allocated, f.bits_allocated); }
 double per_key(const tlbf::FilterStats& f) { return is_exact(f) ? f.bits_per_live_key / 8.0 : f.bits_per_live_key; }
 
+// ,"top":[...] and the sketch's figures for --top, nothing without it.
+std::string top_json(const TopReport& top) {
+  if (top.counters == 0) return {};
+  std::string keys;
+  for (const TopKey& k : top.keys)
+    keys += fmt::format("{}{{\"key\":{},\"count\":{},\"overestimate\":{},\"truncated\":{}}}", keys.empty() ? "" : ",", k.key,
+                        k.count, k.overestimate, k.truncated ? "true" : "false");
+  return fmt::format(",\"top\":[{}],\"top_counted\":{},\"top_counters\":{},\"top_bound\":{}", keys, top.added, top.counters,
+                     top.bound);
+}
+
 }  // namespace
 
 std::string cap_window(const tlbf::FilterStats& f) {
@@ -49,11 +60,11 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
         "\"untimed\":{},\"future\":{},\"late\":{},\"jumps_forward\":{},\"jumps_back\":{},\"date_only\":{},"
         "\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},"
         "\"filter\":{{\"algorithm\":\"{}\",{}\"bits_allocated\":{},\"peak_bits_allocated\":{},"
-        "\"keys_inserted\":{},\"live_keys\":{},\"{}\":{:.2f},\"memory_capped\":{},\"cap_evictions\":{}{}}}}}\n",
+        "\"keys_inserted\":{},\"live_keys\":{},\"{}\":{:.2f},\"memory_capped\":{},\"cap_evictions\":{}{}}}{}}}\n",
         s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.future, s.late,
         s.jumps_forward, s.jumps_back, s.date_only, s.bytes_in, s.bytes_out, s.seconds, rate, f.algorithm, shape,
         f.bits_allocated, peak_bits(f), f.keys_inserted, f.live_keys, is_exact(f) ? "bytes_per_key" : "bits_per_key",
-        per_key(f), f.memory_capped ? "true" : "false", f.cap_evictions, window);
+        per_key(f), f.memory_capped ? "true" : "false", f.cap_evictions, window, top_json(s.top));
   }
   std::string out;
   out += fmt::format("records      {}\n", s.records);
@@ -79,6 +90,16 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
     out += fmt::format("memory cap   reached ({} early evictions; window kept: {})\n", f.cap_evictions, cap_window(f));
   else
     out += "memory cap   not reached\n";
+  return out + format_top(s.top);
+}
+
+std::string format_top(const TopReport& top) {
+  if (top.counters == 0) return {};
+  std::string out = fmt::format("top          {} key(s) by duplicates (top counted {}, top counters {}, top bound {}: each "
+                                "count is at most its overestimate above the true one, no overestimate exceeds the bound)\n",
+                                top.keys.size(), top.added, top.counters, top.bound);
+  for (const TopKey& k : top.keys)
+    out += fmt::format("  {:>10} overestimate {:<6} {}{}\n", k.count, k.overestimate, k.key, k.truncated ? " (truncated)" : "");
   return out;
 }
 

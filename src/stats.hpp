@@ -4,12 +4,29 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
 
 enum class StatsFormat { none, text, json };
+
+// One key of --top (top_keys.hpp).
+struct TopKey {
+  std::string key;                  // its parts as a JSON array of strings, as --explain shows them
+  std::uint64_t count = 0;          // duplicates counted for it: at least the true number,
+  std::uint64_t overestimate = 0;   // and at most this many more
+  bool truncated = false;           // shown by its first bytes only
+};
+
+// --top N: the keys with the most duplicates, and the sketch's error bound.
+struct TopReport {
+  std::vector<TopKey> keys;   // most duplicates first; empty without --top
+  std::uint64_t counters = 0; // the sketch's counters (0: no --top)
+  std::uint64_t added = 0;    // duplicates counted
+  std::uint64_t bound = 0;    // no overestimate exceeds it; at most added / counters
+};
 
 struct RunStats {
   std::uint64_t records = 0;
@@ -27,11 +44,15 @@ struct RunStats {
   std::uint64_t bytes_out = 0;
   double seconds = 0;
   tlbf::FilterStats filter;
+  TopReport top;
 
   std::uint64_t errors() const { return malformed + missing_key; }
 };
 
 std::string format_stats(const RunStats& s, StatsFormat format);
+// The --top report as text (part of format_stats' text form; alone when --top is given
+// without --stats); empty without --top.
+std::string format_top(const TopReport& top);
 
 // What a filter whose memory cap bound still keeps: "12.5s", "3000 keys", or "the whole
 // window" when the cap never made it drop a key inside the window.

@@ -33,3 +33,12 @@ finish() {
   echo "$((checks - fails)) passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+# check_usage_error LABEL TEXT CMD...: CMD exits 2 with TEXT in its message and writes nothing.
+check_usage_error() {
+  local label=$1 text=$2 status=0
+  shift 2
+  "$@" > "$WORK/usage.out" 2> "$WORK/usage.err" || status=$?
+  check "$label: usage error" 2 "$status"
+  check "$label: the message names it" 1 "$(grep -cF -- "$text" "$WORK/usage.err")"
+  check "$label: nothing written" 0 "$(wc -c < "$WORK/usage.out")"
+}

@@ -152,5 +152,13 @@ bad "a cluster name with braces" 2 "cannot contain { or }" --redis "redis+cluste
 echo x | "$TLBF_DEDUP" --redis "$URL" --redis-key shared2 -w 1m >/dev/null
 bad "an existing filter's window" 2 "-w/--window differs from the Redis filter 'shared2'" --redis "$URL" --redis-key shared2 -w 2m
 bad "a key that holds a string" 1 "holds something other than a TLBF filter" --redis "$URL" --redis-key str
+
+# 8. --top with --redis: the duplicates are counted when their answers come, as a local run
+# counts them (the same keys and counts; the module's filter and a local one agree here).
+printf '%s\n' 'user 1 in' 'user 2 in' 'user 3 out' 'user 4 in' 'user 5 out' 'user 6 in' > "$WORK/top.log"
+"$TLBF_DEDUP" --redis "$URL" --redis-key top -w 10m --mask numbers --top 2 "$WORK/top.log" 2>"$WORK/top.redis" >/dev/null
+"$TLBF_DEDUP" -w 10m --mask numbers --top 2 "$WORK/top.log" 2>"$WORK/top.local" >/dev/null
+check "--top with --redis: the report a local run gives" "$(cat "$WORK/top.local")" "$(cat "$WORK/top.redis")"
+check "--top with --redis: 'user <N> in' repeated 3 times" 1 "$(grep -cE '^ +3 overestimate 0 +\["user <N> in"\]$' "$WORK/top.redis")"
 check_alive r
 finish
