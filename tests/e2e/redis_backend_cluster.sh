@@ -25,6 +25,9 @@ for n in "${MASTERS[@]}"; do
 done
 check "12 shards, each once" 12 "$total"
 check "every key inserted once, spread over the shards" 5000 "$inserted"
+# Read after both producers ended (each reads at its own end, the other may still be adding).
+"$TLBF_DEDUP" --redis "redis+cluster://127.0.0.1:${PORT[n3]}" --redis-key shared -w 10m -e 1e-7 -c 5000 --stats=json \
+  < /dev/null 2> "$WORK/stats1"
 check "--stats sums the shards" "$inserted" \
   "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["filter"]["keys_inserted"])' "$WORK/stats1")"
 
