@@ -16,7 +16,8 @@
 #
 # Environment: EVENTS (default 2000000); INPUTS, where the generated inputs are kept and
 # reused (default /tmp/tlbf-compare, outside the repository); PROFILES (default "steady
-# burst"); SHARED_DATA and GEN_EVENTS (default: beside the repository).
+# burst"); SHARED_DATA and GEN_EVENTS (default: beside the repository); TLBF_DEDUP_HASH_SEED
+# (default 1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -eq 2 ] || { echo "usage: $0 OLD_BIN NEW_BIN" >&2; exit 2; }
@@ -29,6 +30,9 @@ INPUTS=${INPUTS:-/tmp/tlbf-compare}
 PROFILES=${PROFILES:-steady burst}
 SHARED_DATA=${SHARED_DATA:-$ROOT/../shared/data}
 GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
+# Both binaries hash with one fixed seed: with a fresh random seed per run, the false
+# positives (hence the tlbf, apbf and gebf outputs) differ from run to run of one binary.
+export TLBF_DEDUP_HASH_SEED=${TLBF_DEDUP_HASH_SEED:-1}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 differ=0 same=0
