@@ -1,7 +1,8 @@
 // The level-by-level candidate search (include/tlbf/detail/level_scan.hpp) and the run query
 // built on it (detail::any_run_hit): the same answers as probing each candidate in turn, for
 // any number of candidates (across the 64-candidate mask words), candidates of different
-// lengths (the GEBF's blocks), and runs cut off by acceptance.
+// lengths (the GEBF's blocks), and runs cut off by acceptance; hit() and the prefetch hint
+// are never asked for a probe past a candidate's length or a run that is not accepted.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -63,7 +64,8 @@ TEST_SUITE("level_scan") {
                 return true;
               }
               return static_cast<bool>(hit[c][p]);
-            });
+            },
+            [&](std::size_t c, std::uint32_t p) { calls_past_len += p >= len[c]; });
         CHECK(calls_past_len == 0);
         if (found != expect) {
           INFO("n=" << n << " trial=" << trial);
@@ -97,7 +99,11 @@ TEST_SUITE("level_scan") {
           auto is_accepted = [&](std::size_t j) { return j < accepted; };
           auto hit_at = [&](std::size_t pos, std::uint32_t p) { return static_cast<bool>(hit[pos][p]); };
           const bool expect = one_run_at_a_time(slices, k, is_accepted, hit_at);
-          const bool found = tlbf::detail::any_run_hit(slices, k, is_accepted, hit_at);
+          std::size_t bad_prefetches = 0;
+          const bool found = tlbf::detail::any_run_hit(slices, k, is_accepted, hit_at, [&](std::size_t pos, std::uint32_t p) {
+            bad_prefetches += pos >= slices || p >= k || pos < p || pos - p >= accepted;
+          });
+          CHECK(bad_prefetches == 0);
           if (found != expect) {
             INFO("slices=" << slices << " k=" << k << " accepted=" << accepted << " trial=" << trial);
             CHECK(found == expect);

@@ -356,6 +356,10 @@ class TimeLimitedFilter final : public WindowFilter {
             [&](std::size_t pos, std::uint32_t p) {
               const Slice& s = *(top - pos);
               return detail::test_bit(s.words.data(), reduce(x.x[p], s.bits));
+            },
+            [&](std::size_t pos, std::uint32_t p) {
+              const Slice& s = *(top - pos);
+              __builtin_prefetch(s.words.data() + (reduce(x.x[p], s.bits) >> 6));
             }))
       return true;
     return !legacy_.slices.empty() &&

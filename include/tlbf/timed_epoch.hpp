@@ -301,7 +301,8 @@ class TimedEpochFilter final : public WindowFilter {
     auto batch_holds_key = [&] {
       return detail::any_candidate_all_hit(
           n, [&](std::size_t c) { return batch[c]->k; },
-          [&](std::size_t c, std::uint32_t p) { return probes.hits(batch[c]->words.data(), batch[c]->bits, p); });
+          [&](std::size_t c, std::uint32_t p) { return probes.hits(batch[c]->words.data(), batch[c]->bits, p); },
+          [&](std::size_t c, std::uint32_t p) { probes.prefetch(batch[c]->words.data(), batch[c]->bits, p); });
     };
     for (const Slot& s : slots_) {
       if (!consulted(s, t)) continue;

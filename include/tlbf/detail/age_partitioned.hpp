@@ -139,13 +139,15 @@ inline void run_probes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
 // holds when it compares the run's last insert with a threshold: the accepted runs are
 // 0..J-1, found first. They are then searched level by level (detail/level_scan.hpp):
 // probe 0 of every run, probe 1 of the runs that hit it, and so on; same answer as probing
-// each run in turn, without a data-dependent branch per probe.
-template <class Accepted, class Hit>
-inline bool any_run_hit(std::size_t num_slices, std::uint32_t k, Accepted&& accepted, Hit&& hit) {
+// each run in turn, without a data-dependent branch per probe. `prefetch(pos, p)` fetches
+// the word hit(pos, p) will read (a hint; see any_candidate_all_hit()).
+template <class Accepted, class Hit, class Prefetch>
+inline bool any_run_hit(std::size_t num_slices, std::uint32_t k, Accepted&& accepted, Hit&& hit, Prefetch&& prefetch) {
   std::size_t runs = 0;
   while (runs + k <= num_slices && accepted(runs)) ++runs;
   return any_candidate_all_hit(
-      runs, [k](std::size_t) { return k; }, [&](std::size_t j, std::uint32_t p) { return hit(j + p, p); });
+      runs, [k](std::size_t) { return k; }, [&](std::size_t j, std::uint32_t p) { return hit(j + p, p); },
+      [&](std::size_t j, std::uint32_t p) { prefetch(j + p, p); });
 }
 
 // The jump-back query over slices 0..num_slices-1 (position 0 is the newest). `hit(pos)`

@@ -142,7 +142,8 @@ class SeparateSegments {
   bool holds(const Positions& p) const {
     return any_candidate_all_hit(
         segments_, [this](std::size_t) { return k_; },
-        [&](std::size_t s, std::uint32_t i) { return (words_[s * segment_words_ + p.at[i].word] & p.at[i].mask) != 0; });
+        [&](std::size_t s, std::uint32_t i) { return (words_[s * segment_words_ + p.at[i].word] & p.at[i].mask) != 0; },
+        [&](std::size_t s, std::uint32_t i) { __builtin_prefetch(&words_[s * segment_words_ + p.at[i].word]); });
   }
   void set(const Positions& p, std::uint32_t segment) { set_all(words_.data() + segment * segment_words_, p.at, k_); }
   void clear(std::uint32_t segment) {

@@ -133,6 +133,13 @@ class KeyProbes {
     const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
     return (words[pos >> 6] >> (pos & 63)) & 1u;
   }
+  // Fetches the word hits(words, bits, i) will read (a hint).
+  void prefetch(const std::uint64_t* words, std::uint64_t bits, std::uint32_t i) {
+    if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
+    while (i >= n_) extend();
+    const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
+    __builtin_prefetch(words + (pos >> 6));
+  }
 
  private:
   // Plain: the n-th probe hash (double hashing by forward differences); blocked: the n-th
