@@ -72,7 +72,8 @@ TEST_SUITE("apbf") {
           }
           const bool found = tlbf::detail::any_run_hit(
               slices, k, [&](std::size_t j) { return j < accepted; },
-              [&](std::size_t pos, std::uint32_t p) { return static_cast<bool>(hit[pos][p]); });
+              [&](std::size_t pos, std::uint32_t p) { return static_cast<bool>(hit[pos][p]); },
+              [&](std::size_t pos, std::uint32_t p) { CHECK((pos < slices && p < k)); });
           if (found != expect) {
             INFO("slices=" << slices << " k=" << k << " accepted=" << accepted << " trial=" << trial);
             CHECK(found == expect);

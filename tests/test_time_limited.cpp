@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -79,7 +80,12 @@ struct Payload {
     std::vector<std::uint64_t> words;
   };
   std::vector<Slice> slices;  // oldest first
-  std::uint64_t legacy = 0;   // format 2: count of format-1 slices (only 0 is parsed here)
+  struct LegacySlice {
+    std::int64_t age;
+    std::uint64_t hash_index;
+    std::vector<std::uint64_t> words;
+  };
+  std::vector<LegacySlice> legacy;  // format 2: the format-1 slices still answering, oldest first
 
   static Payload parse(const std::string& bytes) {
     tlbf::ByteReader r(bytes);
@@ -113,8 +119,12 @@ struct Payload {
       s.inserts = r.u64();
       s.words = r.words(std::uint64_t{1} << 40);
     }
-    p.legacy = r.u64();
-    REQUIRE(p.legacy == 0);
+    p.legacy.resize(r.u64());
+    for (LegacySlice& s : p.legacy) {
+      s.age = r.i64();
+      s.hash_index = r.u64();
+      s.words = r.words(std::uint64_t{1} << 40);
+    }
     REQUIRE(r.at_end());
     return p;
   }
@@ -153,11 +163,47 @@ struct Payload {
       w.u64(s.inserts);
       w.words(s.words);
     }
-    if (format == 2) w.u64(legacy);
+    if (format == 2) {
+      w.u64(legacy.size());
+      for (const LegacySlice& s : legacy) {
+        w.i64(s.age);
+        w.u64(s.hash_index);
+        w.words(s.words);
+      }
+    }
     return w.take();
   }
 };
 
+
+// The query as the filter made it before the level-by-level run search, over a parsed state:
+// each accepted run in turn (youngest slice first, stopping at its first miss), then any k
+// consecutive live legacy slices holding the key's bits at their own hash index.
+bool one_run_at_a_time(const Payload& st, tlbf::KeyHash h, Time now) {
+  const Time threshold = tlbf::detail::sat_sub(std::max(now, st.latest), st.span);
+  std::vector<std::uint64_t> x(st.k);
+  tlbf::detail::run_probes(h, st.k, x.data());
+  const std::size_t n = st.slices.size();
+  for (std::size_t j = 0; j + st.k <= n && st.slices[n - 1 - j].own_last > threshold; ++j) {
+    std::uint32_t p = 0;
+    while (p < st.k) {
+      const auto& s = st.slices[n - 1 - j - p];
+      if (!tlbf::detail::test_bit(s.words.data(), tlbf::reduce(x[p], s.words.size() * 64))) break;
+      ++p;
+    }
+    if (p == st.k) return true;
+  }
+  for (std::size_t first = 0; first + st.k <= st.legacy.size(); ++first) {
+    bool all = true;
+    for (std::size_t i = first; i < first + st.k && all; ++i) {
+      const auto& s = st.legacy[i];
+      all = s.age > threshold &&
+            tlbf::detail::test_bit(s.words.data(), tlbf::reduce(tlbf::probe_hash(h, s.hash_index), s.words.size() * 64));
+    }
+    if (all) return true;
+  }
+  return false;
+}
 }  // namespace
 
 TEST_SUITE("time_limited") {
@@ -694,6 +740,78 @@ TEST_SUITE("time_limited") {
     CHECK(g->legacy_slice_count() == 0);
     CHECK(g->may_contain(key(102999), now));
     CHECK(g->stats(now).peak_bits_allocated >= 2 * f.stats(0).bits_allocated);
+  }
+
+  TEST_CASE("the query answers as the one-run-at-a-time query: past 64 runs, expired runs, legacy slices") {
+    std::mt19937_64 rng(3);
+    std::uint64_t positives = 0, queries = 0;
+    for (auto [k, l, slices] : std::vector<std::array<std::uint32_t, 3>>{{3, 4, 7}, {3, 4, 90}, {22, 42, 64}, {22, 42, 200}}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        tlbf::FilterConfig cfg = time_config(kSec, 1000, k, l);
+        cfg.max_slices = 400;
+        TimeLimitedFilter f(cfg);
+        Time now = 0;
+        for (std::uint64_t i = 0; i < 100; ++i) f.insert(key(i), now += kMs);
+        Payload p = Payload::parse(filter_checks::saved(f));
+        // Random contents: `slices` slices of the filter's size, filled to 1/2..15/16, with
+        // runs whose last inserts step back in time, so that a random number are accepted
+        // (some states none, some all), and format-1 slices around the window's edge.
+        const std::size_t words = p.slices.back().words.size();
+        const std::uint64_t dense = 1 + rng() % 4;  // a bit is clear with probability 2^-dense
+        auto random_words = [&] {
+          std::vector<std::uint64_t> w(words);
+          for (auto& v : w) {
+            v = ~std::uint64_t{0};
+            for (std::uint64_t d = 0; d < dense; ++d) v &= rng();
+            v = ~v;
+          }
+          return w;
+        };
+        p.slices.resize(slices);
+        p.seq_next = std::max<std::uint64_t>(p.seq_next, slices);
+        const Duration step = static_cast<Duration>(1 + rng() % (4 * kSec / slices));
+        p.latest = 100 * kSec;
+        for (std::size_t i = 0; i < slices; ++i) {
+          auto& s = p.slices[i];
+          s.words = random_words();
+          s.own_last = p.latest - static_cast<Time>(slices - 1 - i) * step;
+          s.stamp = s.own_last;
+          s.inserts = 1;
+        }
+        p.legacy.resize(trial % 2 ? k + rng() % 5 : 0);
+        for (auto& s : p.legacy) {
+          s.words = random_words();
+          s.age = p.latest - kSec + static_cast<Time>(rng() % 3) - 1;
+          s.hash_index = rng() % k;
+        }
+        std::sort(p.legacy.begin(), p.legacy.end(), [](const auto& a, const auto& b) { return a.age < b.age; });
+        // Some keys planted whole in a random run (accepted or not).
+        for (std::uint64_t i = 0; i < 50; ++i) {
+          std::vector<std::uint64_t> x(k);
+          tlbf::detail::run_probes(key(1000000 + i), k, x.data());
+          const std::size_t j = rng() % (slices - k + 1);
+          for (std::uint32_t q = 0; q < k; ++q) {
+            auto& s = p.slices[slices - 1 - j - q];
+            tlbf::detail::set_bit(s.words.data(), tlbf::reduce(x[q], s.words.size() * 64));
+          }
+        }
+        auto g = filter_checks::load<TimeLimitedFilter>(p.write(), kTag);
+        REQUIRE(g->slice_count() == slices);
+        for (std::uint64_t i = 0; i < 400; ++i) {
+          const tlbf::KeyHash h = key(i < 50 ? 1000000 + i : rng());
+          const bool expect = one_run_at_a_time(p, h, p.latest);
+          if (g->may_contain(h, p.latest) != expect) {
+            INFO("k=" << k << " slices=" << slices << " trial=" << trial << " query=" << i);
+            CHECK(g->may_contain(h, p.latest) == expect);
+          }
+          positives += expect;
+          ++queries;
+        }
+      }
+    }
+    // Both answers occur often enough for the comparison to mean something.
+    CHECK(positives > queries / 20);
+    CHECK(positives < queries * 19 / 20);
   }
 
   TEST_CASE("damaged saved state is refused or still loads into a working filter") {

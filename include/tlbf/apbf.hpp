@@ -95,7 +95,10 @@ class AgePartitionedFilter final : public WindowFilter {
     const auto x = probes(h);
     if (detail::any_run_hit(
             slices(), k_, [&](std::size_t j) { return accepted(last_[physical(j)]); },
-            [&](std::size_t pos, std::uint32_t p) { return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_)); }))
+            [&](std::size_t pos, std::uint32_t p) { return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_)); },
+            [&](std::size_t pos, std::uint32_t p) {
+              __builtin_prefetch(slice_words(physical(pos)) + (reduce(x[p], bits_) >> 6));
+            }))
       return true;
     return !legacy_.slices.empty() && legacy_.may_contain(h, k_, [](const detail::LegacySlices::Slice&) { return true; });
   }

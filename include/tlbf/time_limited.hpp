@@ -151,10 +151,13 @@ class TimeLimitedFilter final : public WindowFilter {
     x.compute(h, k_);
     set_probes(x, now);
   }
-  // The program's path: the k probe hashes are computed once for the query and the insert.
+  // The program's path: the k probe hashes are computed once for the query and the insert,
+  // and the words the insert would set are fetched while the query runs (they are the
+  // probes of run 0, which the query reaches only while that run survives).
   bool insert_if_absent(KeyHash h, Time now) override {
     Probes x;
     x.compute(h, k_);
+    prefetch_insert(x);
     if (probes_present(h, x, now)) return false;
     set_probes(x, now);
     return true;
@@ -353,10 +356,20 @@ class TimeLimitedFilter final : public WindowFilter {
             [&](std::size_t pos, std::uint32_t p) {
               const Slice& s = *(top - pos);
               return detail::test_bit(s.words.data(), reduce(x.x[p], s.bits));
+            },
+            [&](std::size_t pos, std::uint32_t p) {
+              const Slice& s = *(top - pos);
+              __builtin_prefetch(s.words.data() + (reduce(x.x[p], s.bits) >> 6));
             }))
       return true;
     return !legacy_.slices.empty() &&
            legacy_.may_contain(h, k_, [&](const detail::LegacySlices::Slice& s) { return s.age > threshold; });
+  }
+  // A hint only: if a shift comes first, the insert sets other words.
+  void prefetch_insert(const Probes& x) const {
+    const Slice* s = slices_.data() + (slices_.size() - 1);
+    for (std::uint32_t p = 0; p < k_; ++p, --s)
+      __builtin_prefetch(s->words.data() + (reduce(x.x[p], s->bits) >> 6), 1);
   }
   void set_probes(const Probes& x, Time now) {
     now = std::max(now, latest_);

@@ -40,7 +40,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -51,6 +53,7 @@
 #include "tlbf/config.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
+#include "tlbf/detail/level_scan.hpp"
 #include "tlbf/filter.hpp"
 
 namespace tlbf {
@@ -286,16 +289,32 @@ class TimedEpochFilter final : public WindowFilter {
     if (used_bits_ > detail::kGebfMaxBits) throw state_error("state: gebf: too much memory");
   }
 
+  // The consulted epochs' blocks are searched level by level (detail/level_scan.hpp), 64 at
+  // a time: probe 0 of every block, then probe 1 of those that hit, and so on, instead of one
+  // block after another with a data-dependent branch at every probe.
   template <bool Blocked>
   bool contains(KeyHash h, Time now) const {
     const Time t = std::max(now, latest_);
     detail::KeyProbes<Blocked> probes(h, scheme_);  // hashed once for every block of every epoch
+    const Block* batch[64];
+    std::size_t n = 0;
+    auto batch_holds_key = [&] {
+      return detail::any_candidate_all_hit(
+          n, [&](std::size_t c) { return batch[c]->k; },
+          [&](std::size_t c, std::uint32_t p) { return probes.hits(batch[c]->words.data(), batch[c]->bits, p); },
+          [&](std::size_t c, std::uint32_t p) { probes.prefetch(batch[c]->words.data(), batch[c]->bits, p); });
+    };
     for (const Slot& s : slots_) {
       if (!consulted(s, t)) continue;
-      for (const Block& b : s.blocks)
-        if (probes.contained_in(b.words.data(), b.k, b.bits)) return true;
+      for (const Block& b : s.blocks) {
+        batch[n++] = &b;
+        if (n == std::size(batch)) {
+          if (batch_holds_key()) return true;
+          n = 0;
+        }
+      }
     }
-    return false;
+    return batch_holds_key();
   }
 
   // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.

@@ -33,6 +33,7 @@
 
 #include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
+#include "tlbf/detail/level_scan.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 #include "tlbf/types.hpp"
@@ -135,17 +136,18 @@ inline void run_probes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
 // The run query over slices 0..num_slices-1 (position 0 is the newest): true iff some run
 // j (positions j..j+k-1) is accepted and `hit(pos, p)` holds for the slice at pos = j + p,
 // p = 0..k-1. `accepted(j)` must be monotone (once false, false for every older run), which
-// holds when it compares the run's last insert with a threshold: the scan stops there. A
-// run is probed from its youngest slice, the least filled, so most runs end at the first
-// probe.
-template <class Accepted, class Hit>
-inline bool any_run_hit(std::size_t num_slices, std::uint32_t k, Accepted&& accepted, Hit&& hit) {
-  for (std::size_t j = 0; j + k <= num_slices && accepted(j); ++j) {
-    std::uint32_t p = 0;
-    while (p < k && hit(j + p, p)) ++p;
-    if (p == k) return true;
-  }
-  return false;
+// holds when it compares the run's last insert with a threshold: the accepted runs are
+// 0..J-1, found first. They are then searched level by level (detail/level_scan.hpp):
+// probe 0 of every run, probe 1 of the runs that hit it, and so on; same answer as probing
+// each run in turn, without a data-dependent branch per probe. `prefetch(pos, p)` fetches
+// the word hit(pos, p) will read (a hint; see any_candidate_all_hit()).
+template <class Accepted, class Hit, class Prefetch>
+inline bool any_run_hit(std::size_t num_slices, std::uint32_t k, Accepted&& accepted, Hit&& hit, Prefetch&& prefetch) {
+  std::size_t runs = 0;
+  while (runs + k <= num_slices && accepted(runs)) ++runs;
+  return any_candidate_all_hit(
+      runs, [k](std::size_t) { return k; }, [&](std::size_t j, std::uint32_t p) { return hit(j + p, p); },
+      [&](std::size_t j, std::uint32_t p) { prefetch(j + p, p); });
 }
 
 // The jump-back query over slices 0..num_slices-1 (position 0 is the newest). `hit(pos)`

@@ -28,6 +28,7 @@
 
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
+#include "tlbf/detail/level_scan.hpp"
 #include "tlbf/hash.hpp"
 
 namespace tlbf::detail {
@@ -136,10 +137,13 @@ class SeparateSegments {
     return holds(p);
   }
   void positions(KeyHash h, Positions& p) const { gebf_probes(h, k_, bits_, Blocked, scheme_, p.at); }
+  // Level by level (detail/level_scan.hpp): probe 0 of every segment, then probe 1 of those
+  // that hit it, and so on, with no data-dependent branch per probe.
   bool holds(const Positions& p) const {
-    for (std::uint64_t s = 0; s < segments_; ++s)
-      if (all_set(words_.data() + s * segment_words_, p.at, k_)) return true;
-    return false;
+    return any_candidate_all_hit(
+        segments_, [this](std::size_t) { return k_; },
+        [&](std::size_t s, std::uint32_t i) { return (words_[s * segment_words_ + p.at[i].word] & p.at[i].mask) != 0; },
+        [&](std::size_t s, std::uint32_t i) { __builtin_prefetch(&words_[s * segment_words_ + p.at[i].word]); });
   }
   void set(const Positions& p, std::uint32_t segment) { set_all(words_.data() + segment * segment_words_, p.at, k_); }
   void clear(std::uint32_t segment) {

@@ -117,22 +117,28 @@ inline void gebf_probes(KeyHash h, std::uint32_t k, std::uint64_t bits, bool blo
 
 // A key's probes for many segments of different sizes and k (the time-window filter's
 // blocks): the base hashes (plain) or in-block positions (blocked) depend only on the key,
-// so they are computed once, lazily up to the largest k asked, and each segment only
-// reduces them to its size. Same positions as gebf_probes(); each probe is tested before the
-// next is computed, so a miss (most segments, for most queries) costs one or two probes.
+// so they are computed once, lazily up to the highest probe asked, and each segment only
+// reduces them to its size. Same positions as gebf_probes(). The caller asks probe i of a
+// segment only after probe i - 1 of some segment (the level-by-level search of
+// level_scan.hpp does), so a query that every segment refutes early computes few of them.
 template <bool Blocked>
 class KeyProbes {
  public:
   KeyProbes(KeyHash h, ProbeScheme scheme) : h_(h), x_(h.lo), d_(h.hi), scheme_(scheme) {}
 
-  bool contained_in(const std::uint64_t* words, std::uint32_t k, std::uint64_t bits) {
+  // Whether probe i (i < kGebfMaxK) is set in the segment of `bits` bits at `words`.
+  bool hits(const std::uint64_t* words, std::uint64_t bits, std::uint32_t i) {
     if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      if (i == n_) extend();
-      const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
-      if ((words[pos >> 6] & (std::uint64_t{1} << (pos & 63))) == 0) return false;
-    }
-    return true;
+    while (i >= n_) extend();
+    const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
+    return (words[pos >> 6] >> (pos & 63)) & 1u;
+  }
+  // Fetches the word hits(words, bits, i) will read (a hint).
+  void prefetch(const std::uint64_t* words, std::uint64_t bits, std::uint32_t i) {
+    if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
+    while (i >= n_) extend();
+    const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
+    __builtin_prefetch(words + (pos >> 6));
   }
 
  private:

@@ -1,0 +1,58 @@
+// The search behind the filters' multi-run queries: among n candidates (the accepted runs
+// of an age-partitioned filter, the consulted blocks of a time-window GEBF), is there one
+// whose probes 0..len-1 all hit?
+//
+// Why level by level. Probed one candidate at a time, each probe decides whether the next
+// one is made: with bit arrays about half full that is a 50/50 branch per probe, and a new
+// key pays a misprediction for nearly every candidate (~40 at the TLBF's default l = 42),
+// each loaded word waiting for the branch before it. Here probe 0 of every candidate is
+// evaluated into a bit mask of survivors without a branch, then probe 1 of each survivor
+// (iterating the set bits), and so on until the mask is empty or a survivor has hit all its
+// probes. The loads of one level are independent, so the CPU overlaps their cache misses,
+// and the only data-dependent branches left are the ends of the levels, about log2(n) of
+// them. The probes made are those of the one-at-a-time search, give or take the ones after
+// the answer is known, and the answer is the same: whether a candidate hits all its probes
+// does not depend on the order they are made in.
+//
+// Invariant: candidates are taken 64 at a time (one mask word), so any n works.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace tlbf::detail {
+
+// True iff some candidate c < n has hit(c, p) for every p < len(c). len(c) must be >= 1;
+// hit() must have no side effects (it may be called in any order, and not at all for
+// probes after a candidate has missed or after the answer is known).
+//
+// prefetch(c, p + 1) is called for every candidate whose probe p is evaluated (p + 1 <
+// len(c)), before its outcome is known: a hint that fetches the next level's words during
+// this level. Without it, a filter beyond the cache pays one full memory latency per level
+// (the next level's addresses are known only once this level's loads are back); with it,
+// about half of the prefetched words are used (those of the candidates that hit).
+template <class Len, class Hit, class Prefetch>
+inline bool any_candidate_all_hit(std::size_t n, Len&& len, Hit&& hit, Prefetch&& prefetch) {
+  for (std::size_t base = 0; base < n; base += 64) {
+    const std::size_t count = std::min<std::size_t>(64, n - base);
+    std::uint64_t alive = 0;
+    for (std::size_t c = 0; c < count; ++c) {
+      if (1 < len(base + c)) prefetch(base + c, 1u);
+      alive |= static_cast<std::uint64_t>(hit(base + c, 0u)) << c;
+    }
+    for (std::uint32_t p = 1; alive != 0; ++p) {
+      std::uint64_t next = alive;
+      for (std::uint64_t rest = alive; rest != 0; rest &= rest - 1) {
+        const auto c = static_cast<std::size_t>(__builtin_ctzll(rest));
+        if (p >= len(base + c)) return true;
+        if (p + 1 < len(base + c)) prefetch(base + c, p + 1);
+        next &= ~(static_cast<std::uint64_t>(!hit(base + c, p)) << c);
+      }
+      alive = next;
+    }
+  }
+  return false;
+}
+
+}  // namespace tlbf::detail
