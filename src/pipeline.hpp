@@ -146,9 +146,13 @@ class Pipeline {
   void cap_bound(const RecordReader& in, Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
-  // Step 5 for a record whose decision is `dup`.
-  // Writes a judged record as --mark/--only-dups say; true when it was written.
-  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  // Where a record's bytes live while the writer holds them: in the reader's buffer, which
+  // flushes the writer before it overwrites them (so the writer may borrow them), or in memory
+  // of the pipeline's own that changes sooner (held or replayed records: copied).
+  enum class BytesLive { in_reader, elsewhere };
+  // Step 5 for a record whose decision is `dup`: writes it as --mark/--only-dups say; true
+  // when it was written.
+  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup, BytesLive live);
   // A record written whatever the filter says (blank, or passed with --on-error pass), behind
   // the records still waiting for their answers.
   void write_undecided(Writer& out, const Record& rec, bool marked);

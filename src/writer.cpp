@@ -1,42 +1,114 @@
 // Buffered output with write(2) in large chunks.
 //
 // Invariant: bytes reach the descriptor in the order they were given, unchanged; nothing
-// is written between flush points except when the buffer fills, so a downstream reader sees
-// large writes. A record larger than the buffer is written straight from the caller's
-// memory after the buffer is flushed (no copy). EPIPE is reported as BrokenPipe (SIGPIPE is
-// ignored by the program so write(2) returns it instead of killing the process).
+// is written between flush points except when the buffer fills (or, for borrowed bytes,
+// when a buffer's worth or IOV_MAX pieces are pending), so a downstream reader sees large
+// writes. Borrowed bytes (write_borrowed) are not copied: they go out with writev(2) from the
+// caller's memory, between the buffered bytes written before and after them, and the caller
+// keeps them unchanged until flush(); a record larger than the buffer is written straight
+// from the caller's memory too. EPIPE is reported as BrokenPipe (SIGPIPE is ignored by the
+// program so write(2) returns it instead of killing the process).
 #include "writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <utility>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tlbf_dedup {
+namespace {
 
-Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_size]), cap_(buffer_size) {}
+// Up to this many pieces go to one writev(2); more are written in several calls.
+constexpr std::size_t kMaxPieces = IOV_MAX;
+
+// The result of a write(2) or writev(2): true to retry (EINTR); throws for an error.
+bool interrupted(ssize_t w) {
+  if (w >= 0) return false;
+  if (errno == EINTR) return true;
+  if (errno == EPIPE) throw BrokenPipe{};
+  throw OutputError(std::string("write error: ") + std::strerror(errno));
+}
+
+// A pipe smaller than `size` is grown to it, if the system lets us: a reader of the pipe
+// then takes a whole flush at once, instead of waking once per 64 KiB (Linux's default).
+// A refusal (a per-user limit on pipe memory) leaves the pipe as it was.
+void grow_pipe(int fd, std::size_t size) {
+#ifdef F_SETPIPE_SZ
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+  const int now = ::fcntl(fd, F_GETPIPE_SZ);
+  const int want = static_cast<int>(std::min<std::size_t>(size, INT_MAX));
+  if (now >= 0 && now < want) (void)::fcntl(fd, F_SETPIPE_SZ, want);
+#else
+  (void)fd;
+  (void)size;
+#endif
+}
+
+}  // namespace
+
+Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_size]), cap_(buffer_size) {
+  grow_pipe(fd, buffer_size);
+}
 
 Writer::~Writer() = default;
 
 void Writer::write_all(const char* p, std::size_t n) {
   while (n > 0) {
     ssize_t w = ::write(fd_, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EPIPE) throw BrokenPipe{};
-      throw OutputError(std::string("write error: ") + std::strerror(errno));
-    }
+    if (interrupted(w)) continue;
     p += w;
     n -= static_cast<std::size_t>(w);
     written_ += static_cast<std::uint64_t>(w);
   }
 }
 
+void Writer::close_buffer_piece() {
+  if (len_ == piece_start_) return;
+  pieces_.push_back(iovec{buf_.get() + piece_start_, len_ - piece_start_});
+  piece_start_ = len_;
+  last_borrowed_ = false;
+}
+
 void Writer::flush() {
-  if (len_ == 0) return;
-  std::size_t n = len_;
-  len_ = 0;
-  write_all(buf_.get(), n);
+  if (pieces_.empty()) {
+    if (len_ == 0) return;
+    std::size_t n = len_;
+    len_ = 0;
+    write_all(buf_.get(), n);
+    return;
+  }
+  close_buffer_piece();
+  // Whether the writes succeed or throw, what was pending is gone (as for the buffer above).
+  struct Forget {
+    Writer& w;
+    ~Forget() {
+      w.pieces_.clear();
+      w.len_ = w.piece_start_ = w.borrowed_ = 0;
+      w.last_borrowed_ = false;
+    }
+  } forget{*this};
+  iovec* v = pieces_.data();
+  std::size_t left = pieces_.size();
+  while (left > 0) {
+    const ssize_t w = ::writev(fd_, v, static_cast<int>(std::min(left, kMaxPieces)));
+    if (interrupted(w)) continue;
+    written_ += static_cast<std::uint64_t>(w);
+    auto done = static_cast<std::size_t>(w);
+    while (left > 0 && done >= v->iov_len) {
+      done -= v->iov_len;
+      ++v;
+      --left;
+    }
+    if (left > 0) {
+      v->iov_base = static_cast<char*>(v->iov_base) + done;
+      v->iov_len -= done;
+    }
+  }
 }
 
 void Writer::write_slow(std::string_view bytes) {
@@ -47,6 +119,15 @@ void Writer::write_slow(std::string_view bytes) {
     std::memcpy(buf_.get(), bytes.data(), bytes.size());
     len_ = bytes.size();
   }
+}
+
+void Writer::borrow_slow(std::string_view bytes) {
+  if (bytes.empty()) return;
+  close_buffer_piece();
+  if (pieces_.size() + 1 >= kMaxPieces || borrowed_ + bytes.size() > cap_) flush();
+  pieces_.push_back(iovec{const_cast<char*>(bytes.data()), bytes.size()});
+  borrowed_ += bytes.size();
+  last_borrowed_ = true;
 }
 
 namespace {
