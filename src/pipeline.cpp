@@ -114,7 +114,7 @@ std::string format_distance(std::uint64_t d) {
 
 }  // namespace
 
-TimeVerdict Pipeline::accept_time(const TimeReading& t, const RecordReader& in) {
+TimeVerdict Pipeline::accept_time_slow(const TimeReading& t, const RecordReader& in) {
   if (!t.parsed) {
     if (stats_.untimed++ == 0)
       warn_at(WarningKind::untimed, in,
