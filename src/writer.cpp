@@ -15,8 +15,6 @@
 #include <climits>
 #include <utility>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tlbf_dedup {
@@ -33,27 +31,12 @@ bool interrupted(ssize_t w) {
   throw OutputError(std::string("write error: ") + std::strerror(errno));
 }
 
-// A pipe smaller than `size` is grown to it, if the system lets us: a reader of the pipe
-// then takes a whole flush at once, instead of waking once per 64 KiB (Linux's default).
-// A refusal (a per-user limit on pipe memory) leaves the pipe as it was.
-void grow_pipe(int fd, std::size_t size) {
-#ifdef F_SETPIPE_SZ
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
-  const int now = ::fcntl(fd, F_GETPIPE_SZ);
-  const int want = static_cast<int>(std::min<std::size_t>(size, INT_MAX));
-  if (now >= 0 && now < want) (void)::fcntl(fd, F_SETPIPE_SZ, want);
-#else
-  (void)fd;
-  (void)size;
-#endif
-}
-
 }  // namespace
 
-Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_size]), cap_(buffer_size) {
-  grow_pipe(fd, buffer_size);
-}
+// A pipe as output keeps its size: growing it to the buffer's (F_SETPIPE_SZ, 1 MiB) cost
+// more system time and far more wall time with a reader on a busy 2-core machine (tlbf-dedup
+// ... | cat: 0.20 s of system time against 0.11, wall 5.4 s against 1.9, medians of 5).
+Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_size]), cap_(buffer_size) {}
 
 Writer::~Writer() = default;
 

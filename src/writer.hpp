@@ -24,8 +24,6 @@ class OutputError : public std::runtime_error {
 
 class Writer {
  public:
-  // A pipe as `fd` is grown towards `buffer_size` (F_SETPIPE_SZ, when the system allows), so
-  // that a large write is taken in one piece instead of one pipe buffer at a time.
   explicit Writer(int fd, std::size_t buffer_size = std::size_t{1} << 20);
   ~Writer();  // does not flush (flushing can fail; call flush() explicitly)
   Writer(const Writer&) = delete;

@@ -4,7 +4,6 @@
 #include <csignal>
 #include <string_view>
 
-#include <fcntl.h>
 #include <unistd.h>
 #include <string>
 
@@ -84,19 +83,6 @@ TEST_SUITE("writer") {
     }
     CHECK(f.read() == std::string(200, 'x') + expected);
     ::close(fd);
-  }
-
-  TEST_CASE("a pipe as output is grown to the buffer's size when the system allows") {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const int before = ::fcntl(fds[1], F_GETPIPE_SZ);
-    { Writer w(fds[1], std::size_t{256} << 10); }
-    const int after = ::fcntl(fds[1], F_GETPIPE_SZ);
-    CHECK(after >= before);
-    if (after == before) MESSAGE("F_SETPIPE_SZ refused here: the pipe kept " << before << " bytes");
-    else CHECK(after >= (256 << 10));
-    ::close(fds[0]);
-    ::close(fds[1]);
   }
 
   TEST_CASE("a closed pipe is BrokenPipe, not an error") {
