@@ -166,7 +166,7 @@ class LineExtractor final : public Extractor {
         return true;
       });
     }
-    if (wants_time_ && fields >= time_.list.required_fields()) out.time = time_parser_(time_.value());
+    if (wants_time_ && fields >= time_.list.required_fields()) out.time = time_parser_.parse_in_place(time_.value());
 
     std::string_view key;
     bool joined = false;  // a composite key, folded part by part as it was joined
@@ -218,7 +218,7 @@ class LineExtractor final : public Extractor {
       if (n == time_field) time = f;
       return true;
     });
-    if (wants_time_ && fields >= time_field) out.time = time_parser_(time);
+    if (wants_time_ && fields >= time_field) out.time = time_parser_.parse_in_place(time);
     if (fields < key_field) {
       out.status = ExtractStatus::missing_key;
       out.absent_part = 1;

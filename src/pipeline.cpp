@@ -114,7 +114,7 @@ std::string format_distance(std::uint64_t d) {
 
 }  // namespace
 
-TimeVerdict Pipeline::accept_time(const TimeReading& t, const RecordReader& in) {
+TimeVerdict Pipeline::accept_time_slow(const TimeReading& t, const RecordReader& in) {
   if (!t.parsed) {
     if (stats_.untimed++ == 0)
       warn_at(WarningKind::untimed, in,
@@ -248,7 +248,8 @@ void Pipeline::maybe_checkpoint(Writer& out) {
   if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
 }
 
-inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup) {
+inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup,
+                                     BytesLive live) {
   if (cfg_.output.mark) {
     if (!cfg_.output.only_dups || dup) {
       write_marked(out, bytes, text_size, json, dup, mark_name_);
@@ -256,7 +257,8 @@ inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::si
       return true;
     }
   } else if (dup == cfg_.output.only_dups) {
-    out.write(bytes);
+    if (live == BytesLive::in_reader) out.write_borrowed(bytes);
+    else out.write(bytes);
     ++stats_.emitted;
     return true;
   }
@@ -287,7 +289,7 @@ void Pipeline::release_answered(Writer& out) {
         if (dup) top_->add(held_keys_.front());
         held_keys_.pop_front();
       }
-      write_decided(out, bytes, h.text_size, h.json, dup);
+      write_decided(out, bytes, h.text_size, h.json, dup, BytesLive::elsewhere);
     } else if (h.kind == HeldKind::marked_new) {
       write_marked(out, bytes, h.text_size, h.json, false, mark_name_);
     } else {
@@ -375,7 +377,8 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
                                                          {"dup", "dup late", "dup untimed", "dup future"}};
         explain_record(out, in, &x, kDecisions[dup][static_cast<int>(verdict)]);
       } else {
-        emitted = write_decided(out, rec.bytes(), rec.size, json_, dup);
+        emitted = write_decided(out, rec.bytes(), rec.size, json_, dup,
+                                replaying_record_ ? BytesLive::elsewhere : BytesLive::in_reader);
       }
       if (cfg_.line_buffered) out.flush();
       if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
@@ -453,6 +456,9 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   std::unique_ptr<Progress> progress;
   if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size(), *time_source_);
   in.set_stop_flag(stop);
+  // Kept records go out from the reader's buffer (Writer::write_borrowed): written before
+  // the reader overwrites them.
+  in.on_buffer_reuse([&] { out.return_borrowed(); });
   // Input paused: what has been decided goes out now (tail -f), and a due checkpoint runs.
   in.on_input_pause([&]() -> int {
     drain(out);

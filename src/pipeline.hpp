@@ -136,7 +136,21 @@ class Pipeline {
   }
   void start_input(const RecordReader& in);
   // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
-  TimeVerdict accept_time(const TimeReading& t, const RecordReader& in);
+  TimeVerdict accept_time(const TimeReading& t, const RecordReader& in) {
+    // The usual record, decided here without a call: a full time, not before the clock, not
+    // too far ahead of the wall clock, and a step from the record before that is not a jump.
+    // (previous_time_ <= clock_ <= t.time, so the step is t.time - previous_time_.)
+    if (t.parsed && !t.date_only && previous_time_ && t.time >= clock_ &&
+        (!cfg_.clock.max_future || t.time <= future_limit_) &&
+        static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_time_) <= static_cast<std::uint64_t>(jump_)) {
+      timed_seen_ = true;
+      previous_time_ = t.time;
+      clock_ = t.time;
+      return TimeVerdict::accepted;
+    }
+    return accept_time_slow(t, in);
+  }
+  TimeVerdict accept_time_slow(const TimeReading& t, const RecordReader& in);
   // --explain: one line for the record instead of the record (`x` null for a blank one).
   void explain_record(Writer& out, const RecordReader& in, const Extracted* x, const char* decision);
   void refresh_future_limit();
@@ -146,9 +160,13 @@ class Pipeline {
   void cap_bound(const RecordReader& in, Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
-  // Step 5 for a record whose decision is `dup`.
-  // Writes a judged record as --mark/--only-dups say; true when it was written.
-  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  // Where a record's bytes live while the writer holds them: in the reader's buffer, which
+  // flushes the writer before it overwrites them (so the writer may borrow them), or in memory
+  // of the pipeline's own that changes sooner (held or replayed records: copied).
+  enum class BytesLive { in_reader, elsewhere };
+  // Step 5 for a record whose decision is `dup`: writes it as --mark/--only-dups say; true
+  // when it was written.
+  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup, BytesLive live);
   // A record written whatever the filter says (blank, or passed with --on-error pass), behind
   // the records still waiting for their answers.
   void write_undecided(Writer& out, const Record& rec, bool marked);

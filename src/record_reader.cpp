@@ -4,7 +4,9 @@
 // Invariants:
 //  - buf_[begin_, end_) holds bytes read but not yet handed out; a handed-out record stays
 //    valid until the next call to next(), because bytes move only inside fill(), which
-//    next() calls only after the previous record has been consumed.
+//    next() calls only after the previous record has been consumed. Its bytes stay unchanged
+//    longer, until the buffer-reuse hook is called: only sliding, growing or starting the
+//    next input overwrites handed-out bytes, and each calls the hook first.
 //  - Every record is followed by at least kTailPadding readable bytes of the allocation
 //    (the buffer is allocated cap_ + kTailPadding), so JSON can be parsed in place.
 //  - No copying per record: bytes are moved only when a partial record must be slid to the
@@ -220,7 +222,9 @@ void RecordReader::detect_compression_of_input() {
 
 bool RecordReader::fill(int hold_ms) {
   // Make room: slide the partial record to the front, or grow when it fills the buffer.
-  if (begin_ > 0 && (end_ == cap_ || begin_ >= cap_ / 2 || begin_ == end_)) {
+  const bool slide = begin_ > 0 && (end_ == cap_ || begin_ >= cap_ / 2 || begin_ == end_);
+  if ((slide || end_ == cap_) && reuse_hook_) reuse_hook_();  // records handed out are overwritten
+  if (slide) {
     std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     scan_ = scan_ > begin_ ? scan_ - begin_ : 0;
@@ -282,6 +286,7 @@ void RecordReader::check_record_size(std::size_t size) const {
 }
 
 bool RecordReader::advance_input() {
+  if (reuse_hook_) reuse_hook_();  // the next input is read over this one's records
   begin_ = end_ = scan_ = group_ = 0;
   if (source_) {
     const std::string damage = source_->damage();

@@ -103,6 +103,10 @@ class RecordReader {
   // many milliseconds to wait for input before calling it again (periodic work such as
   // checkpoints while the input is idle), or -1 to wait as long as it takes.
   void on_input_pause(std::function<int()> hook) { pause_hook_ = std::move(hook); }
+  // Called before the bytes of records already handed out are overwritten or freed (the
+  // buffer slides, grows, or the next input starts): until then they stay as they were, past
+  // the next call to next(), so a writer may point at them instead of copying them.
+  void on_buffer_reuse(std::function<void()> hook) { reuse_hook_ = std::move(hook); }
   // A flag checked whenever read(2) is interrupted (EINTR).
   void set_stop_flag(const volatile int* stop) { stop_ = stop; }
 
@@ -173,6 +177,7 @@ class RecordReader {
   bool next_is_start_ = false;
 
   std::function<int()> pause_hook_;
+  std::function<void()> reuse_hook_;
   const volatile int* stop_ = nullptr;
   std::uint64_t bytes_read_ = 0;
   std::uint64_t total_size_ = 0;

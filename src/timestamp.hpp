@@ -171,6 +171,14 @@ class TimeParser {
 
   TimeReading parse(std::string_view text);
   TimeReading operator()(std::string_view text) { return parse(text); }
+  // As parse(), but the reading's `text` is `text` itself, not a copy: for a caller whose
+  // text stays valid as long as the reading is used (a field of the record being judged).
+  TimeReading parse_in_place(std::string_view text) {
+    TimeReading r = parse_trimmed(text);
+    r.present = true;
+    r.text = text;
+    return r;
+  }
 
   // Forgets the months seen: the next year-less stamp starts again from `start` (for a new
   // input file with its own modification time).

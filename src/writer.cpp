@@ -1,19 +1,41 @@
 // Buffered output with write(2) in large chunks.
 //
 // Invariant: bytes reach the descriptor in the order they were given, unchanged; nothing
-// is written between flush points except when the buffer fills, so a downstream reader sees
-// large writes. A record larger than the buffer is written straight from the caller's
-// memory after the buffer is flushed (no copy). EPIPE is reported as BrokenPipe (SIGPIPE is
-// ignored by the program so write(2) returns it instead of killing the process).
+// is written between flush points except when the buffer fills (or, for borrowed bytes,
+// when a buffer's worth or IOV_MAX pieces are pending), so a downstream reader sees large
+// writes. Borrowed bytes (write_borrowed) are not copied: they go out with writev(2) from the
+// caller's memory, between the buffered bytes written before and after them, and the caller
+// keeps them unchanged until flush(); a record larger than the buffer is written straight
+// from the caller's memory too. EPIPE is reported as BrokenPipe (SIGPIPE is ignored by the
+// program so write(2) returns it instead of killing the process).
 #include "writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <utility>
 
 #include <unistd.h>
 
 namespace tlbf_dedup {
+namespace {
 
+// Up to this many pieces go to one writev(2); more are written in several calls.
+constexpr std::size_t kMaxPieces = IOV_MAX;
+
+// The result of a write(2) or writev(2): true to retry (EINTR); throws for an error.
+bool interrupted(ssize_t w) {
+  if (w >= 0) return false;
+  if (errno == EINTR) return true;
+  if (errno == EPIPE) throw BrokenPipe{};
+  throw OutputError(std::string("write error: ") + std::strerror(errno));
+}
+
+}  // namespace
+
+// A pipe as output keeps its size: growing it to the buffer's (F_SETPIPE_SZ, 1 MiB) cost
+// more system time and far more wall time with a reader on a busy 2-core machine (tlbf-dedup
+// ... | cat: 0.20 s of system time against 0.11, wall 5.4 s against 1.9, medians of 5).
 Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_size]), cap_(buffer_size) {}
 
 Writer::~Writer() = default;
@@ -21,22 +43,55 @@ Writer::~Writer() = default;
 void Writer::write_all(const char* p, std::size_t n) {
   while (n > 0) {
     ssize_t w = ::write(fd_, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EPIPE) throw BrokenPipe{};
-      throw OutputError(std::string("write error: ") + std::strerror(errno));
-    }
+    if (interrupted(w)) continue;
     p += w;
     n -= static_cast<std::size_t>(w);
     written_ += static_cast<std::uint64_t>(w);
   }
 }
 
+void Writer::close_buffer_piece() {
+  if (len_ == piece_start_) return;
+  pieces_.push_back(iovec{buf_.get() + piece_start_, len_ - piece_start_});
+  piece_start_ = len_;
+  last_borrowed_ = false;
+}
+
 void Writer::flush() {
-  if (len_ == 0) return;
-  std::size_t n = len_;
-  len_ = 0;
-  write_all(buf_.get(), n);
+  if (pieces_.empty()) {
+    if (len_ == 0) return;
+    std::size_t n = len_;
+    len_ = 0;
+    write_all(buf_.get(), n);
+    return;
+  }
+  close_buffer_piece();
+  // Whether the writes succeed or throw, what was pending is gone (as for the buffer above).
+  struct Forget {
+    Writer& w;
+    ~Forget() {
+      w.pieces_.clear();
+      w.len_ = w.piece_start_ = w.borrowed_ = 0;
+      w.last_borrowed_ = false;
+    }
+  } forget{*this};
+  iovec* v = pieces_.data();
+  std::size_t left = pieces_.size();
+  while (left > 0) {
+    const ssize_t w = ::writev(fd_, v, static_cast<int>(std::min(left, kMaxPieces)));
+    if (interrupted(w)) continue;
+    written_ += static_cast<std::uint64_t>(w);
+    auto done = static_cast<std::size_t>(w);
+    while (left > 0 && done >= v->iov_len) {
+      done -= v->iov_len;
+      ++v;
+      --left;
+    }
+    if (left > 0) {
+      v->iov_base = static_cast<char*>(v->iov_base) + done;
+      v->iov_len -= done;
+    }
+  }
 }
 
 void Writer::write_slow(std::string_view bytes) {
@@ -47,6 +102,15 @@ void Writer::write_slow(std::string_view bytes) {
     std::memcpy(buf_.get(), bytes.data(), bytes.size());
     len_ = bytes.size();
   }
+}
+
+void Writer::borrow_slow(std::string_view bytes) {
+  if (bytes.empty()) return;
+  close_buffer_piece();
+  if (pieces_.size() + 1 >= kMaxPieces || borrowed_ + bytes.size() > cap_) flush();
+  pieces_.push_back(iovec{const_cast<char*>(bytes.data()), bytes.size()});
+  borrowed_ += bytes.size();
+  last_borrowed_ = true;
 }
 
 namespace {

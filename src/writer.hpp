@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <sys/uio.h>
 
 namespace tlbf_dedup {
 
@@ -26,6 +29,7 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
+  // Copies `bytes` into the buffer.
   void write(std::string_view bytes) {
     if (bytes.size() <= cap_ - len_) {
       std::memcpy(buf_.get() + len_, bytes.data(), bytes.size());
@@ -34,17 +38,42 @@ class Writer {
       write_slow(bytes);
     }
   }
+  // Queues `bytes` without copying them: the caller keeps them unchanged until the next
+  // flush(). Bytes that directly follow the last borrowed ones in memory (consecutive records
+  // of the reader's buffer) extend it, so a run of kept records goes out as one piece.
+  void write_borrowed(std::string_view bytes) {
+    if (last_borrowed_ && len_ == piece_start_ && borrowed_ + bytes.size() <= cap_ &&
+        static_cast<const char*>(pieces_.back().iov_base) + pieces_.back().iov_len == bytes.data()) {
+      pieces_.back().iov_len += bytes.size();
+      borrowed_ += bytes.size();
+    } else {
+      borrow_slow(bytes);
+    }
+  }
   void flush();
-  std::uint64_t bytes_written() const { return written_ + len_; }
+  // Flushes when borrowed bytes are pending: the caller is about to change them.
+  void return_borrowed() {
+    if (!pieces_.empty()) flush();  // (pieces_ holds buffered bytes only before borrowed ones)
+  }
+  std::uint64_t bytes_written() const { return written_ + len_ + borrowed_; }
 
  private:
   void write_slow(std::string_view bytes);
+  void borrow_slow(std::string_view bytes);
+  // Ends the piece of buffered bytes that follows the last borrowed ones.
+  void close_buffer_piece();
   void write_all(const char* p, std::size_t n);
 
   int fd_;
   std::unique_ptr<char[]> buf_;
   std::size_t cap_;
   std::size_t len_ = 0;
+  // What flush() writes, in order: pieces_ (borrowed bytes, and the buffered bytes written
+  // between them), then buf_[piece_start_, len_).
+  std::vector<iovec> pieces_;
+  std::size_t piece_start_ = 0;
+  std::size_t borrowed_ = 0;    // bytes in borrowed pieces, bounded by the buffer's size
+  bool last_borrowed_ = false;  // pieces_.back() is borrowed and nothing was buffered after it
   std::uint64_t written_ = 0;
 };
 

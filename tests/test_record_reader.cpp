@@ -102,6 +102,43 @@ TEST_SUITE("record_reader") {
     CHECK(got[3].term == 0);
   }
 
+  TEST_CASE("handed-out records stay unchanged until the buffer-reuse hook runs") {
+    // Lines of varied lengths over a small buffer (slides and a growth), then a second input.
+    std::string a, b;
+    for (int i = 0; i < 3000; ++i) a += "line-" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'x') + "\n";
+    a += std::string(9000, 'L') + "\n";  // longer than the buffer: it grows
+    for (int i = 0; i < 500; ++i) b += "second-" + std::to_string(i) + "\n";
+    TempFile fa(a), fb(b);
+    RecordReader r({fa.path(), fb.path()}, '\n', 4096);
+    struct Seen {
+      std::string_view where;  // into the reader's buffer
+      std::string copy;
+    };
+    std::vector<Seen> since_hook;
+    int hooks = 0, checked = 0;
+    auto check_all = [&] {
+      for (const Seen& s : since_hook) {
+        CHECK(s.where == s.copy);
+        ++checked;
+      }
+      since_hook.clear();
+    };
+    r.on_buffer_reuse([&] {
+      ++hooks;
+      check_all();
+    });
+    tlbf_dedup::Record rec;
+    std::string all;
+    while (r.next(rec)) {
+      since_hook.push_back({rec.bytes(), std::string(rec.bytes())});
+      all += rec.bytes();
+    }
+    check_all();
+    CHECK(all == a + b);
+    CHECK(hooks >= 3);  // slides, the growth, the second input
+    CHECK(checked == 3000 + 1 + 500);
+  }
+
   TEST_CASE("a CR LF split across two reads is still one terminator") {
     // 4096-byte buffer: put the CR as the last byte of the first read.
     std::string first(4095, 'a');
