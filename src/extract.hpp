@@ -83,6 +83,9 @@ class Extractor {
 
 std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser);
 std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser);
+// The same without the fast path for flat records (extract_json.cpp): every record read
+// through simdjson's On-Demand lookups, for tests that check both paths decide alike.
+std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractConfig& cfg, TimeParser time_parser);
 
 // Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
 void ascii_fold(std::string_view in, std::string& out);

@@ -11,8 +11,10 @@ using namespace tlbf_dedup;
 
 // A record with the reader's guarantee of readable padding after it.
 struct PaddedRecord {
-  explicit PaddedRecord(std::string_view text) : buf(text) {
-    buf.append(RecordReader::kTailPadding, '\0');
+  // `after`: the byte after the record (the reader's buffer goes on with the next records).
+  explicit PaddedRecord(std::string_view text, char after = '\0') : buf(text) {
+    buf += after;
+    buf.append(RecordReader::kTailPadding - 1, '\0');
     rec.data = buf.data();
     rec.size = text.size();
     rec.term_len = 0;
@@ -352,5 +354,84 @@ TEST_SUITE("extract") {
     ExtractConfig bad;
     bad.key_regex = "x";
     CHECK_THROWS_AS(make_json_extractor(bad, auto_time()), SpecError);
+  }
+
+  TEST_CASE("json: the fast path for flat records decides every record as the lookups do") {
+    // Records near the fast path's edges, then thousands of random edits of them (bytes that
+    // matter to JSON inserted, deleted, swapped), each read by both extractors.
+    std::vector<std::string> records = {
+        R"({"ts":1763750000.001,"id":"k000000000001","host":"web-1","req":{"method":"GET","path":"/a"},"status":200})",
+        R"({"id":"k1","ts":"2018-03-24T17:15:20Z"})",
+        R"({ "ts" : 1446249499322 , "id" : 42 })",
+        R"({"x":[1,{"y":"]"}],"id":"a\"b","ts":5})",
+        R"({"id":"a","id":"b","ts":1,"ts":2})",
+        R"({"i\u0064":"esc","id":"plain","ts":tru})",
+        R"({"id":-7,"ts":null,"host":"h"})",
+        R"({"id":"a","ts":1 x})",
+        R"({"id":"a","ts":1}{"id":"b"})",
+        R"({"id":"a","ts":1})" "}",
+        R"({"id":"a" "ts":1})",
+        R"({"id":1.5e3,"host":true,"ts":"t\n"})",
+        R"(  {"id":"a","ts":1}  )",
+        R"({"id":"a","ts":1)",
+        R"({})",
+        "{\"id\":\"\xff\",\"ts\":1}",
+        "{\"id\":\"a\tb\",\"ts\":1}",
+        "{\"ts\":\x01,\"id\":\"a\"}",
+    };
+    std::vector<ExtractConfig> configs(6);
+    configs[0].keys = {"id"};
+    configs[0].time = "ts";
+    configs[1].keys = {"id"};
+    configs[2].time = "ts";
+    configs[3].keys = {"id", "host"};
+    configs[3].time = "ts";
+    configs[4].keys = {"ts"};
+    configs[4].time = "ts";
+    configs[5].keys = {"id", "host"};
+    configs[5].missing = MissingMember::null;
+    std::vector<std::unique_ptr<Extractor>> fast, slow;
+    for (const ExtractConfig& c : configs) {
+      fast.push_back(make_json_extractor(c, auto_time()));
+      slow.push_back(make_json_extractor_without_fast_path(c, auto_time()));
+    }
+    std::uint64_t rng = 0x9E3779B97F4A7C15;
+    auto next = [&rng](std::size_t n) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      return static_cast<std::size_t>(rng % n);
+    };
+    const std::string alphabet = "{}[]\",:\\ \t\r\n0123456789.-etfnaid\x01\xff\xc3";
+    const std::size_t seeds = records.size();
+    for (int i = 0; i < 6000; ++i) {
+      std::string r = records[next(seeds)];
+      for (std::size_t edits = 1 + next(3); edits > 0 && !r.empty(); --edits) {
+        const std::size_t at = next(r.size());
+        switch (next(3)) {
+          case 0: r.insert(at, 1, alphabet[next(alphabet.size())]); break;
+          case 1: r.erase(at, 1); break;
+          default: std::swap(r[at], r[next(r.size())]); break;
+        }
+      }
+      records.push_back(r);
+    }
+    std::size_t fast_ok = 0;
+    for (const std::string& text : records) {
+      for (std::size_t c = 0; c < configs.size(); ++c) {
+        const char after = "\0\n}"[next(3)];  // simdjson checks balance when it is '}'
+        PaddedRecord a(text, after), b(text, after);
+        const Extracted x = fast[c]->extract(a.rec), y = slow[c]->extract(b.rec);
+        INFO("config ", c, ", record ", text);
+        REQUIRE(x.status == y.status);
+        REQUIRE(x.absent_part == y.absent_part);
+        REQUIRE(x.key == y.key);
+        REQUIRE(x.time.parsed == y.time.parsed);
+        REQUIRE(x.time.time == y.time.time);
+        REQUIRE(x.time.present == y.time.present);
+        REQUIRE(x.time.text == y.time.text);
+        REQUIRE(x.time.date_only == y.time.date_only);
+        fast_ok += x.status == ExtractStatus::ok;
+      }
+    }
+    CHECK(fast_ok * 10 > records.size() * configs.size());  // the edits leave many records readable
   }
 }
