@@ -110,10 +110,16 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr double kHeadroom = 1.03;
   static constexpr double kMaxGrowth = 4.0;
 
+  // The layout for an error rate: the fewest bits per key under the TLBF's own rate model,
+  // averaged over a generation with this filter's headroom (params.hpp, tlbf_fpr()).
+  static SliceLayout choose_layout(double error_rate, std::uint32_t max_kl) {
+    return choose_tlbf_kl(error_rate, max_kl, kHeadroom);
+  }
+
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
     if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
     check_capacity(cfg.capacity);
-    const SliceLayout layout = detail::resolve_layout(cfg);
+    const SliceLayout layout = detail::resolve_layout(cfg, choose_layout);
     k_ = layout.k;
     l_ = layout.l;
     if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
