@@ -135,15 +135,29 @@ EOF
     "$(cat "$WORK/kept0" "$WORK/kept1" | wc -l) $(cat "$WORK/kept0" "$WORK/kept1" | sort -u | wc -l)"
 }
 
-# move_slot_of FROM TO KEY: moves the slot of KEY, and KEY with it (MIGRATE), from master FROM
-# to master TO, and tells every node of the cluster ($MASTERS) the slot's new owner.
-move_slot_of() {
-  local from=$1 to=$2 key=$3 slot n
+# migrate_slot_of FROM TO KEY: starts moving the slot of KEY from master FROM to master TO
+# (FROM MIGRATING, TO IMPORTING) and moves KEY itself (MIGRATE). Until finish_slot_move, FROM
+# still owns the slot and answers a command on KEY with ASK (the key is gone from it); TO
+# serves it only after ASKING.
+migrate_slot_of() {
+  local from=$1 to=$2 key=$3 slot
   slot=$(rc "$from" CLUSTER KEYSLOT "$key")
   rc "$to" CLUSTER SETSLOT "$slot" IMPORTING "$(rc "$from" CLUSTER MYID)" >/dev/null
   rc "$from" CLUSTER SETSLOT "$slot" MIGRATING "$(rc "$to" CLUSTER MYID)" >/dev/null
   check "MIGRATE $key" OK "$(rc "$from" MIGRATE 127.0.0.1 "${PORT[$to]}" "$key" 0 10000)"
+}
+
+# finish_slot_move TO KEY: tells every node of the cluster ($MASTERS) that TO owns KEY's slot.
+finish_slot_move() {
+  local to=$1 key=$2 slot n
+  slot=$(rc "$to" CLUSTER KEYSLOT "$key")
   for n in "${MASTERS[@]}"; do rc "$n" CLUSTER SETSLOT "$slot" NODE "$(rc "$to" CLUSTER MYID)" >/dev/null; done
+}
+
+# move_slot_of FROM TO KEY: moves the slot of KEY, and KEY with it, from master FROM to TO.
+move_slot_of() {
+  migrate_slot_of "$1" "$2" "$3"
+  finish_slot_move "$2" "$3"
 }
 
 # crash_server NAME: SIGKILL, as a power cut would stop it (nothing saved at exit).
