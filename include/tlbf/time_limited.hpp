@@ -24,8 +24,8 @@
 //    now = e_G + span < t + span + g on. Another run finds the key only by chance, with k
 //    bits at other hashes, the false-positive level. So a key of age >= span + g is
 //    reported only at the false-positive rate, under growth, time-forced shifts, idle
-//    gaps and save/load alike; with g <= span/l the slack is at most 1/l of the window (2.4%
-//    at the default k = 22, l = 42). A key whose age is in [span, span + g) may still be
+//    gaps and save/load alike; with g <= span/l the slack is at most 1/l of the window (2.3%
+//    at the default k = 21, l = 43). A key whose age is in [span, span + g) may still be
 //    reported: it is, exactly when a later key of its generation is younger than the span.
 //    If nothing is inserted after t, it is gone at exactly t + span.
 //
