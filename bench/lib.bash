@@ -12,6 +12,22 @@ describe_machine() {
     "L2 $(lscpu 2>/dev/null | sed -n 's/^L2 cache: *//p'), L3 $(lscpu 2>/dev/null | sed -n 's/^L3 cache: *//p')"
   # Other work on the machine slows every row alike only roughly; say how busy it was.
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  MACHINE_CPU_AT_START=$(cpu_ticks)
+}
+
+# cpu_ticks: "BUSY TOTAL", the machine's CPU time so far (all processes) from /proc/stat.
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat; }
+
+# Prints how busy the machine was since describe_machine: the load average now, and the share
+# of all cores that was busy over the run (the harness's own commands included: one busy core
+# of two is 50 %, so well above that, others were running too).
+describe_load_at_end() {
+  local busy0 total0 busy1 total1
+  read -r busy0 total0 <<<"$MACHINE_CPU_AT_START"
+  read -r busy1 total1 <<<"$(cpu_ticks)"
+  echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); CPU busy over the run:" \
+    "$(awk -v b="$((busy1 - busy0))" -v t="$((total1 - total0))" 'BEGIN { printf "%.0f %%", t ? 100 * b / t : 0 }')" \
+    "of $(nproc 2>/dev/null || echo '?') cores"
 }
 
 # The filter's memory lines of tlbf-dedup --stats, joined into one.
@@ -24,19 +40,18 @@ median() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# run_timed CMD [COUNT_FILE]: runs CMD once; prints "WALL_S RSS_KB CPU_S" (CPU = user +
-# system, which a busy machine inflates less than wall time), or "fail STATUS". Output is
-# discarded, or with COUNT_FILE counted into it (wc -l: a pipe, cheaper than any file).
+# run_timed CMD [COUNT_FILE]: runs CMD once with its output read through a pipe by another
+# process (wc -l, which reads as cheaply as cat), as a user's pipeline reads it; prints
+# "WALL_S RSS_KB CPU_S" or "fail STATUS". WALL is the whole pipeline's, until the reader has
+# read everything; RSS and CPU (user + system, which a busy machine inflates less than wall
+# time) are CMD's alone, the reader not counted. With COUNT_FILE, the output's line count is
+# written there.
 run_timed() {
   local out t0 t1 status=0
   out=$(mktemp)
   t0=$EPOCHREALTIME
-  if [ -n "${2:-}" ]; then
-    # run.sh sets pipefail, so a failing command is not hidden behind wc's success.
-    /usr/bin/time -f '%M %U %S' -o "$out" bash -c "exec $1" 2>/dev/null | wc -l >"$2" || status=$?
-  else
-    /usr/bin/time -f '%M %U %S' -o "$out" bash -c "exec $1" >/dev/null 2>&1 || status=$?
-  fi
+  # run.sh sets pipefail, so a failing command is not hidden behind the reader's success.
+  /usr/bin/time -f '%M %U %S' -o "$out" bash -c "exec $1" 2>/dev/null | wc -l >"${2:-/dev/null}" || status=$?
   t1=$EPOCHREALTIME
   if [ "$status" -ne 0 ]; then
     echo "fail $status"
@@ -48,8 +63,11 @@ run_timed() {
 
 # bench_table TITLE FILE RECORDS LABEL CMD [LABEL CMD]...
 # Times every command REPS times on FILE and prints one table; the first command is the
-# reference for the two ratio columns.
+# reference for the two ratio columns. The medians stay in TABLE_WALL and TABLE_CPU, by
+# label, until the next table, for target_line.
+declare -A TABLE_WALL TABLE_CPU
 bench_table() {
+  TABLE_WALL=() TABLE_CPU=()
   local title=$1 file=$2 records=$3
   shift 3
   local bytes ref_t="" ref_rss="" ref_cpu="" label cmd emitted r res t rss cpu
@@ -99,6 +117,7 @@ bench_table() {
     if [ -z "$ref_t" ]; then
       ref_t=$t ref_rss=$rss ref_cpu=$cpu
     fi
+    TABLE_WALL[$label]=$t TABLE_CPU[$label]=$cpu
     awk -v l="$label" -v t="$t" -v rss="$rss" -v cpu="$cpu" -v b="$bytes" -v n="$records" -v e="$emitted" \
       -v rt="$ref_t" -v rr="$ref_rss" -v rc="$ref_cpu" 'BEGIN {
         printf "%-30s %9.3f %7.2f %9.1f %9.2f %9.1f %9s", l, t, cpu, b / 1e6 / t, n / 1e6 / t, rss / 1024, e
@@ -106,4 +125,25 @@ bench_table() {
         else if (rc == 0) printf " %8.2f %8s %8.2f\n", t / rt, "-", rss / rr
         else printf " %8.2f %8.2f %8.2f\n", t / rt, cpu / rc, rss / rr }'
   done
+}
+
+# target_line WHAT OURS PEER PEER_NAME TARGET: one line of the last table's wall-time ratio
+# PEER / OURS (rows named by label) against the target ratio, e.g. "text steady: tlbf-dedup
+# 10.3x gawk in wall time (target >= 10x): met (CPU time 12.1x)". Kept in TARGET_LINES for
+# the summary at the end.
+TARGET_LINES=()
+target_line() {
+  local what=$1 ours=$2 peer=$3 peer_name=$4 target=$5 line
+  if [ -z "${TABLE_WALL[$ours]:-}" ] || [ -z "${TABLE_WALL[$peer]:-}" ]; then
+    line="$what: tlbf-dedup against $peer_name (target >= ${target}x): not measured (a row failed)"
+  else
+    line=$(awk -v w="$what" -v p="$peer_name" -v g="$target" -v to="${TABLE_WALL[$ours]}" -v tp="${TABLE_WALL[$peer]}" \
+      -v co="${TABLE_CPU[$ours]}" -v cp="${TABLE_CPU[$peer]}" 'BEGIN {
+        r = tp / to
+        printf "%s: tlbf-dedup %.1fx %s in wall time (target >= %gx): %s", w, r, p, g, (r >= g) ? "met" : "NOT met"
+        if (co > 0) printf " (CPU time %.1fx)", cp / co
+        printf "\n" }')
+  fi
+  echo "$line"
+  TARGET_LINES+=("$line")
 }

@@ -4,15 +4,13 @@
 #
 #   bash scripts/compare-outputs.sh OLD_BIN NEW_BIN
 #
-# The commands are those of tests/e2e/shared_data.sh (its `run NAME ARGS...` lines, read from
-# that file, over ../shared/data) and, on generated inputs of EVENTS events (steady and burst
-# profiles, text and NDJSON), `-k 3 -t 1 -w 60s` and `-k id -t ts -w 60s` with each of
-# -a tlbf, apbf, gebf and exact, and beside them the count window (`-k 3 -n 200000` with
-# apbf, gebf and exact) and --refresh, so every filter class and both decision paths run.
-# For every command it compares the exit status, stdout and stderr (warnings, usage errors
-# and the --stats=json report, with its two timing fields taken out). Last, the state files
-# the two save for each filter must be the same bytes. Prints one line per command and exits
-# 1 when any differs.
+# The commands are those of scripts/output-commands.bash (tests/e2e/shared_data.sh's over
+# ../shared/data, and each filter class on generated inputs of EVENTS events, steady and burst
+# profiles, text and NDJSON), which tests/e2e/output_identity.sh also runs. For every command
+# it compares the exit status, stdout and stderr (warnings, usage errors and the --stats=json
+# report, with its two timing fields taken out). Last, the state files the two save for each
+# filter must be the same bytes. Both run with the same fixed hash seed (TLBF_DEDUP_HASH_SEED,
+# 0x5eed unless set). Prints one line per command and exits 1 when any differs.
 #
 # Environment: EVENTS (default 2000000); INPUTS, where the generated inputs are kept and
 # reused (default /tmp/tlbf-compare, outside the repository); PROFILES (default "steady
@@ -29,6 +27,7 @@ INPUTS=${INPUTS:-/tmp/tlbf-compare}
 PROFILES=${PROFILES:-steady burst}
 SHARED_DATA=${SHARED_DATA:-$ROOT/../shared/data}
 GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
+source "$ROOT/scripts/output-commands.bash"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 differ=0 same=0
@@ -40,8 +39,7 @@ run_one() {
   shift 2
   "$bin" "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.raw" || status=$?
   echo "$status" >"$WORK/$tag.status"
-  sed -E 's/"seconds":[0-9.e+-]+/"seconds":-/; s/"records_per_second":[0-9.e+-]+/"records_per_second":-/' \
-    "$WORK/$tag.raw" >"$WORK/$tag.err"
+  normalise_stderr "$WORK/$tag.raw" "$WORK/$tag.err"
 }
 
 # compare NAME ARGS...: runs both binaries and reports.
@@ -64,47 +62,17 @@ compare() {
   rm -f "$WORK"/old.* "$WORK"/new.*
 }
 
-# 1. The real-world files, with shared_data.sh's own commands (its `run` lines, where $S is
-#    the data folder); warnings are compared too, so -q is not added here.
-if [ -d "$SHARED_DATA" ]; then
-  S=$SHARED_DATA
-  run() { local name=$1; shift; compare "shared:$name" --stats=json "$@"; }
-  n=0
-  while IFS= read -r line; do
-    eval "$line"
-    n=$((n + 1))
-  done < <(grep -E '^run [a-z0-9_]+ ' "$ROOT/tests/e2e/shared_data.sh")
-  [ "$n" -gt 0 ] || { echo "compare-outputs: no run lines found in tests/e2e/shared_data.sh" >&2; exit 1; }
-else
-  echo "compare-outputs: $SHARED_DATA not found; the real-world files are not compared"
-fi
-
-# 2. Generated inputs, made once with the same seed and kept in $INPUTS.
-mkdir -p "$INPUTS"
-for profile in $PROFILES; do
-  for format in text ndjson; do
-    f="$INPUTS/events-$EVENTS-$profile.$format"
-    if [ ! -s "$f" ]; then
-      python3 "$GEN_EVENTS" --events "$EVENTS" --profile "$profile" --format "$format" >"$f.tmp"
-      mv "$f.tmp" "$f"
-    fi
-  done
-  for a in tlbf apbf gebf exact; do
-    compare "$profile.text -a $a" --stats=json -k 3 -t 1 -w 60s -a "$a" "$INPUTS/events-$EVENTS-$profile.text"
-    compare "$profile.ndjson -a $a" --stats=json -k id -t ts -w 60s -a "$a" "$INPUTS/events-$EVENTS-$profile.ndjson"
-  done
-  for a in apbf gebf exact; do
-    compare "$profile.text -n -a $a" --stats=json -k 3 -n 200000 -a "$a" "$INPUTS/events-$EVENTS-$profile.text"
-  done
-  compare "$profile.text --refresh" --stats=json -k 3 -t 1 -w 60s --refresh "$INPUTS/events-$EVENTS-$profile.text"
-  compare "$profile.ndjson --refresh" --stats=json -k id -t ts -w 60s --refresh "$INPUTS/events-$EVENTS-$profile.ndjson"
-done
+# 1. The real-world files (when present), 2. generated inputs, made once with the same seed
+#    and kept in $INPUTS.
+[ -d "$SHARED_DATA" ] || echo "compare-outputs: $SHARED_DATA not found; the real-world files are not compared"
+make_generated_inputs
+output_commands compare
 
 # 3. State files: both binaries save byte-identical files, and continuing from the old
 #    binary's file, each writes the same output and saves the same file again.
 first=${PROFILES%% *}
-head -n 300000 "$INPUTS/events-$EVENTS-$first.text" >"$WORK/part.text"
-for window in "-w 60s -a tlbf" "-w 60s -a gebf" "-w 60s -a exact" "-n 50000 -a apbf" "-n 50000 -a gebf" "-n 50000 -a exact"; do
+head -n "$OUTPUT_STATE_LINES" "$(generated_input "$first" text)" >"$WORK/part.text"
+for window in "${OUTPUT_STATE_WINDOWS[@]}"; do
   read -ra args <<<"-k 3 -t 1 $window"
   "$OLD" "${args[@]}" --state "$WORK/first.old" "$WORK/part.text" >/dev/null
   "$NEW" "${args[@]}" --state "$WORK/first.new" "$WORK/part.text" >/dev/null

@@ -1,0 +1,88 @@
+# The commands whose output must stay the same bytes unless a change means to change it
+# (sourced, not run). scripts/compare-outputs.sh runs them on two binaries side by side;
+# tests/e2e/output_identity.sh runs them on one and compares digests recorded in testdata/.
+# Keeping the list here once is what makes the two check the same thing.
+#
+# The caller sets SHARED_DATA (the real-world files), INPUTS (where the generated inputs are
+# kept), EVENTS (events per generated file), PROFILES and GEN_EVENTS, and sources this file.
+
+# Every new filter draws a secret hash seed, which its state file records: fix one, so that
+# two runs (of one binary or two) build the same filters and save the same bytes.
+export TLBF_DEDUP_HASH_SEED="${TLBF_DEDUP_HASH_SEED-0x5eed}"
+
+# The state-file checks: the window options of each filter whose saved state is compared,
+# each run with -k 3 -t 1 on the first OUTPUT_STATE_LINES lines of the first profile's text.
+# shellcheck disable=SC2034  # read by the scripts that source this file
+OUTPUT_STATE_WINDOWS=("-w 60s -a tlbf" "-w 60s -a gebf" "-w 60s -a exact" "-n 50000 -a apbf" "-n 50000 -a gebf"
+  "-n 50000 -a exact")
+# shellcheck disable=SC2034
+OUTPUT_STATE_LINES=300000
+
+# generated_input PROFILE FORMAT: the path of one generated input.
+generated_input() { echo "$INPUTS/events-$EVENTS-$1.$2"; }
+
+# make_generated_inputs: writes the inputs missing from $INPUTS (gen_events.py's fixed default
+# seed, so the same bytes every time).
+make_generated_inputs() {
+  local profile format f
+  mkdir -p "$INPUTS"
+  for profile in $PROFILES; do
+    for format in text ndjson; do
+      f=$(generated_input "$profile" "$format")
+      if [ ! -s "$f" ]; then
+        python3 "$GEN_EVENTS" --events "$EVENTS" --profile "$profile" --format "$format" >"$f.tmp"
+        mv "$f.tmp" "$f"
+      fi
+    done
+  done
+}
+
+# output_commands FN: calls `FN NAME ARGS...` for every command, in a fixed order.
+#  1. The real-world files of $SHARED_DATA (when it exists) with tests/e2e/shared_data.sh's own
+#     commands (its `run NAME ARGS...` lines, where $S is the data folder), with --stats=json;
+#     warnings are compared too, so -q is not added.
+#  2. On each generated input, `-k 3 -t 1 -w 60s` and `-k id -t ts -w 60s` with each of -a tlbf,
+#     apbf, gebf and exact, the count window (`-k 3 -n 200000` with apbf, gebf and exact) and
+#     --refresh, so every filter class and both decision paths run.
+output_commands() {
+  local fn=$1 line n=0 profile a text json
+  if [ -d "$SHARED_DATA" ]; then
+    # shellcheck disable=SC2034  # the run lines name their files by $S
+    local S=$SHARED_DATA
+    # shellcheck disable=SC2317  # called by the eval'd lines
+    run() {
+      local name=$1
+      shift
+      "$fn" "shared:$name" --stats=json "$@"
+    }
+    while IFS= read -r line; do
+      eval "$line"
+      n=$((n + 1))
+    done < <(grep -E '^run [a-z0-9_]+ ' "$ROOT/tests/e2e/shared_data.sh")
+    unset -f run
+    [ "$n" -gt 0 ] || { echo "output_commands: no run lines found in tests/e2e/shared_data.sh" >&2; return 1; }
+  fi
+  for profile in $PROFILES; do
+    text=$(generated_input "$profile" text)
+    json=$(generated_input "$profile" ndjson)
+    for a in tlbf apbf gebf exact; do
+      "$fn" "$profile.text -a $a" --stats=json -k 3 -t 1 -w 60s -a "$a" "$text"
+      "$fn" "$profile.ndjson -a $a" --stats=json -k id -t ts -w 60s -a "$a" "$json"
+    done
+    for a in apbf gebf exact; do
+      "$fn" "$profile.text -n -a $a" --stats=json -k 3 -n 200000 -a "$a" "$text"
+    done
+    "$fn" "$profile.text --refresh" --stats=json -k 3 -t 1 -w 60s --refresh "$text"
+    "$fn" "$profile.ndjson --refresh" --stats=json -k id -t ts -w 60s --refresh "$json"
+  done
+}
+
+# normalise_stderr RAW OUT: RAW's text without what changes from run to run (the two timing
+# fields of --stats=json) or from machine to machine (the folders of the inputs).
+normalise_stderr() {
+  local esc_shared esc_inputs
+  esc_shared=$(printf '%s' "$SHARED_DATA" | sed 's/[][\.*^$|]/\\&/g')
+  esc_inputs=$(printf '%s' "$INPUTS" | sed 's/[][\.*^$|]/\\&/g')
+  sed -E 's/"seconds":[0-9.e+-]+/"seconds":-/; s/"records_per_second":[0-9.e+-]+/"records_per_second":-/' "$1" |
+    sed "s|$esc_shared|\$SHARED_DATA|g; s|$esc_inputs|\$INPUTS|g" >"$2"
+}
