@@ -8,9 +8,9 @@
 // F(0,0) maths (their rates are in the CSV). Bits per element divide the filter's allocated
 // bits by the exact number of inserts inside the window (the paper's "elements of interest").
 //
-// Table 2 (range of bits per element per error rate) takes, for each rate, the layout
-// choose_kl() picks and its neighbours k−1, k+1, k+2 (each with its cheapest l: the largest
-// meeting the rate), both capacities, and the min/max over insertions after the filter has settled
+// Table 2 (range of bits per element per error rate) takes, for each rate, the layout the
+// TLBF picks (TimeLimitedFilter::choose_layout) and its neighbours k−1, k+1, k+2 (each with
+// its cheapest l: the largest meeting the rate under tlbf_fpr()), both capacities, and the min/max over insertions after the filter has settled
 // (from 2 spans on); the time-window GEBF on the same stream gives the column beside it.
 //
 // Figures 4-5 query, at sampled insertions, 10^i × 1,000 never-inserted keys for rate 10^-i
@@ -50,17 +50,23 @@ tlbf::FilterConfig tlbf_cfg(double rate, std::uint64_t capacity, Layout kl) {
 // Inserts inside the window after insert i (0-based) at one insert per kStep.
 std::uint64_t live_after(std::uint64_t i) { return std::min<std::uint64_t>(i + 1, kSpan / kStep); }
 
-// Layouts for Table 2: choose_kl()'s pick and its neighbours in k.
+// The layout the TLBF picks for a rate (k + l <= the filters' default bound).
+tlbf::SliceLayout tlbf_pick(double rate) {
+  return tlbf::TimeLimitedFilter::choose_layout(rate, tlbf::FilterConfig{}.max_kl);
+}
+
+// Layouts for Table 2: the TLBF's pick and its neighbours in k, each at the cheapest l that
+// meets the rate under the same model (tlbf_fpr() grows with l and bits per key fall with
+// it: the largest such l), so every layout in the table is one the target allows.
 std::vector<Layout> layouts_for(double rate) {
-  const std::uint32_t kMaxKl = tlbf::FilterConfig{}.max_kl;  // the filters' default bound
-  tlbf::SliceLayout best = tlbf::choose_kl(rate, kMaxKl);
+  const std::uint32_t kMaxKl = tlbf::FilterConfig{}.max_kl;
+  const double headroom = tlbf::TimeLimitedFilter::kHeadroom;
+  tlbf::SliceLayout best = tlbf_pick(rate);
   std::vector<Layout> out{{best.k, best.l}};
   for (std::uint32_t k : {best.k - 1, best.k + 1, best.k + 2}) {
     if (k < 1) continue;
-    // apbf_fpr grows with l and bits per key fall with it: the largest l meeting the rate
-    // is this k's cheapest layout.
     std::uint32_t best_l = 0;
-    for (std::uint32_t l = 1; k + l <= kMaxKl && tlbf::apbf_fpr(k, l) <= rate; ++l) best_l = l;
+    for (std::uint32_t l = 1; k + l <= kMaxKl && tlbf::tlbf_fpr(k, l, headroom) <= rate; ++l) best_l = l;
     if (best_l > 0) out.push_back({k, best_l});
   }
   return out;
@@ -174,7 +180,7 @@ void run_tlbf_fpr(Context& ctx) {
       const auto queries = static_cast<std::uint64_t>(std::pow(10.0, i) * per_decade);
       // Sampled insertions: the query cost per sample grows 10x per decade of rate.
       const std::uint64_t stride = ctx.quick ? 500 : (i == 1 ? 10 : i == 2 ? 50 : 200);
-      tlbf::SliceLayout kl = tlbf::choose_kl(rate);
+      tlbf::SliceLayout kl = tlbf_pick(rate);
       tlbf::TimeLimitedFilter f(tlbf_cfg(rate, capacity, {kl.k, kl.l}));
       std::uint64_t next_fresh = 0;
       for (std::uint64_t j = 0; j < n; ++j) {

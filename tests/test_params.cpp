@@ -1,6 +1,7 @@
 // Parameter maths of the age-partitioned filters (include/tlbf/params.hpp): the exact F(0,0)
 // recursion against the published values, runs_fpr() (generation-keyed runs) against a
-// simulation, and choose_kl() against a brute-force search.
+// simulation, choose_kl() and choose_tlbf_kl() (the TLBF's model, tlbf_fpr()) against a
+// brute-force search.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -109,6 +110,46 @@ TEST_SUITE("params") {
       if (r.paper_max > 0) {
         CHECK(s.bits_per_key >= r.paper_min);
         CHECK(s.bits_per_key <= 1.2 * r.paper_max);
+      }
+    }
+  }
+
+  TEST_CASE("tlbf_fpr: runs of time-ended generations, averaged over the current generation") {
+    const double h = 1.03;
+    for (std::uint32_t k : {4u, 7u, 15u, 22u}) {
+      for (std::uint32_t l : {3u, 16u, 42u}) {
+        const double f = tlbf::tlbf_fpr(k, l, h);
+        INFO("k=" << k << " l=" << l << " tlbf_fpr=" << f << " runs_fpr=" << tlbf::runs_fpr(k, l));
+        CHECK(f > 0.0);
+        CHECK(tlbf::tlbf_fpr(k, l + 1, h) > f);     // one more accepted run
+        CHECK(tlbf::tlbf_fpr(k, l, 1.1) < f);       // emptier slices
+        // Without headroom the slices end their k-th generation half full, as runs_fpr
+        // assumes; the phase average and the exponential fill move it by a few percent.
+        CHECK(tlbf::tlbf_fpr(k, l, 1.0) == doctest::Approx(tlbf::runs_fpr(k, l)).epsilon(0.06));
+      }
+    }
+    CHECK_THROWS_AS(tlbf::tlbf_fpr(0, 3, h), tlbf::invalid_parameter);
+  }
+
+  TEST_CASE("choose_tlbf_kl meets each target with the fewest bits per key (brute force)") {
+    for (double target : {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-7, 1e-9}) {
+      for (std::uint32_t max_kl : {16u, 64u}) {
+        for (double h : {1.0, 1.03, 1.1}) {
+          double best = std::numeric_limits<double>::infinity();
+          for (std::uint32_t k = 1; k < max_kl; ++k)
+            for (std::uint32_t l = 1; k + l <= max_kl; ++l)
+              if (tlbf::tlbf_fpr(k, l, h) <= target) best = std::min(best, h * tlbf::apbf_bits_per_key(k, l));
+          if (best == std::numeric_limits<double>::infinity()) {
+            CHECK_THROWS_AS(tlbf::choose_tlbf_kl(target, max_kl, h), tlbf::invalid_parameter);
+            continue;
+          }
+          const tlbf::SliceLayout s = tlbf::choose_tlbf_kl(target, max_kl, h);
+          INFO("target " << target << " max_kl " << max_kl << " headroom " << h << ": k=" << s.k << " l=" << s.l);
+          CHECK(s.k + s.l <= max_kl);
+          CHECK(s.fpr == doctest::Approx(tlbf::tlbf_fpr(s.k, s.l, h)));
+          CHECK(s.fpr <= target);
+          CHECK(s.bits_per_key == doctest::Approx(best));
+        }
       }
     }
   }

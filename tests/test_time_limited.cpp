@@ -440,9 +440,9 @@ TEST_SUITE("time_limited") {
         CAPTURE(kl[0]);
         TimeLimitedFilter f(time_config(300 * kSec, capacity, kl[0], kl[1]));
         const std::size_t slices = kl[0] + kl[1];
-        // (k + l) k / (l ln2) for slices half full after k generations, with the 10%
+        // (k + l) k / (l ln2) for slices half full after k generations, with the sizing
         // headroom and whole-word rounding on top.
-        const double layout_bits = tlbf::apbf_bits_per_key(kl[0], kl[1]) * 1.1 * 1.05;
+        const double layout_bits = tlbf::apbf_bits_per_key(kl[0], kl[1]) * TimeLimitedFilter::kHeadroom * 1.05;
         std::size_t over = 0, most = 0;
         double worst_bits = 0;
         for (std::uint64_t i = 0; i < 10000; ++i) {
@@ -487,8 +487,8 @@ TEST_SUITE("time_limited") {
     run_until(300, 1, most, steady_bits);
     const std::size_t slices = f.k() + f.l();
     CHECK(most <= slices + 1);
-    // 60,000 live keys at (k + l) k / (l ln2) bits each, 10% headroom, whole words.
-    CHECK(steady_bits <= 60000 * tlbf::apbf_bits_per_key(f.k(), f.l()) * 1.1 * 1.05);
+    // 60,000 live keys at (k + l) k / (l ln2) bits each, the sizing headroom, whole words.
+    CHECK(steady_bits <= 60000 * tlbf::apbf_bits_per_key(f.k(), f.l()) * TimeLimitedFilter::kHeadroom * 1.05);
     run_until(320, 10, most, bits);  // 20 s at 10x
     CHECK(most > slices);            // the burst did need more room
     run_until(440, 1, most, bits);   // two spans

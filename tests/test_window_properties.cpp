@@ -414,8 +414,8 @@ TEST_SUITE("window_properties") {
       }
       MESSAGE("capacity " << capacity << " (k=" << f.k() << ", l=" << f.l() << "): slices/slice-0 bits every 150 s: "
                           << trace.str());
-      // Expected slice 0 at the settled rate: k generations of 3000/l records, 10% headroom.
-      const double expected = f.k() * 3000.0 / f.l() * 1.1 / 0.6931471805599453;
+      // Expected slice 0 at the settled rate: k generations of 3000/l records, the headroom.
+      const double expected = f.k() * 3000.0 / f.l() * tlbf::TimeLimitedFilter::kHeadroom / 0.6931471805599453;
       const auto [lo, hi] = std::minmax_element(slice0_last_span.begin(), slice0_last_span.end());
       CHECK(f.slice_count() == base);
       CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));

@@ -24,8 +24,8 @@
 //    now = e_G + span < t + span + g on. Another run finds the key only by chance, with k
 //    bits at other hashes, the false-positive level. So a key of age >= span + g is
 //    reported only at the false-positive rate, under growth, time-forced shifts, idle
-//    gaps and save/load alike; with g <= span/l the slack is at most 1/l of the window (2.4%
-//    at the default k = 22, l = 42). A key whose age is in [span, span + g) may still be
+//    gaps and save/load alike; with g <= span/l the slack is at most 1/l of the window (2.3%
+//    at the default k = 21, l = 43). A key whose age is in [span, span + g) may still be
 //    reported: it is, exactly when a later key of its generation is younger than the span.
 //    If nothing is inserted after t, it is gone at exactly t + span.
 //
@@ -38,9 +38,12 @@
 //     tg = G span / (t_s l) (eq. 6). G and t_s are the ending generation's when it lasted a
 //     cell or more (the paper's estimate); otherwise they also take the generations before
 //     it, back to a cell or more (recent_rate()), so a generation the grid cut short does not
-//     size the next slice from its few inserts. tg is limited to 4 times what the ending
+//     size the next slice from its few inserts. At a steady rate the k generations of the
+//     slice at position k-1 estimate it sqrt(k) times more closely; their rate is taken,
+//     kept within two Poisson standard deviations of the first estimate (so a change of
+//     rate is still followed from one generation). tg is limited to 4 times what the ending
 //     generation could take, so a generation that ends within one clock tick cannot ask
-//     for an unbounded slice, and raised by 10% of headroom so a steady stream ends its
+//     for an unbounded slice, and raised by 3% of headroom so a steady stream ends its
 //     generations by time, keeping k + l slices, rather than by count a little early.
 //  2. Slices among the new positions 1..k-1 that have expired are cleared (their keys are all
 //     older than the span, and no accepted run includes them).
@@ -60,7 +63,13 @@
 //     often than without the cap. A dropped buffer is reused for the new slice, zeroed in
 //     full.
 //  5. g = max(1, min u_i over positions 0..k-1) (eq. 5): never 0, so a full slice forces
-//     the next shift instead of stopping shifts.
+//     the next shift instead of stopping shifts. Here u_i is eq. 4 relaxed: the larger of
+//     the even share and what slice i has left beyond the slice-0 generation (c0 / (k x
+//     headroom)) for each later generation it will receive. Either is at most what it has
+//     left, so no slice passes half full; but the k generations of a slice share its
+//     headroom, so a random stream ends a generation by count only when k of them together
+//     pass it (4.4 Poisson standard deviations at 1,000 inserts a second, 60 s, k = 15,
+//     l = 42), not when one generation passes its even share (1.1 deviations).
 //
 // Saved form (after the tag byte), format 2: u32 0, u8 format (2), u32 k, u32 l, i64 span,
 // u64 min_bits, u64 max_slice_bits, u64 max_bits, u32 max_slices, i64 latest, u8 started,
@@ -98,13 +107,19 @@ class TimeLimitedFilter final : public WindowFilter {
  public:
   // Headroom on the target generation and the most a generation's rate estimate may
   // exceed the inserts actually seen (shift step 1).
-  static constexpr double kHeadroom = 1.1;
+  static constexpr double kHeadroom = 1.03;
   static constexpr double kMaxGrowth = 4.0;
+
+  // The layout for an error rate: the fewest bits per key under the TLBF's own rate model,
+  // averaged over a generation with this filter's headroom (params.hpp, tlbf_fpr()).
+  static SliceLayout choose_layout(double error_rate, std::uint32_t max_kl) {
+    return choose_tlbf_kl(error_rate, max_kl, kHeadroom);
+  }
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
     if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
     check_capacity(cfg.capacity);
-    const SliceLayout layout = detail::resolve_layout(cfg);
+    const SliceLayout layout = detail::resolve_layout(cfg, choose_layout);
     k_ = layout.k;
     l_ = layout.l;
     if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
@@ -408,17 +423,28 @@ class TimeLimitedFilter final : public WindowFilter {
   Slice& at(std::size_t pos) { return slices_[slices_.size() - 1 - pos]; }
   const Slice& at(std::size_t pos) const { return slices_[slices_.size() - 1 - pos]; }
 
-  // Eq. 4 for the slice at `pos` in 0..k-1; never negative, never wraps.
-  std::uint64_t updates_left(std::size_t pos) const {
+  // Eq. 4 for the slice at `pos` in 0..k-1, relaxed: the generation may take the slice's
+  // remaining capacity less `reserve` inserts for each later generation the slice will
+  // receive, when that is more than the even share rem / (k - pos). Never more than rem, so
+  // no slice passes half full whatever the later generations take; never negative, never
+  // wraps (reserve <= 2^43, k <= 1024).
+  std::uint64_t updates_left(std::size_t pos, std::uint64_t reserve) const {
     const Slice& s = at(pos);
     const std::uint64_t cap = detail::half_fill_capacity(s.bits);
     const std::uint64_t rem = s.inserts >= cap ? 0 : cap - s.inserts;
-    return rem / (k_ - pos);
+    const std::uint64_t held = (k_ - 1 - pos) * reserve;
+    return std::max(rem / (k_ - pos), held < rem ? rem - held : 0);
   }
-  // Eq. 5, at least 1.
+  // Eq. 5 with the relaxed eq. 4, at least 1. The reserve is the generation slice 0 was
+  // sized for (its capacity over k and the headroom): a generation of a steady stream then
+  // ends by count only when the inserts of the slice's k generations together pass the
+  // headroom, not when one generation passes its even share, so a small headroom keeps the
+  // generations ending by time (shift step 1).
   std::uint64_t next_generation() const {
+    const auto reserve = static_cast<std::uint64_t>(
+        static_cast<double>(detail::half_fill_capacity(at(0).bits)) / (k_ * kHeadroom));
     std::uint64_t g = std::numeric_limits<std::uint64_t>::max();
-    for (std::size_t pos = 0; pos < k_; ++pos) g = std::min(g, updates_left(pos));
+    for (std::size_t pos = 0; pos < k_; ++pos) g = std::min(g, updates_left(pos, reserve));
     return std::max<std::uint64_t>(g, 1);
   }
 
@@ -481,6 +507,16 @@ class TimeLimitedFilter final : public WindowFilter {
     // 1. Target generation from the observed rate (eq. 6), over at least one cell.
     const RateSample r = recent_rate(now);
     double tg = r.inserts * static_cast<double>(span_) / (static_cast<double>(r.duration) * l_);
+    // At a steady rate the k generations of the slice at position k - 1 estimate it about
+    // sqrt(k) times more closely: take theirs while it lies within two standard deviations
+    // (Poisson) of the ending generation's, its edge otherwise, so a change of rate is still
+    // followed from one generation.
+    if (const Slice& oldest = at(k_ - 1); oldest.inserts > 0 && at(k_).own_last != kNever) {
+      const Duration d = std::max<Duration>(1, detail::sat_sub(now, at(k_).own_last));
+      const double band = 2.0 / std::sqrt(std::max(r.inserts, 1.0));
+      tg = std::clamp(static_cast<double>(oldest.inserts) * static_cast<double>(span_) / (static_cast<double>(d) * l_),
+                      tg * (1.0 - band), tg * (1.0 + band));
+    }
     tg = std::min(tg, kMaxGrowth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
 
     // 2. Expired slices still in the insert range start over empty.

@@ -29,6 +29,11 @@ check_files() {
   checks=$((checks + 1))
   if cmp -s "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: $2 and $3 differ"; cmp "$2" "$3" | head -3 || true; fails=$((fails + 1)); fi
 }
+# count_numbered FILE PREFIX CONDITION: lines whose second field is PREFIX followed by a
+# number n meeting the awk CONDITION on n (e.g. 'n >= 420'), as written for numbered keys.
+count_numbered() {
+  awk -v p="^$2" '{n = $2; sub(p, "", n); n += 0} '"$3"' {c++} END {print c + 0}' "$1"
+}
 finish() {
   echo "$((checks - fails)) passed, $fails failed"
   [ "$fails" -eq 0 ]

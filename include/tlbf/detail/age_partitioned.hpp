@@ -97,12 +97,13 @@ inline std::int64_t cell_end(std::int64_t t, std::int64_t c) {
 }
 
 // The (k, l) layout a configuration asks for: given explicitly (both or neither), or chosen
-// by choose_kl() for the error rate. Throws invalid_parameter naming the bad field.
-inline SliceLayout resolve_layout(const FilterConfig& cfg) {
+// for the error rate by `choose` (choose_kl() for the APBF; the TLBF passes its own model).
+// Throws invalid_parameter naming the bad field.
+inline SliceLayout resolve_layout(const FilterConfig& cfg, SliceLayout (*choose)(double, std::uint32_t) = choose_kl) {
   check_error_rate(cfg.error_rate);
   if (cfg.k.has_value() != cfg.l.has_value())
     throw invalid_parameter(cfg.k ? "l" : "k", "unset", "k and l must be given together");
-  if (!cfg.k) return choose_kl(cfg.error_rate, cfg.max_kl);
+  if (!cfg.k) return choose(cfg.error_rate, cfg.max_kl);
   if (*cfg.k == 0 || *cfg.k > kMaxK)
     throw invalid_parameter("k", parameter_value(*cfg.k), "must be in [1, " + std::to_string(kMaxK) + "]");
   if (*cfg.l == 0) throw invalid_parameter("l", "0", "must be >= 1");
