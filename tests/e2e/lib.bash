@@ -47,3 +47,12 @@ check_usage_error() {
   check "$label: the message names it" 1 "$(grep -cF -- "$text" "$WORK/usage.err")"
   check "$label: nothing written" 0 "$(wc -c < "$WORK/usage.out")"
 }
+
+# ask_saved_state NAME: copies testdata/state/NAME to $WORK/s.state and asks it for keys
+# k1..k1000 at 1101 s (`-k 2 -t 1 --state`), writing what is kept to $WORK/out.txt: the
+# question the saved-state fixtures (keys k1..k1000 inserted at 1000 + i/10 s) are made for.
+ask_saved_state() {
+  cp "$TESTDATA/state/$1" "$WORK/s.state"
+  for i in $(seq 1000); do echo "1101 k$i"; done > "$WORK/in.txt"
+  "$TLBF_DEDUP" -k 2 -t 1 --state "$WORK/s.state" "$WORK/in.txt" > "$WORK/out.txt"
+}

@@ -9,9 +9,7 @@
 source "$(dirname "$0")/lib.bash"
 D="$TLBF_DEDUP"
 
-cp "$TESTDATA/state/tlbf-time-format2-old-sizing.state" "$WORK/s.state"
-for i in $(seq 1000); do echo "1101 k$i"; done > "$WORK/in.txt"
-"$D" -k 2 -t 1 --state "$WORK/s.state" "$WORK/in.txt" > "$WORK/out.txt"
+ask_saved_state tlbf-time-format2-old-sizing.state
 # Age 101 - i/10 s: inside the window (< 60 s) from i = 420 on, beyond 61.6 s up to i = 399.
 check "keys inside the window are duplicates" 0 "$(count_numbered "$WORK/out.txt" k 'n >= 420')"
 check "keys beyond window + one cell are new" 399 "$(count_numbered "$WORK/out.txt" k 'n <= 399')"
