@@ -74,13 +74,18 @@ first=${PROFILES%% *}
 head -n "$OUTPUT_STATE_LINES" "$(generated_input "$first" text)" >"$WORK/part.text"
 for window in "${OUTPUT_STATE_WINDOWS[@]}"; do
   read -ra args <<<"-k 3 -t 1 $window"
-  "$OLD" "${args[@]}" --state "$WORK/first.old" "$WORK/part.text" >/dev/null
-  "$NEW" "${args[@]}" --state "$WORK/first.new" "$WORK/part.text" >/dev/null
+  # A run that fails is a difference to report, not a reason to stop the comparison.
+  what="" status_old=0 status_new=0
+  "$OLD" "${args[@]}" --state "$WORK/first.old" "$WORK/part.text" >/dev/null 2>&1 || status_old=$?
+  "$NEW" "${args[@]}" --state "$WORK/first.new" "$WORK/part.text" >/dev/null 2>&1 || status_new=$?
+  [ "$status_old" = "$status_new" ] || what+=" exit-status($status_old/$status_new)"
+  touch "$WORK/first.old" "$WORK/first.new"
   cp "$WORK/first.old" "$WORK/again.old"
   cp "$WORK/first.old" "$WORK/again.new"
-  "$OLD" "${args[@]}" --state "$WORK/again.old" "$WORK/part.text" >"$WORK/again.old.out"
-  "$NEW" "${args[@]}" --state "$WORK/again.new" "$WORK/part.text" >"$WORK/again.new.out"
-  what=""
+  status_old=0 status_new=0
+  "$OLD" "${args[@]}" --state "$WORK/again.old" "$WORK/part.text" >"$WORK/again.old.out" 2>/dev/null || status_old=$?
+  "$NEW" "${args[@]}" --state "$WORK/again.new" "$WORK/part.text" >"$WORK/again.new.out" 2>/dev/null || status_new=$?
+  [ "$status_old" = "$status_new" ] || what+=" continued-exit-status($status_old/$status_new)"
   cmp -s "$WORK/first.old" "$WORK/first.new" || what+=" saved-state"
   cmp -s "$WORK/again.old.out" "$WORK/again.new.out" || what+=" continued-stdout"
   cmp -s "$WORK/again.old" "$WORK/again.new" || what+=" continued-state"
