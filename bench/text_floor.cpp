@@ -17,9 +17,13 @@
 // keys, same times, same clock rule: the largest time seen so far), with one thread or two;
 // run.sh checks it with cmp, so the time taken is a fair lower bound for the program's design.
 //
-// Usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|none] [-e RATE] [-j 1|2] FILE > OUT
+// Usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|sliced|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT
 // Prints records, emitted, wall and CPU seconds (per thread with -j 2) on stderr. `-a none` replaces the filter by a
 // coin toss on the hash, which shows what everything but the filter costs.
+// `-a apbf` and `-a sliced` replace the time window by a count window of COUNT inserts (-n; about
+// the new keys of 60 s), with the TLBF's (k, l) for the rate: the library's APBF and the
+// bit-sliced prototype of bench/sliced_filter.hpp (called directly, not through the interface),
+// to price that layout on this path. Their output is not the program's (a count window).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -44,7 +48,9 @@
 #include "tlbf/factory.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
+#include "tlbf/time_limited.hpp"
 
+#include "sliced_filter.hpp"
 
 namespace {
 
@@ -173,13 +179,15 @@ class Parser {
 // Decides a batch's records in order and writes the kept ones.
 class Decider {
  public:
-  explicit Decider(tlbf::WindowFilter* filter) : filter_(filter) {}
+  Decider(tlbf::WindowFilter* filter, tlbf_bench::BitSlicedFilter* sliced) : filter_(filter), sliced_(sliced) {}
   void run(const Batch& b) {
     for (const Rec& r : b.recs) {
       bool keep = true;
       if (r.keyed) {
         if (r.t > clock_) clock_ = r.t;
-        keep = filter_ ? filter_->insert_if_absent(r.h, clock_) : (r.h.lo & 3) != 0;
+        keep = sliced_ ? sliced_->insert_if_absent(r.h)
+               : filter_ ? filter_->insert_if_absent(r.h, clock_)
+                         : (r.h.lo & 3) != 0;
       }
       if (keep) {
         out_.put(b.buf.data() + r.off, r.len);
@@ -193,6 +201,7 @@ class Decider {
 
  private:
   tlbf::WindowFilter* filter_;
+  tlbf_bench::BitSlicedFilter* sliced_;
   tlbf::Time clock_ = 0;
   Output out_;
 };
@@ -233,16 +242,22 @@ int main(int argc, char** argv) {
   std::string algo = "tlbf";
   double rate = 1e-5;
   int threads = 1;
+  std::uint64_t count = 0;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a == "-a" && i + 1 < argc) algo = argv[++i];
     else if (a == "-e" && i + 1 < argc) rate = std::strtod(argv[++i], nullptr);
     else if (a == "-j" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "-n" && i + 1 < argc) count = std::strtoull(argv[++i], nullptr, 10);
     else path = argv[i];
   }
-  if (!path || (threads != 1 && threads != 2) || (algo != "none" && !tlbf::parse_algorithm(algo))) {
-    std::fprintf(stderr, "usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|none] [-e RATE] [-j 1|2] FILE > OUT\n");
+  const bool counted = algo == "apbf" || algo == "sliced";
+  if (!path || (threads != 1 && threads != 2) || (counted && count == 0) ||
+      (algo != "none" && algo != "sliced" && !tlbf::parse_algorithm(algo))) {
+    std::fprintf(stderr,
+                 "usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|sliced|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT\n"
+                 "  (-n COUNT, the count window, is needed by apbf and sliced)\n");
     return 2;
   }
   int fd = ::open(path, O_RDONLY);
@@ -252,12 +267,20 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<tlbf::WindowFilter> filter;
+  std::unique_ptr<tlbf_bench::BitSlicedFilter> sliced;
   if (algo != "none") {
-    tlbf::FilterConfig cfg;
-    cfg.algorithm = *tlbf::parse_algorithm(algo);
-    cfg.span = 60 * tlbf::kSecond;
-    cfg.error_rate = rate;
-    filter = tlbf::make_filter(cfg);
+    if (counted) {
+      const tlbf::SliceLayout layout = tlbf::TimeLimitedFilter::choose_layout(rate, tlbf::FilterConfig{}.max_kl);
+      std::unique_ptr<tlbf::AgePartitionedFilter> apbf = tlbf_bench::make_apbf(layout.k, layout.l, count);
+      if (algo == "sliced") sliced = std::make_unique<tlbf_bench::BitSlicedFilter>(tlbf_bench::BitSlicedFilter::like(*apbf, count));
+      else filter = std::move(apbf);
+    } else {
+      tlbf::FilterConfig cfg;
+      cfg.algorithm = *tlbf::parse_algorithm(algo);
+      cfg.span = 60 * tlbf::kSecond;
+      cfg.error_rate = rate;
+      filter = tlbf::make_filter(cfg);
+    }
   }
 
   const auto wall_start = std::chrono::steady_clock::now();
@@ -265,7 +288,7 @@ int main(int argc, char** argv) {
   const double main_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
   double parse_cpu = 0;  // the producer thread's CPU time (-j 2)
   Parser parser(fd);
-  Decider decider(filter.get());
+  Decider decider(filter.get(), sliced.get());
   if (threads == 1) {
     Batch b;
     while (parser.fill(b)) decider.run(b);
