@@ -147,3 +147,60 @@ target_line() {
   echo "$line"
   TARGET_LINES+=("$line")
 }
+
+# The floor rows' labels, the same in the text and NDJSON tables, so floor_lines finds them.
+FLOOR_TLBF="floor: tight loop, same filter"
+FLOOR_TLBF2="floor, parse on a 2nd thread"
+FLOOR_EXACT="floor -a exact"
+FLOOR_EXACT2="floor -a exact, 2nd thread"
+FLOOR_NONE="floor -a none (no filter)"
+FLOOR_NONE2="floor -a none, 2nd thread"
+
+# floor_lines WHAT PEER PEER_NAME TARGET RECORDS: two lines on the last table's floor rows:
+# how far each floor gets against PEER (wall-time ratios, as the target is stated), what the
+# filter costs per key (floor with the filter minus floor without one, CPU time, one thread),
+# and the filter cost per key that would still reach TARGET (PEER's wall time over TARGET,
+# less the floor without a filter, over RECORDS). Kept in TARGET_LINES for the summary.
+floor_lines() {
+  local what=$1 peer=$2 peer_name=$3 target=$4 records=$5 label lines
+  for label in "$peer" "$FLOOR_TLBF" "$FLOOR_TLBF2" "$FLOOR_EXACT" "$FLOOR_EXACT2" "$FLOOR_NONE" "$FLOOR_NONE2"; do
+    if [ -z "${TABLE_WALL[$label]:-}" ]; then
+      lines="$what floor: not measured (row \"$label\" failed)"
+      echo "$lines"
+      TARGET_LINES+=("$lines")
+      return 0
+    fi
+  done
+  mapfile -t lines < <(awk -v w="$what" -v p="$peer_name" -v g="$target" -v n="$records" \
+    -v tp="${TABLE_WALL[$peer]}" \
+    -v t1="${TABLE_WALL[$FLOOR_TLBF]}" -v t2="${TABLE_WALL[$FLOOR_TLBF2]}" -v c1="${TABLE_CPU[$FLOOR_TLBF]}" \
+    -v e1="${TABLE_WALL[$FLOOR_EXACT]}" -v e2="${TABLE_WALL[$FLOOR_EXACT2]}" -v ce="${TABLE_CPU[$FLOOR_EXACT]}" \
+    -v z1="${TABLE_WALL[$FLOOR_NONE]}" -v z2="${TABLE_WALL[$FLOOR_NONE2]}" -v cz="${TABLE_CPU[$FLOOR_NONE]}" 'BEGIN {
+      printf "%s floor: the default filter'\''s decisions in a tight loop %.1fx %s (2 threads %.1fx); -a exact %.1fx (2 threads %.1fx); without any filter %.1fx (2 threads %.1fx)\n", \
+        w, tp / t1, p, tp / t2, tp / e1, tp / e2, tp / z1, tp / z2
+      budget = (tp / g - z1) / n * 1e9
+      printf "%s floor: the default filter costs %.0f ns per key, -a exact %.0f (floor minus floor -a none, CPU); %gx %s leaves ", \
+        w, (c1 - cz) / n * 1e9, (ce - cz) / n * 1e9, g, p
+      if (budget > 0) printf "%.0f ns per key for the filter (%s / %g minus floor -a none, wall, one thread)\n", budget, p, g
+      else printf "nothing for a filter: floor -a none alone takes %.1fx the %s / %g budget\n", z1 / (tp / g), p, g
+    }')
+  printf '%s\n' "${lines[@]}"
+  TARGET_LINES+=("${lines[@]}")
+}
+
+# check_floor FLOOR PROGRAM FILE: a floor row is only a bound if it decides exactly as the
+# program does. Compares FLOOR's output (one thread and two; the default filter and -a exact)
+# with PROGRAM's (a command line without the file and without -a) and says whether they agree.
+check_floor() {
+  local floor=$1 program=$2 file=$3 algo threads
+  for algo in tlbf exact; do
+    for threads in 1 2; do
+      # shellcheck disable=SC2086
+      if ! cmp -s <("$floor" -a "$algo" -j "$threads" "$file" 2>/dev/null) <($program -a "$algo" "$file"); then
+        echo "floor output (-a $algo -j $threads) DIFFERS from tlbf-dedup's: the floor rows are not a bound"
+        return 0
+      fi
+    done
+  done
+  echo "floor output = tlbf-dedup output, byte for byte (-a tlbf and -a exact, one thread and two)"
+}

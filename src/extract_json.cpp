@@ -40,6 +40,7 @@
 #endif
 
 #include "extract.hpp"
+#include "json_scan.hpp"
 
 namespace tlbf_dedup {
 
@@ -160,19 +161,11 @@ bool is_json_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '
 // A scalar simdjson gives a type (number, boolean, null) by its first byte: its text is a time's.
 bool is_typed_scalar(char first) { return first == '-' || is_digit(first) || first == 't' || first == 'f' || first == 'n'; }
 
-// A top-level member's value as the flat scan (below) saw it: a string's content between its
-// quotes, or a scalar's token (what simdjson's raw_json_token() gives, trimmed).
-struct FlatValue {
-  std::string_view text;
-  bool string = false;
-  bool found = false;
-};
+}  // namespace
 
-// True when simdjson's stage 1 is bound to accept the record and its strings hold no escape:
-// every byte printable ASCII (so valid UTF-8, and no raw control character in a string), no
-// backslash, an even number of quotes (every string closed). Stage 1 fails only on those
-// three; what it would index, the flat scan reads from the bytes (one pass of 16-byte
-// compares, a fifth of stage 1's instructions on a typical record).
+// Stage 1 fails only on the three things plain_ascii_record() checks; what it would index,
+// the flat scan reads from the bytes (one pass of 16-byte compares, a fifth of stage 1's
+// instructions on a typical record).
 bool plain_ascii_record(const Record& record) {
   const char* p = record.data;
   const std::size_t n = record.size;
@@ -202,6 +195,8 @@ bool plain_ascii_record(const Record& record) {
 #endif
   return (quotes & 1) == 0;
 }
+
+namespace {
 
 // The next quote at or after p, or nullptr at `end` (strings of a plain_ascii_record() have
 // no escapes: the next quote closes them). Names and values are short: 16 bytes at a time
@@ -239,18 +234,13 @@ bool same_bytes(std::string_view a, std::string_view b) {
   return true;
 }
 
-// The common record, `{"name":value,...}` with the wanted members among the first, read
-// without simdjson: stage 1 indexes the whole record and On-Demand navigation compares member
-// names through the library's general iterator, rewinding for each lookup; together four
-// fifths of the extraction's instructions, for two members at the front of the record.
-//
-// For a plain_ascii_record(), it finds the first member named `names[i]` (names compared as
-// written, as find_field_unordered() does) for every i, and returns false -- the caller then
-// asks simdjson -- whenever the record is anything but what simdjson's lookups would accept
-// without an error: root not an object, a missing ':' or ',', a member absent, or the root's
-// end that simdjson checks ("missing } at end", and the unbalanced-document check it makes
-// when the byte after the record is '}'). Values skipped on the way are skipped as On-Demand
-// skips them, by counting brackets, without validating them.
+}  // namespace
+
+// The common record, read without simdjson: stage 1 indexes the whole record and On-Demand
+// navigation compares member names through the library's general iterator, rewinding for
+// each lookup; together four fifths of the extraction's instructions, for two members at the
+// front of the record. Values skipped on the way are skipped as On-Demand skips them, by
+// counting brackets, without validating them.
 bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found) {
   const char* p = record.data;
   const char* end = record.data + record.size;
@@ -325,6 +315,8 @@ bool flat_scan(const Record& record, const std::vector<std::string>& names, Flat
     if (p == end || *p++ != ',') return false;
   }
 }
+
+namespace {
 
 void append_length(std::string& out, std::size_t n) {
   const auto u = static_cast<std::uint32_t>(n);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "tlbf/checks.hpp"
 #include "tlbf/params.hpp"
@@ -19,6 +20,34 @@ struct Known {
   std::uint32_t k, l;
   double fpr;
 };
+
+// choose_tlbf_kl() as it was first written: every phase's rates for every l of every k,
+// from tlbf_run_products(). The search now skips work (params.hpp); it must still give the
+// same layout and the same rate to the last bit, since filters built from it save k, l and
+// their slice sizes, and decide by them.
+tlbf::SliceLayout plain_tlbf_search(double target_fpr, std::uint32_t max_kl, double headroom) {
+  tlbf::SliceLayout best{0, 0, 1.0, 0.0};
+  std::vector<double> runs, fpr_sum;
+  for (std::uint32_t k = 1; k < max_kl; ++k) {
+    const std::uint32_t max_l = max_kl - k;
+    fpr_sum.assign(max_l + 1, 0.0);
+    for (int t = 0; t < tlbf::kTlbfPhases; ++t) {
+      tlbf::detail::tlbf_run_products(k, headroom, (t + 0.5) / tlbf::kTlbfPhases, std::size_t{max_l} + 1, runs);
+      double log_none = 0.0;
+      for (std::uint32_t l = 0; l <= max_l; ++l) {
+        log_none += std::log1p(-runs[l]);
+        fpr_sum[l] += -std::expm1(log_none);
+      }
+    }
+    for (std::uint32_t l = 1; l <= max_l; ++l) {
+      const double bpk = headroom * tlbf::apbf_bits_per_key(k, l), fpr = fpr_sum[l] / tlbf::kTlbfPhases;
+      if (fpr > target_fpr) break;
+      if (best.k == 0 || bpk < best.bits_per_key || (bpk == best.bits_per_key && k + l < best.k + best.l))
+        best = tlbf::SliceLayout{k, l, fpr, bpk};
+    }
+  }
+  return best;
+}
 
 // Brute force without choose_kl's pruning: the fewest bits per key meeting the target.
 double best_bits_per_key(double target, std::uint32_t max_kl) {
@@ -152,6 +181,35 @@ TEST_SUITE("params") {
         }
       }
     }
+  }
+
+  TEST_CASE("choose_tlbf_kl: the same layout and rate, bit for bit, as the plain search") {
+    std::vector<double> targets;
+    for (double decade = 1e-1; decade > 1e-13; decade /= 10)
+      for (double m : {1.0, 2.0, 5.0}) targets.push_back(m * decade);
+    targets.push_back(0.5);
+    targets.push_back(1e-30);  // out of reach below k + l = 64: both throw
+    int compared = 0;
+    for (std::uint32_t max_kl : {2u, 3u, 9u, 16u, 64u, 100u}) {
+      for (double h : {1.0, 1.03, 1.1, 1.5}) {
+        for (double target : targets) {
+          if (max_kl == 100 && h != 1.03) continue;  // the plain search of 100 slices is slow
+          const tlbf::SliceLayout want = plain_tlbf_search(target, max_kl, h);
+          INFO("target " << target << " max_kl " << max_kl << " headroom " << h);
+          if (want.k == 0) {
+            CHECK_THROWS_AS(tlbf::choose_tlbf_kl(target, max_kl, h), tlbf::invalid_parameter);
+            continue;
+          }
+          const tlbf::SliceLayout got = tlbf::choose_tlbf_kl(target, max_kl, h);
+          CHECK(got.k == want.k);
+          CHECK(got.l == want.l);
+          CHECK(got.fpr == want.fpr);  // exactly: the same operations in the same order
+          CHECK(got.bits_per_key == want.bits_per_key);
+          ++compared;
+        }
+      }
+    }
+    CHECK(compared > 300);
   }
 
   TEST_CASE("choose_kl respects a smaller bound on k + l") {

@@ -30,6 +30,7 @@
 // instead of 30.3 bits per key with the headroom).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -150,24 +151,55 @@ inline double tlbf_fpr(std::uint32_t k, std::uint32_t l, double headroom) {
 
 // The TLBF's layout: the fewest bits per key, headroom (k + l) k / (l ln 2), among layouts
 // with k + l <= max_kl and tlbf_fpr(k, l, headroom) <= target; ties to the smaller k + l.
-// For each k the rate is computed for every l at once (it only adds runs as l grows).
+//
+// Every filter the program builds runs this search, so it is kept cheap (it was ~6 M
+// instructions, a third of a one-record run's), with the same arithmetic as the plain search
+// over every (k, l) (tests/test_params.cpp keeps that search and requires the same layout,
+// bit for bit): each value below is computed once where the plain search computed it many
+// times, never differently.
+//  - A k whose fewest bits per key (at its largest l) is above the best found cannot win: it
+//    is skipped. Bits per key fall with l by far more than rounding, so the skip is exact.
+//  - Beyond the k-th slice every fill is the same, 1 - 2^(-1/headroom), in every phase: its
+//    value, the product of k of them and that product's log1p are computed once per k.
+//  - The rate of l is summed over the phases in phase order, as the plain search summed it,
+//    but l by l, so that the search of a k stops at the first l over the target (more runs
+//    only add to the rate) without the rates of the l after it.
 inline SliceLayout choose_tlbf_kl(double target_fpr, std::uint32_t max_kl, double headroom) {
   detail::check_layout_search(target_fpr, max_kl);
   SliceLayout best{0, 0, 1.0, 0.0};
-  std::vector<double> runs, fpr_sum;
+  std::vector<double> fills;                 // fills[t * k + i], slice i < k at phase t
+  std::vector<double> log_none(kTlbfPhases);  // per phase: log P(none of runs 0..l is hit)
   for (std::uint32_t k = 1; k < max_kl; ++k) {
     const std::uint32_t max_l = max_kl - k;
-    fpr_sum.assign(max_l + 1, 0.0);
+    if (best.k != 0 && headroom * apbf_bits_per_key(k, max_l) > best.bits_per_key) continue;
+    // The same expression as tlbf_run_products() for a slice at or beyond k.
+    const double full = -std::expm1(-std::log(2.0) * static_cast<double>(k) / (k * headroom));
+    double full_run = 1.0;  // a run of k such slices, multiplied in the same order
+    for (std::uint32_t i = 0; i < k; ++i) full_run *= full;
+    const double full_log = std::log1p(-full_run);
+    fills.resize(std::size_t{k} * kTlbfPhases);
     for (int t = 0; t < kTlbfPhases; ++t) {
-      detail::tlbf_run_products(k, headroom, (t + 0.5) / kTlbfPhases, std::size_t{max_l} + 1, runs);
-      double log_none = 0.0;
-      for (std::uint32_t l = 0; l <= max_l; ++l) {
-        log_none += std::log1p(-runs[l]);
-        fpr_sum[l] += -std::expm1(log_none);
-      }
+      const double phase = (t + 0.5) / kTlbfPhases;
+      for (std::uint32_t i = 0; i < k; ++i)
+        fills[t * std::size_t{k} + i] =
+            -std::expm1(-std::log(2.0) * std::min(static_cast<double>(i) + phase, static_cast<double>(k)) / (k * headroom));
     }
-    for (std::uint32_t l = 1; l <= max_l; ++l) {
-      const double bpk = headroom * apbf_bits_per_key(k, l), fpr = fpr_sum[l] / kTlbfPhases;
+    std::fill(log_none.begin(), log_none.end(), 0.0);
+    for (std::uint32_t l = 0; l <= max_l; ++l) {
+      double fpr_sum = 0.0;
+      for (int t = 0; t < kTlbfPhases; ++t) {
+        double run_log = full_log;
+        if (l < k) {  // run l starts inside the first k slices: its product depends on the phase
+          double run = 1.0;
+          const double* f = fills.data() + t * std::size_t{k};
+          for (std::uint32_t i = l; i < l + k; ++i) run *= i < k ? f[i] : full;
+          run_log = std::log1p(-run);
+        }
+        log_none[t] += run_log;
+        if (l > 0) fpr_sum += -std::expm1(log_none[t]);
+      }
+      if (l == 0) continue;
+      const double bpk = headroom * apbf_bits_per_key(k, l), fpr = fpr_sum / kTlbfPhases;
       if (fpr > target_fpr) break;  // more runs only add to it
       if (best.k == 0 || bpk < best.bits_per_key || (bpk == best.bits_per_key && k + l < best.k + best.l))
         best = SliceLayout{k, l, fpr, bpk};
