@@ -239,6 +239,14 @@ TEST_SUITE("gebf") {
               const bool want = (segs[s][probes[p].word] & probes[p].mask) != 0;
               REQUIRE((blocked ? kp_blocked.hits(segs[s].data(), bits, p) : kp_plain.hits(segs[s].data(), bits, p)) == want);
             }
+            // The insert after the query sets exactly the bits gebf_probes() names.
+            std::vector<std::uint64_t> by_key(bits / 64, 0), by_segment(bits / 64, 0);
+            if (blocked)
+              kp_blocked.set(by_key.data(), bits, k);
+            else
+              kp_plain.set(by_key.data(), bits, k);
+            tlbf::detail::set_all(by_segment.data(), probes, k);
+            REQUIRE(by_key == by_segment);
             agree_pos += expect ? 1 : 0;
           }
         }
