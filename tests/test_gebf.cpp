@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "filter_checks.hpp"
 #include "tlbf/detail/gebf_layouts.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
@@ -184,6 +186,20 @@ TEST_SUITE("gebf") {
         REQUIRE(a.may_contain(h, 0));
       }
       CHECK(roundtrip(a) == roundtrip(b));
+    }
+  }
+
+  TEST_CASE("prefetch() changes no decision and no state, in every layout and window") {
+    for (bool blocked : {false, true}) {
+      CAPTURE(blocked);
+      // r = 4: bit-sliced cells (plain) or blocked segments; r = 60: separate plain segments.
+      // 100 keys per segment, so that false positives stay rare.
+      for (std::uint32_t r : {4u, 60u})
+        filter_checks::check_prefetch_is_a_hint(
+            [&] { return tlbf::GuardedEpochFilter::make(count_cfg(100 * r, r, 12, blocked)); }, 0);
+      filter_checks::check_prefetch_is_a_hint(
+          [&] { return std::make_unique<tlbf::TimedEpochFilter>(time_cfg(tlbf::kSecond, 1e-3, 8, blocked)); },
+          tlbf::kMillisecond / 2);
     }
   }
 

@@ -93,6 +93,13 @@ class TimedEpochFilter final : public WindowFilter {
     return blocked_ ? insert_if_absent_with(detail::KeyProbes<true>(h, scheme_), now)
                     : insert_if_absent_with(detail::KeyProbes<false>(h, scheme_), now);
   }
+  // Probe 0 of every block consulted at the latest time seen: the query's first level.
+  void prefetch(const KeyHash& h) const override {
+    if (blocked_)
+      prefetch_first(detail::KeyProbes<true>(h, scheme_));
+    else
+      prefetch_first(detail::KeyProbes<false>(h, scheme_));
+  }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
@@ -325,6 +332,13 @@ class TimedEpochFilter final : public WindowFilter {
     ++b.count;
     ++s.count;
     ++keys_inserted_;
+  }
+  template <bool Blocked>
+  void prefetch_first(detail::KeyProbes<Blocked> probes) const {
+    for (const Slot& s : slots_) {
+      if (!consulted(s, latest_)) continue;
+      for (const Block& b : s.blocks) probes.prefetch(b.words.data(), b.bits, 0);
+    }
   }
   // The verbs' entry points, taking a key's probes made for the call.
   template <bool Blocked>

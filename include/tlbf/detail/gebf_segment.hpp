@@ -211,6 +211,11 @@ class SlicedCells {
     return v >> (bit & 7);
   }
 
+  // Fetches the first byte cell(p) reads (a hint).
+  void prefetch(std::uint64_t p) const {
+    __builtin_prefetch(reinterpret_cast<const unsigned char*>(words_.data()) + ((p * cell_bits_) >> 3));
+  }
+
   void set(std::uint64_t p, std::uint32_t segment) {
     const std::uint64_t bit = p * cell_bits_ + segment;
     words_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
