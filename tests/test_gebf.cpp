@@ -203,6 +203,27 @@ TEST_SUITE("gebf") {
     }
   }
 
+  TEST_CASE("time window: consulted_blocks() shows the blocks a query searches, and the one inserts go to") {
+    tlbf::TimedEpochFilter f(time_cfg(tlbf::kSecond, 1e-3, 8));
+    CHECK(f.consulted_blocks(0).empty());
+    tlbf::Time now = 0;
+    for (std::uint64_t i = 0; i < 5000; ++i) f.insert(key(i), now += tlbf::kMillisecond / 2);  // 2.5 spans
+    const auto blocks = f.consulted_blocks(now);
+    REQUIRE(blocks.size() >= 8);  // at least one block per epoch of the span
+    std::uint64_t bits = 0, active = 0;
+    for (const auto& b : blocks) {
+      CHECK(b.ones > 0);
+      CHECK(b.ones < b.bits);
+      CHECK(b.k >= 1);
+      bits += b.bits;
+      active += b.takes_inserts;
+    }
+    CHECK(active == 1);
+    CHECK(bits <= f.stats(now).bits_allocated);
+    // A span and an epoch after the last insert no block is consulted any more.
+    CHECK(f.consulted_blocks(now + tlbf::kSecond + f.epoch_ns()).empty());
+  }
+
   TEST_CASE("sizing from error_rate meets the target") {
     for (bool blocked : {false, true}) {
       for (double p : {1e-2, 1e-3}) {

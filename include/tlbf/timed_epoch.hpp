@@ -141,6 +141,31 @@ class TimedEpochFilter final : public WindowFilter {
   Duration epoch_ns() const { return epoch_ns_; }
   std::uint32_t r() const { return r_; }
 
+  // What a query at `now` searches, block by block, for measurement (how many words a query
+  // reads, bench/scaling.cpp) and tests. A copy: it stays valid whatever the filter does next.
+  struct BlockView {
+    std::uint64_t bits = 0;
+    std::uint32_t k = 0;
+    std::uint64_t ones = 0;  // set bits
+    bool takes_inserts = false;  // the block an insert at the latest time seen goes to
+  };
+  std::vector<BlockView> consulted_blocks(Time now) const {
+    std::vector<BlockView> v;
+    if (keys_inserted_ == 0) return v;
+    const Time t = std::max(now, latest_);
+    const Slot& current = slots_[slot_index(current_)];
+    const Block* active = current.blocks.empty() ? nullptr : &current.blocks.back();
+    for (const Slot& s : slots_) {
+      if (!consulted(s, t)) continue;
+      for (const Block& b : s.blocks) {
+        std::uint64_t ones = 0;
+        for (std::uint64_t w : b.words) ones += static_cast<std::uint64_t>(__builtin_popcountll(w));
+        v.push_back(BlockView{b.bits, b.k, ones, &b == active});
+      }
+    }
+    return v;
+  }
+
  private:
   struct Block {
     std::uint64_t bits = 0;
