@@ -1,13 +1,16 @@
-// Checks shared by the APBF and TLBF unit tests: keys from integers, time- and count-window
-// configurations, save/load round trips and damaged-state loading. A filter type F here has save(), static load(ByteReader&),
+// Checks shared by the filters' unit tests: keys from integers, time- and count-window
+// configurations, save/load round trips and damaged-state loading, prefetch() as a hint only. A filter type F here has save(), static load(ByteReader&),
 // may_contain(), insert() and stats().
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "tlbf/config.hpp"
 #include "tlbf/hash.hpp"
@@ -40,6 +43,30 @@ std::string saved(const F& f) {
   tlbf::ByteWriter w;
   f.save(w);
   return w.take();
+}
+
+// prefetch() is a hint: a filter told of each key a few decisions ahead decides every key as
+// a twin that was not told, and ends in the same state. `make()` returns a new filter (any
+// pointer-like owner); one decision every `step` ns, 30 % of them repeats.
+template <class Make>
+void check_prefetch_is_a_hint(Make&& make, tlbf::Duration step) {
+  auto told = make();
+  auto twin = make();
+  std::mt19937_64 rng(9);
+  std::vector<tlbf::KeyHash> keys(20000);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = key(i > 0 && rng() % 10 < 3 ? rng() % i : i);
+  tlbf::Time now = 0;
+  std::size_t news = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t a = i; a < std::min(keys.size(), i + 4); ++a) told->prefetch(keys[a]);
+    now += step;
+    const bool fresh = twin->insert_if_absent(keys[i], now);
+    REQUIRE(told->insert_if_absent(keys[i], now) == fresh);
+    news += fresh;
+  }
+  CHECK(news > keys.size() / 2);  // mostly new, some repeats found: both answers occur
+  CHECK(news < keys.size());
+  CHECK(saved(*told) == saved(*twin));
 }
 
 // Loads a payload written by save(): reads the tag byte, then the filter's own load().

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,6 +82,11 @@ TEST_SUITE("apbf") {
         }
       }
     }
+  }
+
+  TEST_CASE("prefetch() changes no decision and no state") {
+    filter_checks::check_prefetch_is_a_hint([] { return std::make_unique<tlbf::AgePartitionedFilter>(count_config(1000, 4, 3)); },
+                                            0);
   }
 
   TEST_CASE("sizing: l generations cover the window and a generation fills slices to one half") {

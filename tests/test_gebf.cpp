@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "filter_checks.hpp"
 #include "tlbf/detail/gebf_layouts.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
@@ -187,6 +189,41 @@ TEST_SUITE("gebf") {
     }
   }
 
+  TEST_CASE("prefetch() changes no decision and no state, in every layout and window") {
+    for (bool blocked : {false, true}) {
+      CAPTURE(blocked);
+      // r = 4: bit-sliced cells (plain) or blocked segments; r = 60: separate plain segments.
+      // 100 keys per segment, so that false positives stay rare.
+      for (std::uint32_t r : {4u, 60u})
+        filter_checks::check_prefetch_is_a_hint(
+            [&] { return tlbf::GuardedEpochFilter::make(count_cfg(100 * r, r, 12, blocked)); }, 0);
+      filter_checks::check_prefetch_is_a_hint(
+          [&] { return std::make_unique<tlbf::TimedEpochFilter>(time_cfg(tlbf::kSecond, 1e-3, 8, blocked)); },
+          tlbf::kMillisecond / 2);
+    }
+  }
+
+  TEST_CASE("time window: consulted_blocks() shows the blocks a query searches, and the one inserts go to") {
+    tlbf::TimedEpochFilter f(time_cfg(tlbf::kSecond, 1e-3, 8));
+    CHECK(f.consulted_blocks(0).empty());
+    tlbf::Time now = 0;
+    for (std::uint64_t i = 0; i < 5000; ++i) f.insert(key(i), now += tlbf::kMillisecond / 2);  // 2.5 spans
+    const auto blocks = f.consulted_blocks(now);
+    REQUIRE(blocks.size() >= 8);  // at least one block per epoch of the span
+    std::uint64_t bits = 0, active = 0;
+    for (const auto& b : blocks) {
+      CHECK(b.ones > 0);
+      CHECK(b.ones < b.bits);
+      CHECK(b.k >= 1);
+      bits += b.bits;
+      active += b.takes_inserts;
+    }
+    CHECK(active == 1);
+    CHECK(bits <= f.stats(now).bits_allocated);
+    // A span and an epoch after the last insert no block is consulted any more.
+    CHECK(f.consulted_blocks(now + tlbf::kSecond + f.epoch_ns()).empty());
+  }
+
   TEST_CASE("sizing from error_rate meets the target") {
     for (bool blocked : {false, true}) {
       for (double p : {1e-2, 1e-3}) {
@@ -239,6 +276,14 @@ TEST_SUITE("gebf") {
               const bool want = (segs[s][probes[p].word] & probes[p].mask) != 0;
               REQUIRE((blocked ? kp_blocked.hits(segs[s].data(), bits, p) : kp_plain.hits(segs[s].data(), bits, p)) == want);
             }
+            // The insert after the query sets exactly the bits gebf_probes() names.
+            std::vector<std::uint64_t> by_key(bits / 64, 0), by_segment(bits / 64, 0);
+            if (blocked)
+              kp_blocked.set(by_key.data(), bits, k);
+            else
+              kp_plain.set(by_key.data(), bits, k);
+            tlbf::detail::set_all(by_segment.data(), probes, k);
+            REQUIRE(by_key == by_segment);
             agree_pos += expect ? 1 : 0;
           }
         }

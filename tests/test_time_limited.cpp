@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <limits>
 #include <random>
@@ -812,6 +813,11 @@ TEST_SUITE("time_limited") {
     // Both answers occur often enough for the comparison to mean something.
     CHECK(positives > queries / 20);
     CHECK(positives < queries * 19 / 20);
+  }
+
+  TEST_CASE("prefetch() changes no decision and no state") {
+    filter_checks::check_prefetch_is_a_hint([] { return std::make_unique<TimeLimitedFilter>(time_config(kSec, 1000, 4, 3)); },
+                                            kMs / 2);
   }
 
   TEST_CASE("damaged saved state is refused or still loads into a working filter") {

@@ -111,6 +111,12 @@ class AgePartitionedFilter final : public WindowFilter {
     last_[head_] = keys_inserted_;
   }
   bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  // Probe 0 of every accepted run: the query's first level.
+  void prefetch(const KeyHash& h) const override {
+    const std::uint64_t x0 = detail::run_probe0(h);
+    for (std::uint32_t j = 0; j + k_ <= slices() && accepted(last_[physical(j)]); ++j)
+      __builtin_prefetch(slice_words(physical(j)) + (reduce(x0, bits_) >> 6));
+  }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time /*now*/) const override {

@@ -10,6 +10,7 @@
 //    window) is reported present by may_contain() while now - t < span.
 //  - insert_if_absent() is may_contain() followed, when absent, by insert(); it returns true
 //    when the key was absent (the caller should treat the record as new).
+//  - prefetch() is a hint only: calling it or not, for any key, changes no answer.
 //
 // These are the only verbs: the concrete classes are final and add none, so a caller that
 // knows the concrete class (visit_filter(), visit.hpp) calls the same functions, resolved at
@@ -74,6 +75,11 @@ class WindowFilter {
   virtual void insert(KeyHash h, Time now) = 0;
   virtual bool insert_if_absent(KeyHash h, Time now) { return insert_if_absent_in_two_steps(*this, h, now); }
   virtual FilterStats stats(Time now) const = 0;
+
+  // A hint that `h` is about to be decided: starts fetching the words its query reads first,
+  // so that a caller who hashes a few keys ahead overlaps their cache misses. It changes
+  // nothing in the filter and no answer; by default it does nothing.
+  virtual void prefetch(const KeyHash& h) const { static_cast<void>(h); }
 
   // Writes the complete state (parameters and data) so that the matching load() rebuilds a
   // filter that answers every query identically. The container (magic, version, checksum)

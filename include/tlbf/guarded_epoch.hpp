@@ -214,6 +214,7 @@ class BasicGuardedEpochFilter final : public GuardedEpochFilter {
     add(p);
     return true;
   }
+  void prefetch(const KeyHash& h) const override { layout_.prefetch(h); }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
  private:

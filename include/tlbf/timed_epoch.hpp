@@ -79,27 +79,27 @@ class TimedEpochFilter final : public WindowFilter {
   static std::unique_ptr<TimedEpochFilter> load(ByteReader& in) { return SavedForm::load<TimedEpochFilter>(in); }
 
   bool may_contain(KeyHash h, Time now) const override {
-    if (keys_inserted_ == 0) return false;
-    return blocked_ ? contains<true>(h, now) : contains<false>(h, now);
+    return blocked_ ? contains_key(detail::KeyProbes<true>(h, scheme_), now)
+                    : contains_key(detail::KeyProbes<false>(h, scheme_), now);
   }
-
   void insert(KeyHash h, Time now) override {
-    latest_ = keys_inserted_ == 0 ? now : std::max(now, latest_);
-    const Time e = epoch_of(latest_);
-    if (keys_inserted_ == 0 || e != current_) advance(e);
-    Slot& s = slots_[slot_index(e)];
-    s.last = latest_;
-    if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
-    Block& b = s.blocks.back();
-    b.last = latest_;
-    detail::Probe probes[kGebfMaxK];
-    detail::gebf_probes(h, b.k, b.bits, blocked_, scheme_, probes);
-    detail::set_all(b.words.data(), probes, b.k);
-    ++b.count;
-    ++s.count;
-    ++keys_inserted_;
+    if (blocked_)
+      add_key(detail::KeyProbes<true>(h, scheme_), now);
+    else
+      add_key(detail::KeyProbes<false>(h, scheme_), now);
   }
-  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
+  // The key's probe hashes are computed once, for the query and the insert.
+  bool insert_if_absent(KeyHash h, Time now) override {
+    return blocked_ ? insert_if_absent_with(detail::KeyProbes<true>(h, scheme_), now)
+                    : insert_if_absent_with(detail::KeyProbes<false>(h, scheme_), now);
+  }
+  // Probe 0 of every block consulted at the latest time seen: the query's first level.
+  void prefetch(const KeyHash& h) const override {
+    if (blocked_)
+      prefetch_first(detail::KeyProbes<true>(h, scheme_));
+    else
+      prefetch_first(detail::KeyProbes<false>(h, scheme_));
+  }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
   FilterStats stats(Time now) const override {
@@ -140,6 +140,31 @@ class TimedEpochFilter final : public WindowFilter {
 
   Duration epoch_ns() const { return epoch_ns_; }
   std::uint32_t r() const { return r_; }
+
+  // What a query at `now` searches, block by block, for measurement (how many words a query
+  // reads, bench/scaling.cpp) and tests. A copy: it stays valid whatever the filter does next.
+  struct BlockView {
+    std::uint64_t bits = 0;
+    std::uint32_t k = 0;
+    std::uint64_t ones = 0;  // set bits
+    bool takes_inserts = false;  // the block an insert at the latest time seen goes to
+  };
+  std::vector<BlockView> consulted_blocks(Time now) const {
+    std::vector<BlockView> v;
+    if (keys_inserted_ == 0) return v;
+    const Time t = std::max(now, latest_);
+    const Slot& current = slots_[slot_index(current_)];
+    const Block* active = current.blocks.empty() ? nullptr : &current.blocks.back();
+    for (const Slot& s : slots_) {
+      if (!consulted(s, t)) continue;
+      for (const Block& b : s.blocks) {
+        std::uint64_t ones = 0;
+        for (std::uint64_t w : b.words) ones += static_cast<std::uint64_t>(__builtin_popcountll(w));
+        v.push_back(BlockView{b.bits, b.k, ones, &b == active});
+      }
+    }
+    return v;
+  }
 
  private:
   struct Block {
@@ -292,10 +317,11 @@ class TimedEpochFilter final : public WindowFilter {
   // The consulted epochs' blocks are searched level by level (detail/level_scan.hpp), 64 at
   // a time: probe 0 of every block, then probe 1 of those that hit, and so on, instead of one
   // block after another with a data-dependent branch at every probe.
+  // `probes` are the key's, computed once for every block of every epoch.
   template <bool Blocked>
-  bool contains(KeyHash h, Time now) const {
+  bool contains(detail::KeyProbes<Blocked>& probes, Time now) const {
+    if (keys_inserted_ == 0) return false;
     const Time t = std::max(now, latest_);
-    detail::KeyProbes<Blocked> probes(h, scheme_);  // hashed once for every block of every epoch
     const Block* batch[64];
     std::size_t n = 0;
     auto batch_holds_key = [&] {
@@ -315,6 +341,40 @@ class TimedEpochFilter final : public WindowFilter {
       }
     }
     return batch_holds_key();
+  }
+
+  template <bool Blocked>
+  void add(detail::KeyProbes<Blocked>& probes, Time now) {
+    latest_ = keys_inserted_ == 0 ? now : std::max(now, latest_);
+    const Time e = epoch_of(latest_);
+    if (keys_inserted_ == 0 || e != current_) advance(e);
+    Slot& s = slots_[slot_index(e)];
+    s.last = latest_;
+    if (s.blocks.back().count >= s.blocks.back().capacity) grow(s, latest_);
+    Block& b = s.blocks.back();
+    b.last = latest_;
+    probes.set(b.words.data(), b.bits, b.k);
+    ++b.count;
+    ++s.count;
+    ++keys_inserted_;
+  }
+  template <bool Blocked>
+  void prefetch_first(detail::KeyProbes<Blocked> probes) const {
+    for (const Slot& s : slots_) {
+      if (!consulted(s, latest_)) continue;
+      for (const Block& b : s.blocks) probes.prefetch(b.words.data(), b.bits, 0);
+    }
+  }
+  // The verbs' entry points, taking a key's probes made for the call.
+  template <bool Blocked>
+  bool contains_key(detail::KeyProbes<Blocked> probes, Time now) const { return contains(probes, now); }
+  template <bool Blocked>
+  void add_key(detail::KeyProbes<Blocked> probes, Time now) { add(probes, now); }
+  template <bool Blocked>
+  bool insert_if_absent_with(detail::KeyProbes<Blocked> probes, Time now) {
+    if (contains(probes, now)) return false;
+    add(probes, now);
+    return true;
   }
 
   // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.

@@ -125,14 +125,16 @@ inline std::uint64_t memory_cap_bits(const FilterConfig& cfg) {
 // run or in a run d generations away (h1 + d h2), hits all k probes: a floor of about
 // l^2 / (2 n k^3) under the false-positive rate, which passes 1e-9 at 10^6 keys and much
 // larger targets with small slices. Mixed, the probes of two keys coincide independently.
+inline std::uint64_t mix_probe(std::uint64_t x) {
+  x ^= x >> 32;
+  return x * 0xd6e8feb86659fd93ULL;
+}
 inline void run_probes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
   probe_hashes(h, k, out);
-  for (std::uint32_t p = 0; p < k; ++p) {
-    std::uint64_t x = out[p];
-    x ^= x >> 32;
-    out[p] = x * 0xd6e8feb86659fd93ULL;
-  }
+  for (std::uint32_t p = 0; p < k; ++p) out[p] = mix_probe(out[p]);
 }
+// Probe 0 of run_probes() alone: what every run's query reads first.
+inline std::uint64_t run_probe0(KeyHash h) { return mix_probe(probe_hash(h, 0)); }
 
 // The run query over slices 0..num_slices-1 (position 0 is the newest): true iff some run
 // j (positions j..j+k-1) is accepted and `hit(pos, p)` holds for the slice at pos = j + p,

@@ -13,6 +13,7 @@
 //   Positions; positions(h, p)          a key's probes, computed once per call
 //   holds(p)                            some segment has every probe set
 //   may_contain(h)                      holds(positions(h)), as fast as the layout allows
+//   prefetch(h)                         fetches the words holds() reads first (a hint)
 //   set(p, segment), clear(segment)
 //   words(), word_count()               the bits in the layout's order, as saved
 // Invariant: word_count() is segments * segment_bits / 64 in every layout, so a saved filter
@@ -68,6 +69,12 @@ class SlicedSegments {
     std::uint64_t alive = cell_mask_;
     for (std::uint32_t i = 0; i < k_ && alive != 0; ++i) alive &= cells_.cell(p.at[i]);
     return alive != 0;
+  }
+  // All k cells: the query's loads are independent of each other.
+  void prefetch(KeyHash h) const {
+    Positions p;
+    positions(h, p);
+    for (std::uint32_t i = 0; i < k_; ++i) cells_.prefetch(p.at[i]);
   }
   void set(const Positions& p, std::uint32_t segment) {
     for (std::uint32_t i = 0; i < k_; ++i) cells_.set(p.at[i], segment);
@@ -144,6 +151,12 @@ class SeparateSegments {
         segments_, [this](std::size_t) { return k_; },
         [&](std::size_t s, std::uint32_t i) { return (words_[s * segment_words_ + p.at[i].word] & p.at[i].mask) != 0; },
         [&](std::size_t s, std::uint32_t i) { __builtin_prefetch(&words_[s * segment_words_ + p.at[i].word]); });
+  }
+  // Probe 0 of every segment.
+  void prefetch(KeyHash h) const {
+    Probe first;
+    gebf_probes(h, 1, bits_, Blocked, scheme_, &first);
+    for (std::uint32_t s = 0; s < segments_; ++s) __builtin_prefetch(&words_[s * segment_words_ + first.word]);
   }
   void set(const Positions& p, std::uint32_t segment) { set_all(words_.data() + segment * segment_words_, p.at, k_); }
   void clear(std::uint32_t segment) {

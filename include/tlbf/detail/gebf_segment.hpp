@@ -140,6 +140,16 @@ class KeyProbes {
     const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
     __builtin_prefetch(words + (pos >> 6));
   }
+  // Sets probes 0..k-1 (k <= kGebfMaxK) in the segment of `bits` bits at `words`: the insert
+  // that follows a query reuses the probe hashes the query computed.
+  void set(std::uint64_t* words, std::uint64_t bits, std::uint32_t k) {
+    if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
+    while (k > n_) extend();
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
+      words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
+    }
+  }
 
  private:
   // Plain: the n-th probe hash (double hashing by forward differences); blocked: the n-th
@@ -199,6 +209,11 @@ class SlicedCells {
     std::uint64_t v;
     std::memcpy(&v, reinterpret_cast<const unsigned char*>(words_.data()) + (bit >> 3), sizeof v);
     return v >> (bit & 7);
+  }
+
+  // Fetches the first byte cell(p) reads (a hint).
+  void prefetch(std::uint64_t p) const {
+    __builtin_prefetch(reinterpret_cast<const unsigned char*>(words_.data()) + ((p * cell_bits_) >> 3));
   }
 
   void set(std::uint64_t p, std::uint32_t segment) {
