@@ -1,8 +1,8 @@
-// The loop a floor benchmark runs (bench/ndjson_floor.cpp): batches of whole records read
-// and parsed by a format's parser, then decided in input order with the library's filter,
-// kept records copied into a 1 MiB buffer written with write(2). With two threads the parser
-// runs one batch ahead of the decisions on the other core, which still take the batches, and
-// the records in them, in input order.
+// The loop the floor benchmarks run (bench/text_floor.cpp, bench/ndjson_floor.cpp): batches
+// of whole records read and parsed by a format's parser, then decided in input order with the
+// library's filter, kept records copied into a 1 MiB buffer written with write(2). With two
+// threads the parser runs one batch ahead of the decisions on the other core, which still
+// take the batches, and the records in them, in input order.
 //
 // A parser is a class with `bool fill(Batch&)`: it fills the batch with whole records (and
 // their hash and time) and returns false once the input is exhausted and the batch holds
@@ -10,7 +10,10 @@
 //
 // The decisions are the program's: the key's XXH3-128 hash with seed 0 (run.sh fixes the
 // program's seed at 0 too), the clock the largest time seen so far, an untimed record judged
-// at that clock, and make_filter() with the program's defaults for the window of 60 s.
+// at that clock, and make_filter() with the program's defaults for the window of 60 s. A
+// floor that decides otherwise (the text floor's count-window filters, its records without a
+// key) passes its own judge to run_floor(); the judge is a template argument, so the NDJSON
+// floor's loop pays nothing for the text floor's cases.
 #pragma once
 
 #include <time.h>
@@ -22,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,8 +48,12 @@ constexpr std::size_t kChunk = std::size_t{1} << 20;
 struct Rec {
   std::uint32_t off, len;
   tlbf::KeyHash h;
-  tlbf::Time t;  // -1: no readable time (judged at the clock)
+  tlbf::Time t;  // -1: no readable time (judged at the clock); kUnkeyed: no key
 };
+
+// The time of a record without a key, which the program passes through undecided. Below
+// every time, so that it never moves the clock; a judge that can meet one must keep it.
+constexpr tlbf::Time kUnkeyed = std::numeric_limits<tlbf::Time>::min();
 
 // About 1 MiB of whole records and their parsed form.
 struct Batch {
@@ -79,15 +87,25 @@ class Output {
   std::string buf_;
 };
 
-// Decides a batch's records in order and writes the kept ones. Without a filter (-a none) a
-// coin toss on the hash keeps three records of four: what everything but the filter costs.
+// The program's judge: the filter at the clock. Without a filter (-a none) a coin toss on the
+// hash keeps three records of four: what everything but the filter costs.
+struct FilterJudge {
+  tlbf::WindowFilter* filter;
+  bool operator()(const Rec& r, tlbf::Time clock) const {
+    return filter ? filter->insert_if_absent(r.h, clock) : (r.h.lo & 3) != 0;
+  }
+};
+
+// Decides a batch's records in order with Judge (`bool(const Rec&, tlbf::Time clock)`, true
+// to keep) and writes the kept ones.
+template <class Judge>
 class Decider {
  public:
-  explicit Decider(tlbf::WindowFilter* filter) : filter_(filter) {}
+  explicit Decider(Judge judge) : judge_(judge) {}
   void run(const Batch& b) {
     for (const Rec& r : b.recs) {
       if (r.t > clock_) clock_ = r.t;
-      if (filter_ ? filter_->insert_if_absent(r.h, clock_) : (r.h.lo & 3) != 0) {
+      if (judge_(r, clock_)) {
         out_.put(b.buf.data() + r.off, r.len);
         ++emitted;
       }
@@ -98,7 +116,7 @@ class Decider {
   std::uint64_t records = 0, emitted = 0;
 
  private:
-  tlbf::WindowFilter* filter_;
+  Judge judge_;
   tlbf::Time clock_ = 0;
   Output out_;
 };
@@ -145,13 +163,13 @@ inline std::unique_ptr<tlbf::WindowFilter> make_floor_filter(const std::string& 
 
 // Parses and decides the whole input with one thread or two, then prints records, emitted,
 // wall and CPU seconds (per thread with two) on stderr.
-template <class Parser>
-void run_floor(Parser& parser, tlbf::WindowFilter* filter, int threads) {
+template <class Parser, class Judge>
+void run_floor(Parser& parser, Judge judge, int threads) {
   const auto wall_start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
   const double main_start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
   double parse_cpu = 0;  // the producer thread's CPU time (two threads)
-  Decider decider(filter);
+  Decider<Judge> decider(judge);
   if (threads == 1) {
     Batch b;
     while (parser.fill(b)) decider.run(b);
@@ -181,6 +199,8 @@ void run_floor(Parser& parser, tlbf::WindowFilter* filter, int threads) {
     producer.join();
   }
   decider.flush();
+  // With two threads the slower of the two is the wall time an otherwise idle 2-core machine
+  // would see; the busy benchmark machine's wall time says little.
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   fmt::print(stderr, "records {} emitted {} wall {:.3f} s cpu {:.3f} s", decider.records, decider.emitted, wall,
              cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
@@ -188,6 +208,12 @@ void run_floor(Parser& parser, tlbf::WindowFilter* filter, int threads) {
     fmt::print(stderr, " (parse thread {:.3f} s, decide thread {:.3f} s)", parse_cpu,
                cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - main_start);
   fmt::print(stderr, "\n");
+}
+
+// The program's decisions with the filter -a names (nullptr for none).
+template <class Parser>
+void run_floor(Parser& parser, tlbf::WindowFilter* filter, int threads) {
+  run_floor(parser, FilterJudge{filter}, threads);
 }
 
 }  // namespace tlbf_bench::floor
