@@ -46,6 +46,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -79,26 +80,27 @@ class TimedEpochFilter final : public WindowFilter {
   static std::unique_ptr<TimedEpochFilter> load(ByteReader& in) { return SavedForm::load<TimedEpochFilter>(in); }
 
   bool may_contain(KeyHash h, Time now) const override {
-    return blocked_ ? contains_key(detail::KeyProbes<true>(h, scheme_), now)
-                    : contains_key(detail::KeyProbes<false>(h, scheme_), now);
+    return with_probes(h, [&](auto& probes) { return contains(probes, now); });
   }
   void insert(KeyHash h, Time now) override {
-    if (blocked_)
-      add_key(detail::KeyProbes<true>(h, scheme_), now);
-    else
-      add_key(detail::KeyProbes<false>(h, scheme_), now);
+    with_probes(h, [&](auto& probes) { add(probes, now); });
   }
   // The key's probe hashes are computed once, for the query and the insert.
   bool insert_if_absent(KeyHash h, Time now) override {
-    return blocked_ ? insert_if_absent_with(detail::KeyProbes<true>(h, scheme_), now)
-                    : insert_if_absent_with(detail::KeyProbes<false>(h, scheme_), now);
+    return with_probes(h, [&](auto& probes) {
+      if (contains(probes, now)) return false;
+      add(probes, now);
+      return true;
+    });
   }
   // Probe 0 of every block consulted at the latest time seen: the query's first level.
   void prefetch(const KeyHash& h) const override {
-    if (blocked_)
-      prefetch_first(detail::KeyProbes<true>(h, scheme_));
-    else
-      prefetch_first(detail::KeyProbes<false>(h, scheme_));
+    with_probes(h, [&](auto& probes) {
+      for (const Slot& s : slots_) {
+        if (!consulted(s, latest_)) continue;
+        for (const Block& b : s.blocks) probes.prefetch(b.words.data(), b.bits, 0);
+      }
+    });
   }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
@@ -358,23 +360,16 @@ class TimedEpochFilter final : public WindowFilter {
     ++s.count;
     ++keys_inserted_;
   }
-  template <bool Blocked>
-  void prefetch_first(detail::KeyProbes<Blocked> probes) const {
-    for (const Slot& s : slots_) {
-      if (!consulted(s, latest_)) continue;
-      for (const Block& b : s.blocks) probes.prefetch(b.words.data(), b.bits, 0);
+  // Calls f with the key's probes in this filter's layout (plain or blocked), made once for
+  // the call, so a query and the insert after it share them.
+  template <class F>
+  auto with_probes(KeyHash h, F&& f) const -> std::invoke_result_t<F&, detail::KeyProbes<false>&> {
+    if (blocked_) {
+      detail::KeyProbes<true> probes(h, scheme_);
+      return f(probes);
     }
-  }
-  // The verbs' entry points, taking a key's probes made for the call.
-  template <bool Blocked>
-  bool contains_key(detail::KeyProbes<Blocked> probes, Time now) const { return contains(probes, now); }
-  template <bool Blocked>
-  void add_key(detail::KeyProbes<Blocked> probes, Time now) { add(probes, now); }
-  template <bool Blocked>
-  bool insert_if_absent_with(detail::KeyProbes<Blocked> probes, Time now) {
-    if (contains(probes, now)) return false;
-    add(probes, now);
-    return true;
+    detail::KeyProbes<false> probes(h, scheme_);
+    return f(probes);
   }
 
   // Epoch arithmetic (c − r) must not overflow; real clocks are far inside ±2^62 ns.
