@@ -17,13 +17,13 @@
 // keys, same times, same clock rule: the largest time seen so far), with one thread or two;
 // run.sh checks it with cmp, so the time taken is a fair lower bound for the program's design.
 //
-// Usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|sliced|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT
+// Usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT
 // Prints records, emitted, wall and CPU seconds (per thread with -j 2) on stderr. `-a none` replaces the filter by a
 // coin toss on the hash, which shows what everything but the filter costs.
-// `-a apbf` and `-a sliced` replace the time window by a count window of COUNT inserts (-n; about
-// the new keys of 60 s), with the TLBF's (k, l) for the rate: the library's APBF and the
-// bit-sliced prototype of bench/sliced_filter.hpp (called directly, not through the interface),
-// to price that layout on this path. Their output is not the program's (a count window).
+// `-a apbf` replaces the time window by a count window of COUNT inserts (-n; about the new keys
+// of 60 s), with the TLBF's (k, l) for the rate: the library's APBF, bit-sliced at k + l <= 64,
+// which prices that layout on this path against the TLBF's. Its output is not the program's
+// (a count window).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -35,13 +35,13 @@
 #include <string>
 #include <string_view>
 
+#include "tlbf/apbf.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/time_limited.hpp"
 
 #include "floor_loop.hpp"
-#include "sliced_filter.hpp"
 
 namespace {
 
@@ -128,16 +128,24 @@ class Parser {
   std::string carry_;
 };
 
-// The text floor's judge: a line without a key is kept; the bit-sliced prototype, called
-// directly, when -a sliced chose it; otherwise the program's judge.
+// The text floor's judge: a line without a key is kept; otherwise the program's judge.
 struct TextJudge {
   tlbf_bench::floor::FilterJudge program;
-  tlbf_bench::BitSlicedFilter* sliced;
   bool operator()(const Rec& r, tlbf::Time clock) const {
     if (r.t == tlbf_bench::floor::kUnkeyed) return true;
-    return sliced ? sliced->insert_if_absent(r.h) : program(r, clock);
+    return program(r, clock);
   }
 };
+
+// The library's APBF with layout (k, l) and a count window.
+std::unique_ptr<tlbf::WindowFilter> make_apbf(std::uint32_t k, std::uint32_t l, std::uint64_t window) {
+  tlbf::FilterConfig cfg;
+  cfg.algorithm = tlbf::Algorithm::apbf;
+  cfg.window_count = window;
+  cfg.k = k;
+  cfg.l = l;
+  return std::make_unique<tlbf::AgePartitionedFilter>(cfg);
+}
 
 }  // namespace
 
@@ -155,12 +163,12 @@ int main(int argc, char** argv) {
     else if (a == "-n" && i + 1 < argc) count = std::strtoull(argv[++i], nullptr, 10);
     else path = argv[i];
   }
-  const bool counted = algo == "apbf" || algo == "sliced";
+  const bool counted = algo == "apbf";
   if (!path || (threads != 1 && threads != 2) || (counted && count == 0) ||
-      (algo != "none" && algo != "sliced" && !tlbf::parse_algorithm(algo))) {
+      (algo != "none" && !tlbf::parse_algorithm(algo))) {
     std::fprintf(stderr,
-                 "usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|sliced|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT\n"
-                 "  (-n COUNT, the count window, is needed by apbf and sliced)\n");
+                 "usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT\n"
+                 "  (-n COUNT, the count window, is needed by apbf)\n");
     return 2;
   }
   int fd = ::open(path, O_RDONLY);
@@ -170,18 +178,15 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<tlbf::WindowFilter> filter;
-  std::unique_ptr<tlbf_bench::BitSlicedFilter> sliced;
   if (counted) {
     const tlbf::SliceLayout layout = tlbf::TimeLimitedFilter::choose_layout(rate, tlbf::FilterConfig{}.max_kl);
-    std::unique_ptr<tlbf::AgePartitionedFilter> apbf = tlbf_bench::make_apbf(layout.k, layout.l, count);
-    if (algo == "sliced") sliced = std::make_unique<tlbf_bench::BitSlicedFilter>(tlbf_bench::BitSlicedFilter::like(*apbf, count));
-    else filter = std::move(apbf);
+    filter = make_apbf(layout.k, layout.l, count);
   } else {
     filter = tlbf_bench::floor::make_floor_filter(algo, rate);
   }
 
   Parser parser(fd);
-  tlbf_bench::floor::run_floor(parser, TextJudge{{filter.get()}, sliced.get()}, threads);
+  tlbf_bench::floor::run_floor(parser, TextJudge{{filter.get()}}, threads);
   ::close(fd);
   return 0;
 }

@@ -1,9 +1,12 @@
 // The count-window age-partitioned Bloom filter (include/tlbf/apbf.hpp): the run query and
 // the jump-back query (for format-1 slices), the sizing that keeps the last window_count
 // inserts, forgetting within one generation of the window, the memory cap, full clearing of
-// recycled slices, parameter checks, and saved state (including format 1).
+// recycled slices, parameter checks, saved state (including format 1), and the bit-sliced
+// layout decision for decision against a slice-major reference, whose saved form it must write
+// byte for byte.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -16,6 +19,7 @@
 #include "filter_checks.hpp"
 #include "tlbf/apbf.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
+#include "tlbf/serialize.hpp"
 
 namespace {
 
@@ -30,6 +34,127 @@ tlbf::FilterConfig count_config(std::uint64_t window, std::uint32_t k, std::uint
   cfg.l = l;
   return cfg;
 }
+
+// A straightforward slice-major APBF: the layout the library kept before its slices were
+// bit-sliced. Slice s of the ring is a word array of its own, position 0 is the slice at
+// `head`, and a query tries every accepted run probe by probe. Given a library filter's sizing
+// (k, l, slice bits m, generation g) it decides as that filter must, and writes the format-2
+// saved form field by field from the description at the top of apbf.hpp, so the library's
+// save() can be compared with it byte for byte.
+class SliceMajorReference {
+ public:
+  SliceMajorReference(const tlbf::AgePartitionedFilter& f, std::uint64_t window)
+      : k_(f.k()), l_(f.l()), window_(window), bits_(f.slice(0).bits), generation_(f.generation()),
+        slices_(f.slices(), std::vector<std::uint64_t>(bits_ / 64)), last_(f.slices()) {}
+
+  bool may_contain(tlbf::KeyHash h) const {
+    std::vector<std::uint64_t> x(k_);
+    tlbf::detail::run_probes(h, k_, x.data());
+    for (std::uint32_t j = 0; j <= l_ && accepted(j); ++j) {
+      bool all = true;
+      for (std::uint32_t p = 0; p < k_ && all; ++p)
+        all = tlbf::detail::test_bit(slices_[physical(j + p)].data(), tlbf::reduce(x[p], bits_));
+      if (all) return true;
+    }
+    return false;
+  }
+  bool insert_if_absent(tlbf::KeyHash h) {
+    if (may_contain(h)) return false;
+    if (gen_count_ == generation_) shift();
+    std::vector<std::uint64_t> x(k_);
+    tlbf::detail::run_probes(h, k_, x.data());
+    for (std::uint32_t p = 0; p < k_; ++p) tlbf::detail::set_bit(slices_[physical(p)].data(), tlbf::reduce(x[p], bits_));
+    ++gen_count_;
+    ++inserted_;
+    last_[head_] = inserted_;
+    return true;
+  }
+
+  std::string saved() const {
+    tlbf::ByteWriter w;
+    w.u8(kTag);
+    w.u32(0);
+    w.u8(2);
+    w.u32(k_);
+    w.u32(l_);
+    for (std::uint64_t v : {window_, bits_, generation_, gen_count_}) w.u64(v);
+    w.u32(head_);
+    w.u64(inserted_);
+    w.u64(cap_evictions_);
+    std::vector<std::uint64_t> words;
+    for (const auto& s : slices_) words.insert(words.end(), s.begin(), s.end());
+    w.words(words);
+    for (std::uint64_t last : last_) w.u64(last);
+    w.u64(0);  // no format-1 slices
+    return w.take();
+  }
+  std::uint64_t ones(std::uint32_t pos) const {
+    return tlbf::detail::count_ones(slices_[physical(pos)].data(), slices_[physical(pos)].size());
+  }
+  std::uint64_t run_last(std::uint32_t pos) const { return last_[physical(pos)]; }
+  std::uint64_t cap_evictions() const { return cap_evictions_; }
+
+ private:
+  std::uint32_t physical(std::uint32_t pos) const { return (head_ + pos) % static_cast<std::uint32_t>(slices_.size()); }
+  bool accepted(std::uint32_t j) const {
+    const std::uint64_t last = last_[physical(j)];
+    return last != 0 && last + window_ > inserted_;
+  }
+  // The oldest slice is cleared and becomes the newest; a run still inside the configured
+  // window that loses its oldest slice is the memory cap binding.
+  void shift() {
+    const std::uint64_t lost = last_[physical(l_)];
+    if (lost != 0 && lost + window_ > inserted_ + 1) ++cap_evictions_;
+    head_ = head_ == 0 ? static_cast<std::uint32_t>(slices_.size()) - 1 : head_ - 1;
+    std::fill(slices_[head_].begin(), slices_[head_].end(), 0);
+    last_[head_] = 0;
+    gen_count_ = 0;
+  }
+
+  std::uint32_t k_, l_;
+  std::uint64_t window_, bits_, generation_;
+  std::vector<std::vector<std::uint64_t>> slices_;  // per physical slice
+  std::vector<std::uint64_t> last_;                 // per physical slice
+  std::uint32_t head_ = 0;
+  std::uint64_t gen_count_ = 0, inserted_ = 0, cap_evictions_ = 0;
+};
+
+// Keys as integers. A decision names a new key, or one inserted between `lo` and `hi` - 1
+// inserts ago (0 = the last insert), in one of two ranges with its share of the decisions;
+// the caller reports each insert back, so distances count what a count window counts.
+class DecisionStream {
+ public:
+  struct Range {
+    double share = 0;
+    std::uint64_t lo = 0, hi = 0;
+  };
+  enum class From { fresh, first_range, second_range };
+  struct Decision {
+    std::uint64_t key;
+    From from;
+  };
+  DecisionStream(Range first, Range second) : first_(first), second_(second), ring_(std::max({first.hi, second.hi, std::uint64_t{1}})) {}
+
+  Decision next() {
+    const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
+    if (u < first_.share && pick(first_)) return {picked_, From::first_range};
+    if (u >= first_.share && u < first_.share + second_.share && pick(second_)) return {picked_, From::second_range};
+    return {new_keys_++, From::fresh};
+  }
+  void record_insert(std::uint64_t key) { ring_[inserted_++ % ring_.size()] = key; }
+
+ private:
+  bool pick(const Range& r) {
+    const std::uint64_t hi = std::min(r.hi, inserted_);
+    if (hi <= r.lo) return false;
+    picked_ = ring_[(inserted_ - 1 - (r.lo + rng_() % (hi - r.lo))) % ring_.size()];
+    return true;
+  }
+  Range first_, second_;
+  std::vector<std::uint64_t> ring_;
+  std::uint64_t inserted_ = 0, new_keys_ = 0, picked_ = 0;
+  std::mt19937_64 rng_{42};
+};
 
 }  // namespace
 
@@ -246,6 +371,73 @@ TEST_SUITE("apbf") {
     CHECK(s.bits_allocated == s.slice0_bits * (f.k() + f.l()));
     CHECK(s.bits_per_live_key == doctest::Approx(static_cast<double>(s.bits_allocated) / 100));
     CHECK_FALSE(s.memory_capped);
+  }
+
+  TEST_CASE("the bit-sliced layout decides, saves and loads as the slice-major reference") {
+    // The TLBF's layouts at 1e-5 and 1e-3, one slot short of a 64-bit cell, a large k, small
+    // layouts with many false positives, k = 1 and k + l = 2, windows not a multiple of l,
+    // and k + l = 70, which stays slice by slice. (With k = 1 every run probes one position,
+    // so inserts soon cover every key when there are more than a few runs: no edge to test.)
+    struct Case {
+      std::uint32_t k, l;
+      std::uint64_t window;
+    };
+    const Case cases[] = {{21, 43, 5000}, {15, 49, 3000}, {22, 41, 4321}, {40, 24, 2000}, {3, 5, 400},
+                          {7, 20, 1000},  {2, 6, 600},    {1, 1, 50},     {4, 60, 777},   {30, 40, 3000}};
+    constexpr std::uint64_t kDecisions = 150000, kSaveEvery = 25013;
+    for (const Case& c : cases) {
+      for (const bool capped : {false, true}) {
+        INFO("k=" << c.k << " l=" << c.l << " window=" << c.window << " capped=" << capped);
+        tlbf::FilterConfig cfg = count_config(c.window, c.k, c.l);
+        cfg.max_kl = std::max(cfg.max_kl, c.k + c.l);
+        // Capped: the slices get half the memory they ask for, and the window what they hold.
+        if (capped) cfg.max_memory_bytes = tlbf::AgePartitionedFilter(cfg).stats(0).bits_allocated / 16;
+        auto f = std::make_unique<tlbf::AgePartitionedFilter>(cfg);
+        REQUIRE(f->stats(0).memory_capped == capped);
+        SliceMajorReference ref(*f, c.window);
+        const std::uint64_t g = f->generation();
+        // Repeats inside the window, and keys from g inserts before its edge to 2g after: the
+        // window rule accepts the first, refuses the last, and decides by run in between.
+        DecisionStream stream({0.25, 0, c.window}, {0.25, c.window > g ? c.window - g : 0, c.window + 2 * g});
+        std::uint64_t disagree = 0, edge_dup = 0, edge_new = 0, round_trips = 0, inserts = 0;
+        for (std::uint64_t i = 0; i < kDecisions; ++i) {
+          const DecisionStream::Decision d = stream.next();
+          const bool is_new = f->insert_if_absent(key(d.key), 0);
+          disagree += is_new != ref.insert_if_absent(key(d.key));
+          if (is_new) stream.record_insert(d.key);
+          inserts += is_new;
+          if (d.from == DecisionStream::From::second_range) (is_new ? edge_new : edge_dup) += 1;
+          // A key never inserted: false positives must agree too, through both verbs.
+          const tlbf::KeyHash never = key((std::uint64_t{1} << 62) + i);
+          disagree += f->may_contain(never, 0) != ref.may_contain(never);
+          if (i % kSaveEvery == kSaveEvery - 1) {
+            // Mid-stream: the saved form is the slice-major one byte for byte, the slices look
+            // the same from outside, and the filter goes on as the copy loaded from it.
+            const std::string bytes = filter_checks::saved(*f);
+            CHECK(bytes == ref.saved());
+            for (std::uint32_t pos = 0; pos < f->slices(); ++pos) {
+              CHECK(f->slice(pos).ones == ref.ones(pos));
+              CHECK(f->slice(pos).run_last == static_cast<std::int64_t>(ref.run_last(pos)));
+            }
+            f = filter_checks::load<tlbf::AgePartitionedFilter>(bytes, kTag);
+            ++round_trips;
+          }
+        }
+        CHECK(disagree == 0);
+        CHECK(round_trips == kDecisions / kSaveEvery);
+        CHECK(filter_checks::saved(*f) == ref.saved());
+        CHECK(f->stats(0).keys_inserted == inserts);
+        CHECK(f->stats(0).cap_evictions == ref.cap_evictions());
+        if (capped) {
+          // The cap took generations from the window (but k = l = 1 in 64 bits per slice is
+          // full after 64 inserts, and inserts stop before a second shift).
+          if (c.k > 1) CHECK(ref.cap_evictions() > 0);
+        } else {
+          CHECK(edge_dup > 0);  // both sides of the window's edge were reached
+          CHECK(edge_new > 0);
+        }
+      }
+    }
   }
 
   TEST_CASE("save and load give a filter that answers and evolves identically") {

@@ -2,12 +2,21 @@
 // in Rodrigues et al. 2023, §5): reports a key while it is among the last `window_count`
 // inserts, and at most one generation longer.
 //
-// Structure: k + l slices of m bits each, kept as one contiguous word array used as a ring
-// (`head_` is the physical slice at position 0, the newest). Probes are generation-keyed
+// Structure: k + l slices of m bits each. Probes are generation-keyed
 // (detail/age_partitioned.hpp): an insert sets, in the slice at position p = 0..k-1, the
 // bit of probe hash p, so the k bits of one generation form its run and no two runs probe a
-// shared slice with the same hash. Each slice keeps `last_`, the number (counted from 1) of
-// the last insert of the generation that opened it.
+// shared slice with the same hash. The slices form a ring of physical slices (`head_` is the
+// one at position 0, the newest); each keeps `last_`, the number (counted from 1) of the
+// last insert of the generation that opened it.
+//
+// Layout. With k + l <= 64 (what choose_kl() picks at its default max_kl) the bits are
+// bit-sliced (detail::RunCells): cell x, k + l bits, holds bit x of every slice in position
+// order, so a query reads the k cells of its probes and finds every accepted run that holds
+// it with k shifts and ANDs; a shift moves every cell up one bit. The cells are packed, so
+// the memory is the same (k + l) m bits as slice by slice (one guard word more), and
+// stats() reports it unchanged. With more slices they are kept slice by slice in one word
+// array, in physical order, and a query scans the accepted runs level by level (one load per
+// accepted run at least). Both layouts make the same decisions.
 //
 // Insert: after a generation of g = ceil(window_count / l) inserts, the next insert first
 // shifts: the oldest slice (position k + l - 1) is cleared in full and becomes position 0.
@@ -33,16 +42,19 @@
 //
 // Saved form (after the tag byte), format 2: u32 0, u8 format (2), u32 k, u32 l, u64
 // window_count, u64 slice bits m, u64 inserts per generation g, u64 inserts in the current
-// generation, u32 head, u64 keys inserted, u64 cap evictions, word array, then per physical
-// slice its u64 last insert number, then the format-1 slices still answering
-// (detail::LegacySlices). Format 1 (no marker; it starts with k, never 0) is still read:
+// generation, u32 head, u64 keys inserted, u64 cap evictions, word array (the slices one
+// after the other in physical order, whichever layout is in memory: the bit-sliced one is
+// transposed on save and load), then per physical slice its u64 last insert number, then
+// the format-1 slices still answering (detail::LegacySlices). Format 1 (no marker; it starts with k, never 0) is still read:
 // its slices become legacy slices, queried with their one hash per slice for one more
 // window (until window_count further inserts), beside fresh slices that take the inserts.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,6 +68,128 @@
 #include "tlbf/slice_view.hpp"
 
 namespace tlbf {
+
+namespace detail {
+
+// The slices of an age-partitioned filter with at most 64 slices of m bits each, stored
+// bit-sliced: cell i holds bit i of every slice, bit pos of the cell being the slice at
+// position pos (0 = the newest). A cell is S = k + l bits wide and the cells are packed one
+// after the other (cell i at bit i S of the word array), so S m bits take S m / 64 words,
+// exactly what S slices of m bits took slice by slice (m is a multiple of 64). One guard
+// word follows, so that reading a cell always reads two whole words.
+//
+// A generation-keyed run j is the bits j..j+k-1 of the cells, probed with hashes 0..k-1: a
+// key's probe p lands on the same cell c_p in every slice, so AND_p (cell(c_p) >> p) has bit
+// j set iff run j holds all its bits (k independent loads, where the slices one after the
+// other took one per slice of every accepted run). Aging (the filter's shift) moves every
+// slice up one position: every cell shifts left by one bit, the oldest slice's bit drops out
+// and position 0 starts empty.
+//
+// Invariant: the word array holds S m slice bits and nothing else (S m is a multiple of 64),
+// and the guard word after it stays 0.
+class RunCells {
+ public:
+  static constexpr std::uint32_t kMaxSlices = 64;
+
+  // Where a key's k probes land: the first bit of each probe's cell.
+  struct Key {
+    std::uint64_t bit[kMaxSlices];
+  };
+
+  void reset(std::uint32_t slices, std::uint64_t cells) {
+    slices_ = slices;
+    cells_ = cells;
+    words_.assign(word_count() + 1, 0);
+    // Aging clears position 0 of every cell; that pattern repeats every S / gcd(S, 64) words
+    // (taken twice when odd, so that age() reads it in pairs of words).
+    std::uint32_t period = slices / std::gcd(slices, 64u);
+    if (period % 2 != 0) period *= 2;
+    keep_.assign(period, ~std::uint64_t{0});
+    for (std::uint64_t bit = 0; bit < std::uint64_t{period} * 64; bit += slices)
+      keep_[bit >> 6] &= ~(std::uint64_t{1} << (bit & 63));
+  }
+  std::uint64_t word_count() const { return std::uint64_t{slices_} * cells_ / 64; }
+
+  // The generation-keyed probes of detail::run_probes(), cell reduce(x_p, m) for probe p.
+  void locate(KeyHash h, std::uint32_t k, Key& at) const {
+    std::uint64_t x[kMaxSlices];
+    run_probes(h, k, x);
+    for (std::uint32_t p = 0; p < k; ++p) at.bit[p] = reduce(x[p], cells_) * slices_;
+  }
+  // Whether one of runs 0..runs-1 holds all k bits. Bits a read takes from the next cell land
+  // at j >= S - p >= l + 1 >= runs after the shift by p, outside the mask.
+  bool any_run_holds(const Key& at, std::uint32_t k, std::uint32_t runs) const {
+    if (runs == 0) return false;
+    std::uint64_t all = ~std::uint64_t{0};
+    for (std::uint32_t p = 0; p < k; ++p) all &= cell(at.bit[p]) >> p;
+    return (all & (~std::uint64_t{0} >> (64 - runs))) != 0;
+  }
+  // Run 0 takes the key: bit p of cell c_p.
+  void set_newest_run(const Key& at, std::uint32_t k) {
+    for (std::uint32_t p = 0; p < k; ++p) set_bit(words_.data(), at.bit[p] + p);
+  }
+  void prefetch(const Key& at, std::uint32_t p) const { __builtin_prefetch(&words_[at.bit[p] >> 6]); }
+
+  // Every slice moves up one position; the oldest is dropped, position 0 is empty. From the
+  // top down, so that word q - 1 is still the old one when word q takes its top bit; two
+  // words at a time (a pass over the whole array every generation: k / ln 2 words per insert
+  // for S = 64).
+  void age() {
+    std::uint64_t* w = words_.data();
+    const std::size_t period = keep_.size();  // even
+    std::size_t q = word_count();             // words q.. are done
+    auto one = [&](std::size_t i) { w[i] = ((w[i] << 1) | (w[i - 1] >> 63)) & keep_[i % period]; };
+    if (q % 2 != 0) one(--q);  // S m / 64 >= S >= 2, so q >= 3 here
+    using Pair = std::uint64_t __attribute__((vector_size(16)));
+    for (std::size_t r = q % period; q > 2;) {
+      q -= 2;
+      r = r == 0 ? period - 2 : r - 2;
+      Pair v, below, keep;
+      std::memcpy(&v, w + q, sizeof v);
+      std::memcpy(&below, w + q - 1, sizeof below);
+      std::memcpy(&keep, &keep_[r], sizeof keep);
+      v = ((v << 1) | (below >> 63)) & keep;
+      std::memcpy(w + q, &v, sizeof v);
+    }
+    if (q == 2) one(1);
+    w[0] = (w[0] << 1) & keep_[0];
+  }
+
+  std::uint64_t ones_at(std::uint32_t pos) const {
+    std::uint64_t c = 0;
+    for (std::uint64_t i = 0; i < cells_; ++i) c += test(i, pos);
+    return c;
+  }
+  // The slice at `pos` as m / 64 words (bit i = bit i of the slice), and back.
+  void copy_slice_out(std::uint32_t pos, std::uint64_t* out) const {
+    for (std::uint64_t w = 0; w < cells_ / 64; ++w) {
+      std::uint64_t v = 0;
+      for (std::uint32_t b = 0; b < 64; ++b) v |= std::uint64_t{test(w * 64 + b, pos)} << b;
+      out[w] = v;
+    }
+  }
+  void copy_slice_in(std::uint32_t pos, const std::uint64_t* in) {
+    for (std::uint64_t w = 0; w < cells_ / 64; ++w)
+      for (std::uint64_t v = in[w]; v != 0; v &= v - 1)
+        set_bit(words_.data(), (w * 64 + static_cast<unsigned>(__builtin_ctzll(v))) * slices_ + pos);
+  }
+
+ private:
+  // The S bits of the cell at `bit`, with the low bits of the next cell above them.
+  std::uint64_t cell(std::uint64_t bit) const {
+    const std::uint64_t* w = &words_[bit >> 6];
+    const unsigned s = bit & 63;
+    return (w[0] >> s) | ((w[1] << 1) << (63 - s));
+  }
+  bool test(std::uint64_t i, std::uint32_t pos) const { return test_bit(words_.data(), i * slices_ + pos); }
+
+  std::uint32_t slices_ = 0;
+  std::uint64_t cells_ = 0;
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint64_t> keep_;  // per word, mod the period: all bits but position 0 of a cell
+};
+
+}  // namespace detail
 
 class AgePartitionedFilter final : public WindowFilter {
  public:
@@ -85,34 +219,59 @@ class AgePartitionedFilter final : public WindowFilter {
                                     " bits are needed at least");
     }
     set_layout(bits);
-    words_.assign(std::size_t{slices()} * words_per_slice_, 0);
+    allocate_slices();
     last_.assign(slices(), 0);
   }
 
   static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) { return SavedForm::load<AgePartitionedFilter>(in); }
 
   bool may_contain(KeyHash h, Time /*now*/) const override {
+    if (sliced_) {
+      detail::RunCells::Key at;
+      cells_.locate(h, k_, at);
+      return cells_.any_run_holds(at, k_, runs_) || legacy_may_contain(h);
+    }
     const auto x = probes(h);
-    if (detail::any_run_hit(
-            slices(), k_, [&](std::size_t j) { return accepted(last_[physical(j)]); },
-            [&](std::size_t pos, std::uint32_t p) { return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_)); },
-            [&](std::size_t pos, std::uint32_t p) {
-              __builtin_prefetch(slice_words(physical(pos)) + (reduce(x[p], bits_) >> 6));
-            }))
-      return true;
-    return !legacy_.slices.empty() && legacy_.may_contain(h, k_, [](const detail::LegacySlices::Slice&) { return true; });
+    return detail::any_run_hit(
+               slices(), k_, [&](std::size_t j) { return accepted(last_[physical(j)]); },
+               [&](std::size_t pos, std::uint32_t p) { return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_)); },
+               [&](std::size_t pos, std::uint32_t p) {
+                 __builtin_prefetch(slice_words(physical(pos)) + (reduce(x[p], bits_) >> 6));
+               }) ||
+           legacy_may_contain(h);
   }
   void insert(KeyHash h, Time /*now*/) override {
-    if (gen_count_ >= generation_) shift();
-    const auto x = probes(h);
-    for (std::uint32_t p = 0; p < k_; ++p) detail::set_bit(slice_words(physical(p)), reduce(x[p], bits_));
-    ++gen_count_;
-    ++keys_inserted_;
-    last_[head_] = keys_inserted_;
+    const bool shifted = open_insert();
+    if (sliced_) {
+      detail::RunCells::Key at;
+      cells_.locate(h, k_, at);
+      cells_.set_newest_run(at, k_);
+    } else {
+      const auto x = probes(h);
+      for (std::uint32_t p = 0; p < k_; ++p) detail::set_bit(slice_words(physical(p)), reduce(x[p], bits_));
+    }
+    close_insert(shifted);
   }
-  bool insert_if_absent(KeyHash h, Time now) override { return insert_if_absent_in_two_steps(*this, h, now); }
-  // Probe 0 of every accepted run: the query's first level.
+  // The bit-sliced layout locates the key's cells once for the query and the insert.
+  bool insert_if_absent(KeyHash h, Time now) override {
+    if (!sliced_ || !legacy_.slices.empty()) return insert_if_absent_in_two_steps(*this, h, now);
+    detail::RunCells::Key at;
+    cells_.locate(h, k_, at);
+    if (cells_.any_run_holds(at, k_, runs_)) return false;
+    const bool shifted = open_insert();
+    cells_.set_newest_run(at, k_);
+    close_insert(shifted);
+    return true;
+  }
+  // Bit-sliced: the key's k cells. Slice by slice: probe 0 of every accepted run, the
+  // query's first level.
   void prefetch(const KeyHash& h) const override {
+    if (sliced_) {
+      detail::RunCells::Key at;
+      cells_.locate(h, k_, at);
+      for (std::uint32_t p = 0; p < k_; ++p) cells_.prefetch(at, p);
+      return;
+    }
     const std::uint64_t x0 = detail::run_probe0(h);
     for (std::uint32_t j = 0; j + k_ <= slices() && accepted(last_[physical(j)]); ++j)
       __builtin_prefetch(slice_words(physical(j)) + (reduce(x0, bits_) >> 6));
@@ -158,7 +317,7 @@ class AgePartitionedFilter final : public WindowFilter {
     v.bits = bits_;
     v.inserts = position == 0 ? gen_count_ : 0;
     v.run_last = static_cast<std::int64_t>(last_[j]);
-    v.ones = detail::count_ones(slice_words(j), words_per_slice_);
+    v.ones = sliced_ ? cells_.ones_at(static_cast<std::uint32_t>(position)) : detail::count_ones(slice_words(j), words_per_slice_);
     return v;
   }
 
@@ -181,13 +340,34 @@ class AgePartitionedFilter final : public WindowFilter {
     ar.u32(f.head_);
     ar.u64(f.keys_inserted_, f.cap_evictions_);
     if constexpr (Archive::loading) f.check_loaded_parameters();
-    const std::uint64_t expect = std::uint64_t{f.slices()} * f.words_per_slice_;
-    ar.words(f.words_, expect);
-    if (f.words_.size() != expect) throw state_error("state: apbf bit array has the wrong length");
+    visit_slices(f, ar);
     if constexpr (Archive::loading) f.last_.assign(f.slices(), 0);
     for (std::uint32_t j = 0; j < f.slices(); ++j) ar.u64(f.last_[j]);
     detail::LegacySlices::visit_fields(f.legacy_, ar, f.words_per_slice_, f.slices());
-    if constexpr (Archive::loading) f.check_loaded_runs();
+    if constexpr (Archive::loading) {
+      f.check_loaded_runs();
+      f.count_runs();
+    }
+  }
+
+  // The slices as saved, in either layout: slice by slice in physical order (the ring), m /
+  // 64 words each, one word count before them. The bit-sliced layout is transposed one slice
+  // at a time through a buffer of one slice.
+  template <class Self, class Archive>
+  static void visit_slices(Self& f, Archive& ar) {
+    const std::uint64_t expect = std::uint64_t{f.slices()} * f.words_per_slice_;
+    std::uint64_t n = expect;
+    ar.word_count(n, expect);
+    if (n != expect) throw state_error("state: apbf bit array has the wrong length");
+    if constexpr (Archive::loading) f.allocate_slices();
+    if (!f.sliced_) return ar.word_data(f.words_.data(), n);
+    std::vector<std::uint64_t> slice(f.words_per_slice_);
+    for (std::uint32_t j = 0; j < f.slices(); ++j) {
+      const std::uint32_t pos = f.position(j);
+      if constexpr (!Archive::loading) f.cells_.copy_slice_out(pos, slice.data());
+      ar.word_data(slice.data(), slice.size());
+      if constexpr (Archive::loading) f.cells_.copy_slice_in(pos, slice.data());
+    }
   }
 
   // Format 1: u32 k, u32 l, u64 window_count, u64 slice bits, u64 inserts in the current
@@ -218,8 +398,9 @@ class AgePartitionedFilter final : public WindowFilter {
       s.hash_index = j;
       s.age = static_cast<std::int64_t>(keys_inserted_ + window_);  // retired at this insert count
     }
-    words_.assign(expect, 0);
+    allocate_slices();
     last_.assign(slices(), 0);
+    runs_ = 0;
   }
 
   void check_loaded_parameters() {
@@ -248,6 +429,26 @@ class AgePartitionedFilter final : public WindowFilter {
     bits_ = bits;
     words_per_slice_ = bits / 64;
     peak_bits_ = bits_ * slices();
+    sliced_ = slices() <= detail::RunCells::kMaxSlices;
+  }
+  // Empty slices in the layout set_layout() chose: k + l <= 64 slices bit-sliced, more slice
+  // by slice.
+  void allocate_slices() {
+    if (sliced_) {
+      words_ = {};
+      cells_.reset(slices(), bits_);
+    } else {
+      words_.assign(std::size_t{slices()} * words_per_slice_, 0);
+    }
+  }
+
+  // runs_: the accepted runs, positions 0..runs_-1 (the run rule is monotone in age).
+  void drop_refused_runs() {
+    while (runs_ > 0 && !accepted(last_[physical(runs_ - 1)])) --runs_;
+  }
+  void count_runs() {
+    runs_ = l_ + 1;
+    drop_refused_runs();
   }
 
   // Run rule: its last insert is among the last window_count (0: the slice opened no run).
@@ -262,6 +463,26 @@ class AgePartitionedFilter final : public WindowFilter {
     detail::run_probes(h, k_, x.v);
     return x;
   }
+  bool legacy_may_contain(KeyHash h) const {
+    return !legacy_.slices.empty() && legacy_.may_contain(h, k_, [](const detail::LegacySlices::Slice&) { return true; });
+  }
+
+  // An insert: a shift first when the generation is full (returns whether it shifted), then
+  // the caller sets the key's bits in the newest run, then close_insert() counts it.
+  bool open_insert() {
+    const bool shifted = gen_count_ >= generation_;
+    if (shifted) shift();
+    return shifted;
+  }
+  void close_insert(bool shifted) {
+    ++gen_count_;
+    ++keys_inserted_;
+    last_[head_] = keys_inserted_;
+    // Only the newest run gains acceptance (it now holds this insert); after a shift the
+    // runs that were accepted are one position older; then the oldest ones may have left.
+    runs_ = std::min(shifted ? runs_ + 1 : std::max(runs_, 1u), l_ + 1);
+    drop_refused_runs();
+  }
 
   std::uint64_t* slice_words(std::uint32_t j) { return &words_[std::size_t{j} * words_per_slice_]; }
   const std::uint64_t* slice_words(std::uint32_t j) const { return &words_[std::size_t{j} * words_per_slice_]; }
@@ -272,6 +493,8 @@ class AgePartitionedFilter final : public WindowFilter {
     if (j >= slices()) j -= slices();
     return static_cast<std::uint32_t>(j);
   }
+  // The position of physical slice j.
+  std::uint32_t position(std::uint32_t j) const { return j >= head_ ? j - head_ : j + slices() - head_; }
 
   // The oldest slice becomes the newest: clear all of it (not just part, bug e of the
   // reference implementation) before it takes inserts again. Clearing the run of a
@@ -285,8 +508,11 @@ class AgePartitionedFilter final : public WindowFilter {
       note_cap_bound();
     }
     head_ = head_ == 0 ? slices() - 1 : head_ - 1;
-    std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(std::size_t{head_} * words_per_slice_), words_per_slice_,
-                std::uint64_t{0});
+    if (sliced_)
+      cells_.age();
+    else
+      std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(std::size_t{head_} * words_per_slice_),
+                  words_per_slice_, std::uint64_t{0});
     last_[head_] = 0;
     gen_count_ = 0;
     const auto done = static_cast<std::int64_t>(keys_inserted_);
@@ -304,7 +530,10 @@ class AgePartitionedFilter final : public WindowFilter {
   std::uint64_t cap_evictions_ = 0;
   std::uint64_t peak_bits_ = 0;
   bool capped_ = false;
-  std::vector<std::uint64_t> words_;
+  bool sliced_ = false;  // k + l <= 64: the slices live in cells_, else in words_
+  std::uint32_t runs_ = 0;
+  std::vector<std::uint64_t> words_;  // slice by slice, in physical order
+  detail::RunCells cells_;
   std::vector<std::uint64_t> last_;  // per physical slice
   detail::LegacySlices legacy_;
 };
