@@ -55,4 +55,31 @@ inline bool any_candidate_all_hit(std::size_t n, Len&& len, Hit&& hit, Prefetch&
   return false;
 }
 
+// any_candidate_all_hit() for n candidates of `len` probes each (len >= 1: the runs of an
+// age-partitioned filter), without the hint, for callers whose bit arrays sit in cache,
+// where a hint's address costs as many instructions as the probe it fetches for. Fewer
+// instructions per probe: the end of the search is checked once per level, not per
+// survivor, and a miss clears its candidate's bit of the mask without a shift by its index.
+// Same probes as any_candidate_all_hit() tests, so the same answer.
+template <class Hit>
+inline bool any_run_all_hit(std::size_t n, std::uint32_t len, Hit&& hit) {
+  for (std::size_t base = 0; base < n; base += 64) {
+    const std::size_t count = std::min<std::size_t>(64, n - base);
+    std::uint64_t alive = 0;
+    for (std::size_t c = count; c-- > 0;) alive = alive << 1 | static_cast<std::uint64_t>(hit(base + c, 0u));
+    for (std::uint32_t p = 1; alive != 0; ++p) {
+      if (p == len) return true;  // a survivor of the last level has hit all its probes
+      std::uint64_t next = alive;
+      for (std::uint64_t rest = alive; rest != 0; rest &= rest - 1) {
+        const auto c = static_cast<std::size_t>(__builtin_ctzll(rest));
+        // All ones on a miss: clears the lowest bit of `rest`, which is c's.
+        const std::uint64_t miss = static_cast<std::uint64_t>(hit(base + c, p)) - 1;
+        next ^= rest & (0 - rest) & miss;
+      }
+      alive = next;
+    }
+  }
+  return false;
+}
+
 }  // namespace tlbf::detail
