@@ -72,7 +72,7 @@ inline bool any_run_all_hit(std::size_t n, std::uint32_t len, Hit&& hit) {
   for (std::size_t base = 0; base < n; base += 64) {
     const std::size_t count = std::min<std::size_t>(64, n - base);
     std::uint64_t alive = 0;
-    for (std::size_t c = count; c-- > 0;) alive = alive << 1 | static_cast<std::uint64_t>(hit(base + c, 0u));
+    for (std::size_t c = count; c-- > 0;) alive = 2 * alive + static_cast<std::uint64_t>(hit(base + c, 0u));
     for (std::uint32_t p = 1; alive != 0; ++p) {
       if (p == len) return true;  // a survivor of the last level has hit all its probes
       std::uint64_t next = alive;
@@ -111,7 +111,7 @@ inline bool any_run_all_hit_prefetching(std::size_t n, std::uint32_t len, Locate
       const ProbeSite here = locate(base + c, 0u);
       next[c] = locate(base + c, 1u);
       __builtin_prefetch(next[c].word);
-      alive = alive << 1 | static_cast<std::uint64_t>(here.hit());
+      alive = 2 * alive + static_cast<std::uint64_t>(here.hit());
     }
     for (std::uint32_t p = 1; alive != 0; ++p) {
       if (p == len) return true;
