@@ -69,6 +69,7 @@ struct Options {
   std::uint64_t max_live = 10'000'000;  // largest window size run
   double fill_spans = 2;                // untimed spans of the stream before timing
   std::size_t batch = 8;                // keys hashed and prefetched ahead in the batched mode
+  std::string only;                     // run only the subjects of this name (empty: all)
 };
 
 constexpr std::uint64_t kLiveSizes[] = {1'000, 100'000, 1'000'000, 10'000'000};
@@ -266,11 +267,13 @@ std::string label(const Subject& s) {
 void usage() {
   fmt::print(
       "usage: tlbf-bench-scaling [--reps N] [--decisions N] [--max-live N] [--fill-spans X] [--batch N]\n"
+      "                          [--only NAME]\n"
       "  --reps N         timed reps per row, the median is printed (default 5)\n"
       "  --decisions N    decisions timed per rep, after the fill (default 1000000)\n"
       "  --max-live N     skip window sizes above N live keys (default 10000000)\n"
       "  --fill-spans X   spans of the stream run untimed before timing (default 2)\n"
-      "  --batch N        keys hashed and prefetched ahead in the batched mode (default 8)\n");
+      "  --batch N        keys hashed and prefetched ahead in the batched mode (default 8)\n"
+      "  --only NAME      run only the rows of one filter: tlbf, gebf or exact (default all)\n");
 }
 
 }  // namespace
@@ -296,6 +299,8 @@ int main(int argc, char** argv) {
       opt.max_live = std::strtoull(v, nullptr, 10);
     } else if (a == "--fill-spans") {
       opt.fill_spans = std::max(1.0, std::strtod(v, nullptr));
+    } else if (a == "--only") {
+      opt.only = v;
     } else if (a == "--batch") {
       opt.batch = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     } else {
@@ -315,6 +320,7 @@ int main(int argc, char** argv) {
   for (const std::uint64_t live : kLiveSizes) {
     if (live > opt.max_live) continue;
     for (std::size_t s = 0; s < kSubjectCount; ++s) {
+      if (!opt.only.empty() && opt.only != kSubjects[s].name) continue;
       try {
         const Row r = run_row(kSubjects[s], live, opt);
         fmt::print("{:<14} {:>10} {:>10.2f} {:>9.2f} {:>9.1f} {:>9.1f} {:>9.3f} {:>8.1f} {:>7.1f} {:>9.2f}\n",
@@ -335,6 +341,7 @@ int main(int argc, char** argv) {
              "second at that many independent random loads in an array of the filter's size.\n");
   for (std::size_t s = 0; s < kSubjectCount; ++s) {
     if (kSubjects[s].algorithm == Algorithm::exact) continue;
+    if (!opt.only.empty() && opt.only != kSubjects[s].name) continue;
     if (at_from[s].mdps == 0 || at_to[s].mdps == 0) {
       fmt::print("{}: 10^7/10^5 throughput not measured (--max-live below 10^7 or a row failed)\n", label(kSubjects[s]));
       continue;

@@ -80,6 +80,70 @@ TEST_SUITE("level_scan") {
     CHECK(found_count < trials * 9 / 10);
   }
 
+  TEST_CASE("runs of one length, with and without the hint: the same answer from the same probes, each read once") {
+    std::mt19937_64 rng(17);
+    std::size_t found_count = 0, trials = 0;
+    for (std::size_t n : {0u, 1u, 2u, 40u, 63u, 64u, 65u, 129u, 200u}) {
+      for (std::uint32_t len : {1u, 2u, 3u, 7u, 21u}) {
+        for (int trial = 0; trial < 40; ++trial) {
+          // Probes hit with a probability that completes about one run in n, so both answers are common.
+          const double q = std::pow(0.7 / static_cast<double>(std::max<std::size_t>(n, 1)), 1.0 / len);
+          std::uniform_real_distribution<double> u(0, 1);
+          std::vector<char> hits(n * len);
+          for (auto& v : hits) v = u(rng) < q;
+          // How often each probe is tested by each search; which ones are tested or prefetched.
+          std::vector<int> hinted(n * len, 0), plain(n * len, 0), made(n * len, 0);
+          const bool expect = tlbf::detail::any_candidate_all_hit(
+              n, [&](std::size_t) { return len; },
+              [&](std::size_t c, std::uint32_t p) {
+                ++hinted[c * len + p];
+                made[c * len + p] = 1;
+                return hits[c * len + p] != 0;
+              },
+              [&](std::size_t c, std::uint32_t p) { made[c * len + p] = 1; });
+          std::size_t out_of_range = 0;
+          const bool found = tlbf::detail::any_run_all_hit(n, len, [&](std::size_t c, std::uint32_t p) {
+            if (c >= n || p >= len) {
+              ++out_of_range;
+              return false;
+            }
+            ++plain[c * len + p];
+            return hits[c * len + p] != 0;
+          });
+          // The prefetching search reads probe (c, p) as bit (c * len + p) % 64 of its own
+          // word, and locates each probe at most once: those hit() tests and those prefetched.
+          std::vector<std::uint64_t> words(n * len);
+          for (std::size_t i = 0; i < words.size(); ++i) {
+            const std::uint64_t b = std::uint64_t{1} << (i % 64);
+            words[i] = hits[i] ? rng() | b : rng() & ~b;
+          }
+          std::vector<int> located(n * len, 0);
+          const bool found_prefetching =
+              tlbf::detail::any_run_all_hit_prefetching(n, len, [&](std::size_t c, std::uint32_t p) {
+                if (c >= n || p >= len) {
+                  ++out_of_range;
+                  return tlbf::detail::ProbeSite{words.data(), 0};
+                }
+                ++located[c * len + p];
+                return tlbf::detail::ProbeSite{&words[c * len + p], (c * len + p) % 64};
+              });
+          CHECK(out_of_range == 0);
+          if (found != expect || plain != hinted || found_prefetching != expect || located != made) {
+            INFO("n=" << n << " len=" << len << " trial=" << trial);
+            CHECK(found == expect);
+            CHECK(plain == hinted);
+            CHECK(found_prefetching == expect);
+            CHECK(located == made);
+          }
+          found_count += found;
+          ++trials;
+        }
+      }
+    }
+    CHECK(found_count > trials / 10);
+    CHECK(found_count < trials * 9 / 10);
+  }
+
   TEST_CASE("the run query answers as the one-run-at-a-time query, past 64 runs and cut by acceptance") {
     std::mt19937_64 rng(5);
     std::size_t found_count = 0, trials = 0;

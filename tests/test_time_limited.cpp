@@ -746,9 +746,13 @@ TEST_SUITE("time_limited") {
   TEST_CASE("the query answers as the one-run-at-a-time query: past 64 runs, expired runs, legacy slices") {
     std::mt19937_64 rng(3);
     std::uint64_t positives = 0, queries = 0;
-    for (auto [k, l, slices] : std::vector<std::array<std::uint32_t, 3>>{{3, 4, 7}, {3, 4, 90}, {22, 42, 64}, {22, 42, 200}}) {
+    // The last layout holds more than kPrefetchingQueryBits, so its queries take the
+    // prefetching search.
+    bool prefetching = false;
+    for (auto [k, l, slices, capacity] : std::vector<std::array<std::uint32_t, 4>>{
+             {3, 4, 7, 1000}, {3, 4, 90, 1000}, {22, 42, 64, 1000}, {22, 42, 200, 1000}, {22, 42, 90, 300000}}) {
       for (int trial = 0; trial < 6; ++trial) {
-        tlbf::FilterConfig cfg = time_config(kSec, 1000, k, l);
+        tlbf::FilterConfig cfg = time_config(kSec, capacity, k, l);
         cfg.max_slices = 400;
         TimeLimitedFilter f(cfg);
         Time now = 0;
@@ -757,7 +761,11 @@ TEST_SUITE("time_limited") {
         // Random contents: `slices` slices of the filter's size, filled to 1/2..15/16, with
         // runs whose last inserts step back in time, so that a random number are accepted
         // (some states none, some all), and format-1 slices around the window's edge.
-        const std::size_t words = p.slices.back().words.size();
+        // The newest slice's size; for the large layout the largest (the initial size, as
+        // slices shrink to the observed rate), so that its slices pass kPrefetchingQueryBits.
+        std::size_t words = p.slices.back().words.size();
+        if (capacity > 1000)
+          for (const auto& s : p.slices) words = std::max(words, s.words.size());
         const std::uint64_t dense = 1 + rng() % 4;  // a bit is clear with probability 2^-dense
         auto random_words = [&] {
           std::vector<std::uint64_t> w(words);
@@ -798,6 +806,7 @@ TEST_SUITE("time_limited") {
         }
         auto g = filter_checks::load<TimeLimitedFilter>(p.write(), kTag);
         REQUIRE(g->slice_count() == slices);
+        prefetching = prefetching || g->stats(p.latest).bits_allocated > TimeLimitedFilter::kPrefetchingQueryBits;
         for (std::uint64_t i = 0; i < 400; ++i) {
           const tlbf::KeyHash h = key(i < 50 ? 1000000 + i : rng());
           const bool expect = one_run_at_a_time(p, h, p.latest);
@@ -810,6 +819,7 @@ TEST_SUITE("time_limited") {
         }
       }
     }
+    CHECK(prefetching);
     // Both answers occur often enough for the comparison to mean something.
     CHECK(positives > queries / 20);
     CHECK(positives < queries * 19 / 20);

@@ -14,6 +14,12 @@
 // the answer is known, and the answer is the same: whether a candidate hits all its probes
 // does not depend on the order they are made in.
 //
+// Three forms, one answer: any_candidate_all_hit(), candidates of any length with a hint
+// (the GEBF's blocks, the APBF's runs); any_run_all_hit(), runs of one length and no hint,
+// for bit arrays in cache, where computing a hint's address costs as much as the test it
+// fetches for; any_run_all_hit_prefetching(), runs of one length beyond the cache, each
+// probe's address computed once, for the hint and the test.
+//
 // Invariant: candidates are taken 64 at a time (one mask word), so any n works.
 #pragma once
 
@@ -50,6 +56,77 @@ inline bool any_candidate_all_hit(std::size_t n, Len&& len, Hit&& hit, Prefetch&
         next &= ~(static_cast<std::uint64_t>(!hit(base + c, p)) << c);
       }
       alive = next;
+    }
+  }
+  return false;
+}
+
+// any_candidate_all_hit() for n candidates of `len` probes each (len >= 1: the runs of an
+// age-partitioned filter), without the hint, for callers whose bit arrays sit in cache,
+// where a hint's address costs as many instructions as the probe it fetches for. Fewer
+// instructions per probe: the end of the search is checked once per level, not per
+// survivor, and a miss clears its candidate's bit of the mask without a shift by its index.
+// Same probes as any_candidate_all_hit() tests, so the same answer.
+template <class Hit>
+inline bool any_run_all_hit(std::size_t n, std::uint32_t len, Hit&& hit) {
+  for (std::size_t base = 0; base < n; base += 64) {
+    const std::size_t count = std::min<std::size_t>(64, n - base);
+    std::uint64_t alive = 0;
+    for (std::size_t c = count; c-- > 0;) alive = 2 * alive + static_cast<std::uint64_t>(hit(base + c, 0u));
+    for (std::uint32_t p = 1; alive != 0; ++p) {
+      if (p == len) return true;  // a survivor of the last level has hit all its probes
+      std::uint64_t next = alive;
+      for (std::uint64_t rest = alive; rest != 0; rest &= rest - 1) {
+        const auto c = static_cast<std::size_t>(__builtin_ctzll(rest));
+        // All ones on a miss: clears the lowest bit of `rest`, which is c's.
+        const std::uint64_t miss = static_cast<std::uint64_t>(hit(base + c, p)) - 1;
+        next ^= rest & (0 - rest) & miss;
+      }
+      alive = next;
+    }
+  }
+  return false;
+}
+
+// Where a probe reads: a word of a bit array and a bit of it (0..63).
+struct ProbeSite {
+  const std::uint64_t* word;
+  std::uint64_t bit;
+  bool hit() const { return (*word >> bit) & 1u; }
+};
+
+// any_run_all_hit() with the hint, for bit arrays beyond the cache: each probe's site is
+// found once, by locate(c, p) -> ProbeSite. A candidate's next site is located and
+// prefetched when its current probe is tested, kept in the candidate's slot of this mask
+// word and read from there one level later. Same probes tested as any_run_all_hit(), so the
+// same answer; the sites located beyond them are those any_candidate_all_hit() prefetches.
+template <class Locate>
+inline bool any_run_all_hit_prefetching(std::size_t n, std::uint32_t len, Locate&& locate) {
+  if (len == 1) return any_run_all_hit(n, len, [&](std::size_t c, std::uint32_t p) { return locate(c, p).hit(); });
+  ProbeSite next[64];
+  for (std::size_t base = 0; base < n; base += 64) {
+    const std::size_t count = std::min<std::size_t>(64, n - base);
+    std::uint64_t alive = 0;
+    for (std::size_t c = count; c-- > 0;) {
+      const ProbeSite here = locate(base + c, 0u);
+      next[c] = locate(base + c, 1u);
+      __builtin_prefetch(next[c].word);
+      alive = 2 * alive + static_cast<std::uint64_t>(here.hit());
+    }
+    for (std::uint32_t p = 1; alive != 0; ++p) {
+      if (p == len) return true;
+      std::uint64_t survivors = alive;
+      for (std::uint64_t rest = alive; rest != 0; rest &= rest - 1) {
+        const auto c = static_cast<std::size_t>(__builtin_ctzll(rest));
+        const ProbeSite here = next[c];
+        if (p + 1 < len) {
+          next[c] = locate(base + c, p + 1);
+          __builtin_prefetch(next[c].word);
+        }
+        const std::uint64_t miss = static_cast<std::uint64_t>(here.hit()) - 1;
+        survivors ^= rest & (0 - rest) & miss;
+      }
+      alive = survivors;
     }
   }
   return false;
