@@ -155,6 +155,7 @@ FLOOR_EXACT="floor -a exact"
 FLOOR_EXACT2="floor -a exact, 2nd thread"
 FLOOR_NONE="floor -a none (no filter)"
 FLOOR_NONE2="floor -a none, 2nd thread"
+FLOOR_SLICED="floor, bit-sliced APBF (count)"
 
 # floor_lines WHAT PEER PEER_NAME TARGET RECORDS: two lines on the last table's floor rows:
 # how far each floor gets against PEER (wall-time ratios, as the target is stated), what the
@@ -186,6 +187,24 @@ floor_lines() {
     }')
   printf '%s\n' "${lines[@]}"
   TARGET_LINES+=("${lines[@]}")
+}
+
+# sliced_line WHAT PEER PEER_NAME TARGET RECORDS COUNT: how far the bit-sliced layout (the
+# library's APBF with the TLBF's (k, l), a count window of COUNT keys) gets on the last table's
+# floor against PEER, and what it costs per key, beside the budget floor_lines gave.
+sliced_line() {
+  local what=$1 peer=$2 peer_name=$3 target=$4 records=$5 count=$6 line
+  if [ -z "${TABLE_WALL[$FLOOR_SLICED]:-}" ] || [ -z "${TABLE_WALL[$FLOOR_NONE]:-}" ] || [ -z "${TABLE_WALL[$peer]:-}" ]; then
+    line="$what floor, bit-sliced: not measured (a row failed)"
+  else
+    line=$(awk -v w="$what" -v p="$peer_name" -v g="$target" -v n="$records" -v c="$count" \
+      -v tp="${TABLE_WALL[$peer]}" -v ts="${TABLE_WALL[$FLOOR_SLICED]}" -v cs="${TABLE_CPU[$FLOOR_SLICED]}" \
+      -v cz="${TABLE_CPU[$FLOOR_NONE]}" 'BEGIN {
+        printf "%s floor, bit-sliced layout (library APBF, the TLBF'\''s (k, l), count window %d): %.1fx %s, the filter %.0f ns per key (CPU): %s\n", \
+          w, c, tp / ts, p, (cs - cz) / n * 1e9, (tp / ts >= g) ? "a layout that reaches the target" : "below the target too" }')
+  fi
+  echo "$line"
+  TARGET_LINES+=("$line")
 }
 
 # check_floor FLOOR PROGRAM FILE: a floor row is only a bound if it decides exactly as the
