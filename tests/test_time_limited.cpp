@@ -825,6 +825,17 @@ TEST_SUITE("time_limited") {
     CHECK(positives < queries * 19 / 20);
   }
 
+  TEST_CASE("run_probe(h, p), the query's and the insert's probe value, is run_probes()[p] for every p") {
+    // The filter makes its probe values one at a time; the saved states and the APBF rely on
+    // them being the array's, value for value, at every index a filter may use.
+    std::mt19937_64 rng(23);
+    std::vector<std::uint64_t> x(tlbf::detail::kMaxK);
+    for (int i = 0; i < 50; ++i) {
+      const tlbf::KeyHash h{rng(), rng()};
+      tlbf::detail::run_probes(h, tlbf::detail::kMaxK, x.data());
+      for (std::uint32_t p = 0; p < tlbf::detail::kMaxK; ++p) REQUIRE(tlbf::detail::run_probe(h, p) == x[p]);
+    }
+  }
   TEST_CASE("prefetch() changes no decision and no state") {
     filter_checks::check_prefetch_is_a_hint([] { return std::make_unique<TimeLimitedFilter>(time_config(kSec, 1000, 4, 3)); },
                                             kMs / 2);

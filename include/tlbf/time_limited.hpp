@@ -163,22 +163,14 @@ class TimeLimitedFilter final : public WindowFilter {
 
   static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
 
-  bool may_contain(KeyHash h, Time now) const override {
-    Probes x;
-    x.compute(h, k_);
-    return probes_present(h, x, now);
-  }
-  void insert(KeyHash h, Time now) override {
-    Probes x;
-    x.compute(h, k_);
-    set_probes(x, now);
-  }
-  // The program's path: the k probe hashes are computed once for the query and the insert.
+  bool may_contain(KeyHash h, Time now) const override { return probes_present(h, now); }
+  void insert(KeyHash h, Time now) override { set_probes(h, now); }
+  // The program's path. The probe values are made where they are used, one per level
+  // (detail::run_probe()): a new key's query stops after a few levels, and the insert's
+  // loop makes each of its k values once.
   bool insert_if_absent(KeyHash h, Time now) override {
-    Probes x;
-    x.compute(h, k_);
-    if (probes_present(h, x, now)) return false;
-    set_probes(x, now);
+    if (probes_present(h, now)) return false;
+    set_probes(h, now);
     return true;
   }
   // Probe 0 of every run accepted at the latest time seen: the query's first level, whose
@@ -368,13 +360,7 @@ class TimeLimitedFilter final : public WindowFilter {
       if (slices_[i - 1].own_last > slices_[i].own_last) throw state_error("state: tlbf generations out of order");
   }
 
-  // The key's k probe values (detail::run_probes()); the slice at position j + p of run j
-  // reads x[p]. A shift does not invalidate them: they depend on the key alone.
-  static_assert(detail::kMaxK <= detail::kProbeTable, "probe_hashes() must cover every k a filter accepts");
-  struct Probes {
-    std::uint64_t x[detail::kMaxK];
-    void compute(KeyHash h, std::uint32_t k) { detail::run_probes(h, k, x); }
-  };
+  static_assert(detail::kMaxK <= detail::kProbeTable, "run_probe() must cover every k a filter accepts");
 
   // The runs accepted when a run is accepted iff its last insert is after `threshold`: runs
   // 0..J-1, returned as J. Runs never get newer with age (check_loaded_runs()), so the
@@ -400,23 +386,27 @@ class TimeLimitedFilter final : public WindowFilter {
   }
 
   // The run query (detail/age_partitioned.hpp), level by level (detail/level_scan.hpp), then
-  // the format-1 slices if any.
-  bool probes_present(KeyHash h, const Probes& x, Time now) const {
+  // the format-1 slices if any. The slice at position j + p of run j reads probe value x_p
+  // (detail::run_probe()), the same at every run of a level, so the compiler makes it once
+  // per level, outside the loop over the survivors.
+  bool probes_present(KeyHash h, Time now) const {
     const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // accepted iff last insert > threshold
     const Slice* top = slices_.data() + (slices_.size() - 1);
     const std::size_t runs = accepted_runs(threshold);
     if (total_bits_ > kPrefetchingQueryBits
             ? detail::any_run_all_hit_prefetching(
-                  runs, k_, [&](std::size_t j, std::uint32_t p) { return site(*(top - (j + p)), x.x[p]); })
+                  runs, k_,
+                  [&](std::size_t j, std::uint32_t p) { return site(*(top - (j + p)), detail::run_probe(h, p)); })
             : detail::any_run_all_hit(runs, k_, [&](std::size_t j, std::uint32_t p) {
                 const Slice& s = *(top - (j + p));
-                return detail::test_bit(s.words.data(), reduce(x.x[p], s.bits));
+                return detail::test_bit(s.words.data(), reduce(detail::run_probe(h, p), s.bits));
               }))
       return true;
     return !legacy_.slices.empty() &&
            legacy_.may_contain(h, k_, [&](const detail::LegacySlices::Slice& s) { return s.age > threshold; });
   }
-  void set_probes(const Probes& x, Time now) {
+  // Sets run 0's bits: probe value x_p in the slice at position p.
+  void set_probes(KeyHash h, Time now) {
     now = std::max(now, latest_);
     latest_ = now;
     if (!started_) {
@@ -429,7 +419,7 @@ class TimeLimitedFilter final : public WindowFilter {
     Slice* s = slices_.data() + (slices_.size() - 1);
     s->own_last = now;
     for (std::uint32_t p = 0; p < k_; ++p, --s) {
-      detail::set_bit(s->words.data(), reduce(x.x[p], s->bits));
+      detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
       ++s->inserts;
       s->stamp = now;
     }

@@ -135,6 +135,11 @@ inline void run_probes(KeyHash h, std::uint32_t k, std::uint64_t* out) {
 }
 // Probe 0 of run_probes() alone: what every run's query reads first.
 inline std::uint64_t run_probe0(KeyHash h) { return mix_probe(probe_hash(h, 0)); }
+// Probe p of run_probes() alone (p < kProbeTable), for a caller that needs the values one
+// level at a time: a query of a new key stops after a few of its k levels, and an insert
+// uses each value once, so neither needs the array (hash.hpp: the cubic term from the same
+// table, the same value modulo 2^64).
+inline std::uint64_t run_probe(KeyHash h, std::uint32_t p) { return mix_probe(h.lo + p * h.hi + kCubic.v[p]); }
 
 // The run query over slices 0..num_slices-1 (position 0 is the newest): true iff some run
 // j (positions j..j+k-1) is accepted and `hit(pos, p)` holds for the slice at pos = j + p,

@@ -65,24 +65,35 @@ inline bool any_candidate_all_hit(std::size_t n, Len&& len, Hit&& hit, Prefetch&
 // age-partitioned filter), without the hint, for callers whose bit arrays sit in cache,
 // where a hint's address costs as many instructions as the probe it fetches for. Fewer
 // instructions per probe: the end of the search is checked once per level, not per
-// survivor, and a miss clears its candidate's bit of the mask without a shift by its index.
-// Same probes as any_candidate_all_hit() tests, so the same answer.
+// survivor. Level 0 builds a mask of its survivors (one instruction per candidate); level 1
+// walks the mask and lists its own survivors, and from level 2 on the list is rewritten in
+// place, each entry kept by adding its hit to the count: a load, a store and an add beside
+// the test, where walking a mask took the lowest set bit, its index and a masked clear.
+// Same probes as any_candidate_all_hit() tests, in the same order, so the same answer.
 template <class Hit>
 inline bool any_run_all_hit(std::size_t n, std::uint32_t len, Hit&& hit) {
+  std::uint8_t live[64];  // the survivors of this mask word, by index in it
   for (std::size_t base = 0; base < n; base += 64) {
     const std::size_t count = std::min<std::size_t>(64, n - base);
     std::uint64_t alive = 0;
     for (std::size_t c = count; c-- > 0;) alive = 2 * alive + static_cast<std::uint64_t>(hit(base + c, 0u));
-    for (std::uint32_t p = 1; alive != 0; ++p) {
-      if (p == len) return true;  // a survivor of the last level has hit all its probes
-      std::uint64_t next = alive;
-      for (std::uint64_t rest = alive; rest != 0; rest &= rest - 1) {
-        const auto c = static_cast<std::size_t>(__builtin_ctzll(rest));
-        // All ones on a miss: clears the lowest bit of `rest`, which is c's.
-        const std::uint64_t miss = static_cast<std::uint64_t>(hit(base + c, p)) - 1;
-        next ^= rest & (0 - rest) & miss;
+    if (alive == 0) continue;
+    if (len == 1) return true;  // a survivor of the last level has hit all its probes
+    std::size_t m = 0;
+    for (std::uint64_t rest = alive; rest != 0; rest &= rest - 1) {
+      const auto c = static_cast<std::uint8_t>(__builtin_ctzll(rest));
+      live[m] = c;
+      m += static_cast<std::size_t>(hit(base + c, 1u));
+    }
+    for (std::uint32_t p = 2; m != 0; ++p) {
+      if (p == len) return true;
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        const std::uint8_t c = live[i];
+        live[kept] = c;
+        kept += static_cast<std::size_t>(hit(base + c, p));
       }
-      alive = next;
+      m = kept;
     }
   }
   return false;
