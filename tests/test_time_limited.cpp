@@ -825,7 +825,7 @@ TEST_SUITE("time_limited") {
     CHECK(positives < queries * 19 / 20);
   }
 
-  TEST_CASE("run_probe(h, p), the query's and the insert's probe value, is run_probes()[p] for every p") {
+  TEST_CASE("run_probe(h, p), the query's and the insert's probe value, is probe p of run_probes() for every p") {
     // The filter makes its probe values one at a time; the saved states and the APBF rely on
     // them being the array's, value for value, at every index a filter may use.
     std::mt19937_64 rng(23);
