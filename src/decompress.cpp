@@ -215,10 +215,13 @@ class DecompressingSource final : public ByteSource {
     return true;
   }
 
-  // read()'s answer without a block: the end (0), the descriptor's error, or "not yet".
+  // read()'s answer without a block: the end (0), the descriptor's error, or "not yet". Also
+  // "not yet" when a block is queued: the thread may queue its last block and finish between
+  // next_block()'s look and this one, and that block comes before the end (ending here lost
+  // it: the input's last bytes, or every byte of a small input).
   ssize_t ended() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!finished_) {
+    if (!finished_ || !full_.empty()) {
       errno = EAGAIN;
       return -1;
     }
