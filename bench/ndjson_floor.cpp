@@ -26,10 +26,13 @@
 // for the program's design.
 //
 // Usage: tlbf-bench-ndjson-floor [-a tlbf|gebf|exact|none] [-e RATE] [-j 1|2]
-//        [-p scan|ondemand|many] FILE > OUT
+//        [-p scan|ondemand|many] [--trace-out TRACE | --load TRACE] FILE > OUT
 // Prints records, emitted, wall and CPU seconds (per thread with -j 2) on stderr; exit 1 with
 // a message when a record is not one it reads. `-a none` replaces the filter by a coin toss on
-// the hash, which shows what everything but the filter costs.
+// the hash, which shows what everything but the filter costs. --trace-out and --load are the
+// two steps of the default filter's load floor (bench/load_floor.hpp): the first writes the
+// words each decision must read, and nothing on stdout; the second replaces the filter by
+// those reads and the trace's decisions.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -45,6 +48,7 @@
 
 #include "floor_loop.hpp"
 #include "json_scan.hpp"
+#include "load_floor.hpp"
 #include "timestamp.hpp"
 #include "tlbf/hash.hpp"
 
@@ -209,6 +213,8 @@ int main(int argc, char** argv) {
   Reading reading = Reading::scan;
   bool usage_error = false;
   const char* path = nullptr;
+  const char* trace_out = nullptr;
+  const char* load = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "-a" && i + 1 < argc) {
@@ -217,6 +223,10 @@ int main(int argc, char** argv) {
       rate = std::strtod(argv[++i], nullptr);
     } else if (a == "-j" && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
+    } else if (a == "--trace-out" && i + 1 < argc) {
+      trace_out = argv[++i];
+    } else if (a == "--load" && i + 1 < argc) {
+      load = argv[++i];
     } else if (a == "-p" && i + 1 < argc) {
       const std::string_view p = argv[++i];
       if (p == "scan") reading = Reading::scan;
@@ -227,10 +237,11 @@ int main(int argc, char** argv) {
       path = argv[i];
     }
   }
-  if (usage_error || !path || (threads != 1 && threads != 2) || (algo != "none" && !tlbf::parse_algorithm(algo))) {
+  if (usage_error || !path || (trace_out && load) || (threads != 1 && threads != 2) ||
+      (algo != "none" && !tlbf::parse_algorithm(algo))) {
     std::fprintf(stderr,
                  "usage: tlbf-bench-ndjson-floor [-a tlbf|gebf|exact|none] [-e RATE] [-j 1|2] [-p scan|ondemand|many] "
-                 "FILE > OUT\n");
+                 "[--trace-out TRACE | --load TRACE] FILE > OUT\n");
     return 2;
   }
   const int fd = ::open(path, O_RDONLY);
@@ -238,9 +249,11 @@ int main(int argc, char** argv) {
     std::perror(path);
     return 1;
   }
-  const std::unique_ptr<tlbf::WindowFilter> filter = tlbf_bench::floor::make_floor_filter(algo, rate);
   Parser parser(fd, reading);
-  tlbf_bench::floor::run_floor(parser, filter.get(), threads);
+  if (!tlbf_bench::floor::run_load_step(parser, rate, trace_out, load, threads)) {
+    const std::unique_ptr<tlbf::WindowFilter> filter = tlbf_bench::floor::make_floor_filter(algo, rate);
+    tlbf_bench::floor::run_floor(parser, filter.get(), threads);
+  }
   ::close(fd);
   return 0;
 }

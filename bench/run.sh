@@ -19,7 +19,9 @@
 # bench/ndjson_floor.cpp (same decisions, output checked byte for byte against the program's)
 # reach with the default filter, with -a exact and without a filter, what the filter costs
 # per key, and what it could cost if the target were to be met; the 300,000-event target
-# gets the program's start-up (one-record runs) plus the NDJSON floor's cost per record.
+# gets the program's start-up (one-record runs) plus the NDJSON floor's cost per record. Load
+# floor rows and lines (bench/load_floor.hpp) price the default filter's identical decisions
+# as the memory reads they must make, at the filter's real size, with no search around them.
 #
 # Environment: EVENTS (default 2000000) and REPS (default 5) scale it; EVENTS=200000 REPS=1
 # is a quick check. A command whose first run takes over SLOW seconds (default 20) is run
@@ -106,6 +108,9 @@ for profile in steady burst; do
   slice_count=$(awk -v n="$("$TLBF" -k 3 -t 1 -w 60s -a exact "$text" | wc -l)" \
     -v first="$(head -n 1 "$text" | cut -d' ' -f1)" -v last="$(tail -n 1 "$text" | cut -d' ' -f1)" \
     'BEGIN { printf "%d", n * 60 / (last - first) + 0.5 }')
+  # The load floor's trace: the words each of the default filter's decisions must read.
+  text_trace="$DATA/events-$EVENTS-$profile.text.trace"
+  echo "text $profile: $(load_trace "$FLOOR" "$text" "$text_trace")"
   bench_table "text, $profile profile ($(human_size "$text"), $EVENTS lines)" "$text" "$EVENTS" \
     "tlbf-dedup -k 3 -t 1 -w 60s" "$TLBF -k 3 -t 1 -w 60s $text" \
     ${base_text[@]+"${base_text[@]}"} \
@@ -118,6 +123,8 @@ for profile in steady burst; do
     "$FLOOR_NONE" "$FLOOR -a none $text" \
     "$FLOOR_NONE2" "$FLOOR -a none -j 2 $text" \
     "$FLOOR_SLICED" "$FLOOR -a apbf -n $slice_count $text" \
+    "$FLOOR_LOAD" "$FLOOR --load $text_trace $text" \
+    "$FLOOR_LOAD2" "$FLOOR --load $text_trace -j 2 $text" \
     "gawk '!seen[\$3]++'" "gawk '!seen[\$3]++' $text" \
     "mawk '!seen[\$3]++'" "mawk '!seen[\$3]++' $text" \
     "sort -u -k3,3" "sort -u -k3,3 $text" \
@@ -126,10 +133,14 @@ for profile in steady burst; do
   target_line "text $profile" "tlbf-dedup -k 3 -t 1 -w 60s" "gawk '!seen[\$3]++'" gawk 10
   floor_lines "text $profile" "gawk '!seen[\$3]++'" gawk 10 "$EVENTS"
   sliced_line "text $profile" "gawk '!seen[\$3]++'" gawk 10 "$EVENTS" "$slice_count"
+  load_floor_line "text $profile" "gawk '!seen[\$3]++'" gawk 10 "$EVENTS" "$(thread_cpu "$FLOOR --load $text_trace -j 2 $text")"
   check_floor "$FLOOR" "$TLBF -k 3 -t 1 -w 60s" "$text"
+  check_load_floor "$FLOOR" "$TLBF -k 3 -t 1 -w 60s" "$text" "$text_trace"
 
   json="$DATA/events-$EVENTS-$profile.ndjson"
   mapfile -d '' base_json < <(baseline_row -k id -t ts -w 60s "$json")
+  json_trace="$DATA/events-$EVENTS-$profile.ndjson.trace"
+  echo "ndjson $profile: $(load_trace "$JSON_FLOOR" "$json" "$json_trace")"
   bench_table "ndjson, $profile profile ($(human_size "$json"), $EVENTS records)" "$json" "$EVENTS" \
     "tlbf-dedup -k id -t ts -w 60s" "$TLBF -k id -t ts -w 60s $json" \
     ${base_json[@]+"${base_json[@]}"} \
@@ -141,15 +152,25 @@ for profile in steady burst; do
     "$FLOOR_EXACT2" "$JSON_FLOOR -a exact -j 2 $json" \
     "$FLOOR_NONE" "$JSON_FLOOR -a none $json" \
     "$FLOOR_NONE2" "$JSON_FLOOR -a none -j 2 $json" \
+    "$FLOOR_LOAD" "$JSON_FLOOR --load $json_trace $json" \
+    "$FLOOR_LOAD2" "$JSON_FLOOR --load $json_trace -j 2 $json" \
     "jq -c . (parse only)" "jq -c . $json" \
     "mlr head -n 1 -g id" "mlr --ijson --ojsonl head -n 1 -g id $json"
   target_line "ndjson $profile" "tlbf-dedup -k id -t ts -w 60s" "jq -c . (parse only)" "jq -c ." 50
   floor_lines "ndjson $profile" "jq -c . (parse only)" "jq -c ." 50 "$EVENTS"
+  json_cpu2=$(thread_cpu "$JSON_FLOOR --load $json_trace -j 2 $json")
+  load_floor_line "ndjson $profile" "jq -c . (parse only)" "jq -c ." 50 "$EVENTS" "$json_cpu2"
   check_floor "$JSON_FLOOR" "$TLBF -k id -t ts -w 60s" "$json"
+  check_load_floor "$JSON_FLOOR" "$TLBF -k id -t ts -w 60s" "$json" "$json_trace"
   # The 300,000-event floor line takes the steady floor's cost per record (the same 60 s of
   # keys live in both files, so the filter works alike).
   if [ "$profile" = steady ] && [ -n "${TABLE_WALL[$FLOOR_TLBF]:-}" ]; then
     json_floor_per_record=$(awk -v t="${TABLE_WALL[$FLOOR_TLBF]}" -v n="$EVENTS" 'BEGIN { printf "%.9f", t / n }')
+  fi
+  # And the load floor's: its two-thread wall time and its slower thread's CPU time.
+  if [ "$profile" = steady ] && [ -n "${TABLE_WALL[$FLOOR_LOAD2]:-}" ] && [ "$json_cpu2" != fail ]; then
+    json_load_per_record=$(awk -v t="${TABLE_WALL[$FLOOR_LOAD2]}" -v c="$json_cpu2" -v n="$EVENTS" 'BEGIN {
+      split(c, x, " "); s = (x[1] > x[2]) ? x[1] : x[2]; printf "%.9f %.9f", t / n, s / n }')
   fi
 
   # What --mask costs. On field 3 (id=k000000000000) hex,uuid,ip,quoted scan every byte and
@@ -188,6 +209,7 @@ bench_table "start-up: $STARTUP_RUNS runs on a one-record NDJSON input" "$one_js
   "tlbf-dedup -a exact" "$(startup_loop "$TLBF" -k id -t ts -w 60s -a exact "$one_json")" \
   "/bin/true" "$(startup_loop /bin/true)"
 startup_tlbf=${TABLE_WALL[tlbf-dedup -k id -t ts -w 60s]:-}
+startup_cpu=${TABLE_CPU[tlbf-dedup -k id -t ts -w 60s]:-}
 startup_true=${TABLE_WALL[/bin/true]:-}
 startup_line=$(awk -v a="$startup_tlbf" -v e="${TABLE_WALL[tlbf-dedup -a exact]:-}" -v t="$startup_true" \
   -v ca="${TABLE_CPU[tlbf-dedup -k id -t ts -w 60s]:-}" -v ce="${TABLE_CPU[tlbf-dedup -a exact]:-}" \
@@ -211,6 +233,19 @@ line=$(awk -v s="$startup_tlbf" -v st="$startup_true" -v r="$STARTUP_RUNS" -v f=
     s /= r; st /= r
     printf "ndjson 300,000 events floor: start-up %.1f ms + %d x %.0f ns (the steady NDJSON floor per record) = %.3f s, %.1fx jq -c . (target >= 35x); with /bin/true'\''s start-up (%.1f ms) %.1fx\n", \
       1e3 * s, n, 1e9 * f, s + n * f, jq / (s + n * f), 1e3 * st, jq / (st + n * f) }')
+echo "$line"
+TARGET_LINES+=("$line")
+# The same with the load floor's cost per record (identical decisions as reads only, steady,
+# two threads): in wall time, and in CPU time (start-up's, the slower thread's, jq's).
+line=$(awk -v s="$startup_tlbf" -v cs="$startup_cpu" -v r="$STARTUP_RUNS" \
+  -v f="${json_load_per_record:-}" -v n="$SMALL_EVENTS" -v jq="${TABLE_WALL[jq -c . (parse only)]:-}" \
+  -v cjq="${TABLE_CPU[jq -c . (parse only)]:-}" 'BEGIN {
+    if (s == "" || f == "" || jq == "" || cs == "") { print "ndjson 300,000 events load floor: not measured (a row failed)"; exit }
+    split(f, x, " "); s /= r; cs /= r
+    w = jq / (s + n * x[1]); c = cjq / (cs + n * x[2])
+    printf "ndjson 300,000 events load floor: start-up %.1f ms + %d x %.0f ns (the steady load floor per record, two threads) = %.3f s, %.1fx jq -c . (target >= 35x); in CPU time %.1f ms + %d x %.0f ns (the slower thread) = %.3f s, %.1fx: %s\n", \
+      1e3 * s, n, 1e9 * x[1], s + n * x[1], w, 1e3 * cs, n, 1e9 * x[2], cs + n * x[2], c, \
+      (w >= 35 || c >= 35) ? "reachable at this floor" : "out of reach even at this floor" }')
 echo "$line"
 TARGET_LINES+=("$line")
 # Compressed input: the same text file as .gz and .zst. The reference row is tlbf-dedup reading

@@ -24,6 +24,9 @@
 // of 60 s), with the TLBF's (k, l) for the rate: the library's APBF, bit-sliced at k + l <= 64,
 // which prices that layout on this path against the TLBF's. Its output is not the program's
 // (a count window).
+// --trace-out TRACE and --load TRACE [-j 1|2] FILE are the two steps of the default filter's
+// load floor (bench/load_floor.hpp): the words each decision must read, then those reads in
+// place of the filter, with the trace's decisions.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -42,6 +45,7 @@
 #include "tlbf/time_limited.hpp"
 
 #include "floor_loop.hpp"
+#include "load_floor.hpp"
 
 namespace {
 
@@ -155,19 +159,24 @@ int main(int argc, char** argv) {
   int threads = 1;
   std::uint64_t count = 0;
   const char* path = nullptr;
+  const char* trace_out = nullptr;
+  const char* load = nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a == "-a" && i + 1 < argc) algo = argv[++i];
     else if (a == "-e" && i + 1 < argc) rate = std::strtod(argv[++i], nullptr);
     else if (a == "-j" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "--trace-out" && i + 1 < argc) trace_out = argv[++i];
+    else if (a == "--load" && i + 1 < argc) load = argv[++i];
     else if (a == "-n" && i + 1 < argc) count = std::strtoull(argv[++i], nullptr, 10);
     else path = argv[i];
   }
   const bool counted = algo == "apbf";
-  if (!path || (threads != 1 && threads != 2) || (counted && count == 0) ||
+  if (!path || (trace_out && load) || (threads != 1 && threads != 2) || (counted && count == 0) ||
       (algo != "none" && !tlbf::parse_algorithm(algo))) {
     std::fprintf(stderr,
-                 "usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|none] [-e RATE] [-n COUNT] [-j 1|2] FILE > OUT\n"
+                 "usage: tlbf-bench-text-floor [-a tlbf|gebf|exact|apbf|none] [-e RATE] [-n COUNT] [-j 1|2] "
+                 "[--trace-out TRACE | --load TRACE] FILE > OUT\n"
                  "  (-n COUNT, the count window, is needed by apbf)\n");
     return 2;
   }
@@ -181,12 +190,14 @@ int main(int argc, char** argv) {
   if (counted) {
     const tlbf::SliceLayout layout = tlbf::TimeLimitedFilter::choose_layout(rate, tlbf::FilterConfig{}.max_kl);
     filter = make_apbf(layout.k, layout.l, count);
-  } else {
+  } else if (!trace_out && !load) {  // the load floor's steps make their own filter or none
     filter = tlbf_bench::floor::make_floor_filter(algo, rate);
   }
 
   Parser parser(fd);
-  tlbf_bench::floor::run_floor(parser, TextJudge{{filter.get()}}, threads);
+  // The load floor's trace keeps a line without a key, as TextJudge does.
+  if (!tlbf_bench::floor::run_load_step(parser, rate, trace_out, load, threads))
+    tlbf_bench::floor::run_floor(parser, TextJudge{{filter.get()}}, threads);
   ::close(fd);
   return 0;
 }

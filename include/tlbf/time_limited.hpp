@@ -238,6 +238,18 @@ class TimeLimitedFilter final : public WindowFilter {
     v.ones = detail::count_ones(s.words.data(), s.words.size());
     return v;
   }
+  // The words of the slice at a position (0 = newest), read-only and without slice()'s count
+  // of ones, for a benchmark that counts the words a query reads (bench/load_floor.hpp). No
+  // caller in the library or the program: it changes no decision and costs nothing else.
+  struct SliceWords {
+    const std::uint64_t* words;
+    std::uint64_t bits;
+    Time run_last;  // the last insert of the generation that opened it (its run's e_G)
+  };
+  SliceWords slice_words(std::size_t position) const {
+    const Slice& s = slices_.at(slices_.size() - 1 - position);
+    return {s.words.data(), s.bits, s.own_last};
+  }
 
  private:
   // 64 bytes apart, so the query finds the slice at a position with a shift.
