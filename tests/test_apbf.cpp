@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -437,6 +438,63 @@ TEST_SUITE("apbf") {
           CHECK(edge_new > 0);
         }
       }
+    }
+  }
+
+  TEST_CASE("the 64 x 64 bit transpose of the saved form's slices moves every bit to its mirror") {
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 20; ++round) {
+      std::uint64_t rows[64], before[64];
+      for (auto& r : rows) r = round == 0 ? 0 : rng() & rng();  // sparse rows, and all zero once
+      if (round == 1) rows[0] = rows[63] = ~std::uint64_t{0};  // the corners' rows full
+      std::copy(rows, rows + 64, before);
+      tlbf::detail::RunCells::transpose_bits(rows);
+      int wrong = 0;
+      for (unsigned r = 0; r < 64; ++r)
+        for (unsigned c = 0; c < 64; ++c) wrong += ((rows[c] >> r) & 1) != ((before[r] >> c) & 1);
+      CHECK(wrong == 0);
+    }
+  }
+
+  TEST_CASE("bit-sliced cells take and give back slices in any groups of positions") {
+    // Cells of every width from 2 to 64 (a cell straddles words unless S divides 64), slices
+    // given in and taken out in groups of one, a few and all, in scrambled position order;
+    // dense slices, and sparse ones, which are given in bit by bit rather than transposed.
+    std::mt19937_64 rng(11);
+    for (std::uint32_t s = 2; s <= 64; s += (s < 8 ? 1 : 7))
+    for (const bool sparse : {false, true}) {
+      INFO("S=" << s << " sparse=" << sparse);
+      const std::uint64_t cells = 192, words = cells / 64;
+      std::vector<std::uint64_t> slices(std::size_t{s} * words);
+      for (auto& w : slices) w = sparse ? (rng() & rng() & rng() & rng() & rng()) : rng();
+      std::vector<std::uint32_t> order(s);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);
+      tlbf::detail::RunCells in;
+      in.reset(s, cells);
+      // order[i]'s slice is slices[order[i]]: given in groups of 3 (sparse) or all at once
+      // (dense: past kSparseBlockBits from S = 5 on, so transposed).
+      const std::uint32_t group = sparse ? 3 : s;
+      for (std::uint32_t i = 0; i < s; i += group) {
+        const std::uint32_t n = std::min(group, s - i);
+        std::vector<std::uint64_t> given;
+        for (std::uint32_t g = 0; g < n; ++g)
+          given.insert(given.end(), slices.begin() + order[i + g] * words, slices.begin() + (order[i + g] + 1) * words);
+        in.copy_slices_in(&order[i], n, given.data());
+      }
+      for (std::uint32_t pos = 0; pos < s; ++pos) {
+        std::uint64_t ones = 0;
+        for (std::uint64_t w = 0; w < words; ++w) ones += static_cast<std::uint64_t>(__builtin_popcountll(slices[pos * words + w]));
+        CHECK(in.ones_at(pos) == ones);  // ones_at() reads the cells bit by bit
+      }
+      std::vector<std::uint64_t> all(slices.size());
+      std::vector<std::uint32_t> positions(s);
+      std::iota(positions.begin(), positions.end(), 0u);
+      in.copy_slices_out(positions.data(), s, all.data());
+      CHECK(all == slices);
+      std::vector<std::uint64_t> one(words);
+      in.copy_slices_out(&order[s - 1], 1, one.data());
+      CHECK(std::equal(one.begin(), one.end(), slices.begin() + order[s - 1] * words));
     }
   }
 
