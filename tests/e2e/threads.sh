@@ -76,7 +76,7 @@ same gz -k 3- -t 1,2 -w 60s --stats "$S/loghub_zookeeper_2k.log" "$WORK/whole.gz
 seq 1 5000 | sed 's/^/x /' > "$WORK/untimed.in"
 same untimed_probe -k 2 -t 1 --stats "$S/loghub_hdfs_2k.log" "$WORK/untimed.in" "$S/loghub_openssh_2k.log"
 
-# The second thread exists with 2 and not with 1: counted while the run waits on a full pipe.
+# The second thread exists with 2 and not with 1: seen while the run waits on a full pipe.
 seq 1 3000000 > "$WORK/big.in"
 tasks() {
   local pid n
@@ -92,8 +92,9 @@ tasks() {
   wait "$pid" || true
   echo "$n"
 }
-check "--threads 1: one thread" 1 "$(tasks 1)"
-check "--threads 2: two threads" 2 "$(tasks 2)"
+# (Compared, not counted: a sanitizer build has a thread of its own.)
+one=$(tasks 1)
+check "--threads 2: one thread more than --threads 1" "$((one + 1))" "$(tasks 2)"
 
 # Downstream closes the pipe: status 0, nothing on stderr, the first record.
 set +o pipefail
