@@ -147,7 +147,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
       checkpoint, lock_timeout, max_future, jump, explain, redis_url, redis_fallback = "stop", redis_shards,
-      multiline_timeout, max_record, mask, top;
+      multiline_timeout, max_record, mask, top, threads;
   std::vector<std::string> keys;
 
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
@@ -185,6 +185,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_option("--top", top, "at exit, the N keys with the most duplicates and their counts (bounded memory, stated error bound) on stderr, or in --stats=json")->type_name("N");
   app.add_option("--explain", explain, "instead of the records, print for the first N (default 20): file:record, key parts, time text, time, clock, decision")->type_name("[=N]");
   app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
+  app.add_option("--threads", threads, "1 | 2 (default): with 2, a second thread reads and parses files ahead of the decisions (regular files only, not with --redis, --explain, --line-buffered); 1 keeps to one core")->type_name("N");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
@@ -386,6 +387,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
     if (!n || *n == 0 || *n > TopKeys::kMaxTop || top[0] == '-')
       throw UsageError("--top '" + top + "': expected a whole number from 1 to " + std::to_string(TopKeys::kMaxTop));
     o.pipeline.top = *n;
+  }
+
+  if (given("--threads")) {
+    if (threads != "1" && threads != "2") throw UsageError("--threads '" + threads + "': expected 1 or 2");
+    o.pipeline.threads = threads[0] - '0';
   }
 
   if (given("--explain")) {

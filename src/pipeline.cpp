@@ -30,11 +30,17 @@
 //    naming the window the filter still keeps, or with --on-cap fail the end of the run
 //    (exit 1) after that record is written. The check is one load per record; the filter's
 //    statistics, which may cost a pass over it, are read only then and at the end.
+//  - With --threads 2 and regular files (docs/architecture.md, "Threads"), reading and
+//    extraction run one batch ahead on a second thread, and everything above holds as with
+//    one: records are judged, warned about (same file, same record number) and written in
+//    the same order; an input error arrives after the records before it; the producer is
+//    stopped and joined on every way out of the loop, before run() saves state or reports.
 #include "pipeline.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
-
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -49,6 +55,20 @@ bool is_blank_record(std::string_view s) {
   for (char c : s)
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
   return true;
+}
+
+// Where a batch keeps `v` (a key, a time text) that the extractor made of `rec`: as an offset
+// into the record's copy when it points into the record, else copied to the batch's side.
+void place_in_batch(std::string_view v, const Record& rec, RecordBatch& batch, bool& in_record, std::size_t& offset) {
+  const auto at = reinterpret_cast<std::uintptr_t>(v.data());
+  const auto from = reinterpret_cast<std::uintptr_t>(rec.data);
+  in_record = at >= from && at + v.size() <= from + rec.size + rec.term_len;
+  if (in_record) {
+    offset = at - from;
+  } else {
+    offset = batch.side.size();
+    batch.side.append(v);
+  }
 }
 
 }  // namespace
@@ -78,17 +98,20 @@ Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecid
   if (cfg_.format == InputFormat::json) choose_extractor("{");
 }
 
+bool Pipeline::restart_years(TimeParser& parser, const RecordReader& in) const {
+  if (cfg_.extract.time.empty()) return false;
+  YearStart start = cfg_.clock.year ? YearStart(*cfg_.clock.year)
+                                    : YearStart::not_after(in.modified_ns().value_or(time_source_->wall_ns()));
+  parser.restart_years(start);
+  return true;
+}
+
 void Pipeline::start_input(const RecordReader& in) {
-  if (!cfg_.extract.time.empty()) {
-    YearStart start = cfg_.clock.year ? YearStart(*cfg_.clock.year)
-                                      : YearStart::not_after(in.modified_ns().value_or(time_source_->wall_ns()));
-    cfg_.time_parser.restart_years(start);
-    if (extractor_) choose_extractor(json_ ? "{" : "");
-  }
+  if (restart_years(cfg_.time_parser, in) && extractor_) choose_extractor(json_ ? "{" : "");
 }
 
 void Pipeline::refresh_future_limit() {
-  if (!cfg_.clock.max_future || !extractor_ || !extractor_->wants_time()) return;
+  if (!cfg_.clock.max_future || !wants_time_) return;
   const tlbf::Time now = time_source_->wall_ns();
   const tlbf::Time max = std::numeric_limits<tlbf::Time>::max();
   future_limit_ = now > max - *cfg_.clock.max_future ? max : now + *cfg_.clock.max_future;
@@ -114,10 +137,10 @@ std::string format_distance(std::uint64_t d) {
 
 }  // namespace
 
-TimeVerdict Pipeline::accept_time_slow(const TimeReading& t, const RecordReader& in) {
+TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
   if (!t.parsed) {
     if (stats_.untimed++ == 0)
-      warn_at(WarningKind::untimed, in,
+      warn_at(WarningKind::untimed,
               fmt::format("no readable time at -t {}: {}; judged at the current clock (name the format with "
                           "--time-format; further ones are counted, see the summary at exit)",
                           cfg_.extract.time, quoted(t)));
@@ -128,13 +151,13 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t, const RecordReader&
   }
   timed_seen_ = true;
   if (t.date_only && stats_.date_only++ == 0)
-    warn_at(WarningKind::date_only, in,
+    warn_at(WarningKind::date_only,
             fmt::format("time {} at -t {} is a date without a time of day, read as its midnight (UTC): records of one "
                         "day share one time; if the time of day is in another field, add it to -t (e.g. -t 1,2)",
                         quoted(t), cfg_.extract.time));
   if (cfg_.clock.max_future && t.time > future_limit_) {
     if (stats_.future++ == 0)
-      warn_at(WarningKind::future_time, in,
+      warn_at(WarningKind::future_time,
               fmt::format("time {} is more than --max-future {} ahead of the wall clock; judged as untimed, it does "
                           "not move the clock (further ones are counted, see the summary at exit)",
                           quoted(t), format_duration(*cfg_.clock.max_future)));
@@ -143,7 +166,7 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t, const RecordReader&
   if (previous_time_ && distance(t.time, *previous_time_) > static_cast<std::uint64_t>(jump_)) {
     const bool forward = t.time > *previous_time_;
     if ((forward ? stats_.jumps_forward++ : stats_.jumps_back++) == 0)
-      warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back, in,
+      warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back,
               fmt::format("time {} {} {} from the record before ({}){}; concatenated logs? merge them by time "
                           "(sort -m) or run once per file with --state (further jumps are counted, see --stats)",
                           quoted(t), forward ? "jumps forward" : "steps back", format_distance(distance(t.time, *previous_time_)),
@@ -161,31 +184,32 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t, const RecordReader&
   return TimeVerdict::accepted;
 }
 
-void Pipeline::explain_record(Writer& out, const RecordReader& in, const Extracted* x, const char* decision) {
+void Pipeline::explain_record(Writer& out, const Extracted* x, const char* decision) {
   std::string key = "-", text = "-", time = "-";
   if (x && x->status == ExtractStatus::ok) key = describe_key_parts(x->key, cfg_.extract.keys.size() > 1);
-  if (x && extractor_->wants_time()) {
+  if (x && wants_time_) {
     text = quoted(x->time);
     if (x->time.parsed) time = format_rfc3339(x->time.time);
   }
-  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", in.current_name(), record_number(in), key, text, time,
+  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", *place_name_, record_number(), key, text, time,
                         format_rfc3339(clock_), decision));
 }
 
-void Pipeline::warn_at(WarningKind kind, const RecordReader& in, std::string what) {
-  diagnostics_->warning(Warning{kind, in.current_name(), record_number(in), 1,
-                                fmt::format("{}: record {}: {}", in.current_name(), record_number(in), what)});
+void Pipeline::warn_at(WarningKind kind, std::string what) {
+  diagnostics_->warning(Warning{kind, *place_name_, record_number(), 1,
+                                fmt::format("{}: record {}: {}", *place_name_, record_number(), what)});
 }
 
 void Pipeline::choose_extractor(std::string_view first_record) {
   std::size_t i = first_record.find_first_not_of(" \t\r\n");
   json_ = i != std::string_view::npos && first_record[i] == '{';
   extractor_ = json_ ? make_json_extractor(cfg_.extract, cfg_.time_parser) : make_line_extractor(cfg_.extract, cfg_.time_parser);
+  wants_time_ = extractor_->wants_time();
 }
 
-void Pipeline::warn_first(WarningKind kind, const char* what, const RecordReader& in) {
+void Pipeline::warn_first(WarningKind kind, const char* what) {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  warn_at(kind, in, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
+  warn_at(kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
 }
 
 void Pipeline::warn_totals() {
@@ -222,16 +246,16 @@ void Pipeline::warn_totals() {
                                               stats_.filter.cap_evictions)});
 }
 
-void Pipeline::cap_bound(const RecordReader& in, Writer& out) {
+void Pipeline::cap_bound(Writer& out) {
   cap_reported_ = true;
   const std::string kept = cap_window(filter_->stats(clock_));
   if (cfg_.on_cap == OnCap::fail) {
     out.flush();
     throw CapError(fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
                                "shrink the window to {} (--on-cap fail)",
-                               in.current_name(), record_number(in), kept));
+                               *place_name_, record_number(), kept));
   }
-  warn_at(WarningKind::memory_cap, in,
+  warn_at(WarningKind::memory_cap,
           fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
                       "duplicates may pass, no unique record is lost to the cap (see the summary at exit)",
                       kept));
@@ -317,17 +341,25 @@ void Pipeline::drain(Writer& out) {
 }
 
 template <class D>
-void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress) {
+void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
+                          bool read_ahead) {
   const bool only_dups = cfg_.output.only_dups;
   const bool mark = cfg_.output.mark;
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
   bool emitted = false;  // the record before was written (its late continuation lines follow it)
 
-  // Steps 2 to 5 for one record whose format is known.
-  auto judge = [&](const Record& rec) {
-    // Step 2: key and time.
-    Extracted x = extractor_->extract(rec.head());
+  // Step 6: bookkeeping that runs only every few thousand records.
+  auto after_record = [&] {
+    if ((stats_.records & 4095) == 0) {
+      maybe_checkpoint(out);
+      refresh_future_limit();
+    }
+    if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
+  };
+
+  // Steps 3 to 5 for one record whose format is known, after step 2 made `x` of it.
+  auto judge = [&](const Record& rec, const Extracted& x) {
     if (x.status != ExtractStatus::ok) {
       const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
       const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
@@ -335,12 +367,12 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       if (cfg_.on_error == OnError::fail) {
         drain(out);
         out.flush();
-        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", in.current_name(), record_number(in), what));
+        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", *place_name_, record_number(), what));
       }
-      if (count++ == 0) warn_first(kind, what.c_str(), in);
+      if (count++ == 0) warn_first(kind, what.c_str());
       emitted = !explain && cfg_.on_error == OnError::pass && !only_dups;
       if (explain) {
-        explain_record(out, in, &x, "error");
+        explain_record(out, &x, "error");
         return;
       }
       if (cfg_.on_error == OnError::pass && !only_dups) {
@@ -352,8 +384,8 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
 
     // Step 3: the clock, which only moves forward.
     TimeVerdict verdict = TimeVerdict::accepted;
-    if (extractor_->wants_time()) {
-      verdict = accept_time(x.time, in);
+    if (wants_time_) {
+      verdict = accept_time(x.time);
     } else {
       tlbf::Time now = time_source_->wall_ns();
       if (now > clock_) clock_ = now;
@@ -375,13 +407,13 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       if (explain) {
         static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                          {"dup", "dup late", "dup untimed", "dup future"}};
-        explain_record(out, in, &x, kDecisions[dup][static_cast<int>(verdict)]);
+        explain_record(out, &x, kDecisions[dup][static_cast<int>(verdict)]);
       } else {
         emitted = write_decided(out, rec.bytes(), rec.size, json_, dup,
                                 replaying_record_ ? BytesLive::elsewhere : BytesLive::in_reader);
       }
       if (cfg_.line_buffered) out.flush();
-      if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(in, out);
+      if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(out);
     }
   };
 
@@ -405,7 +437,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       r.size = h.size;
       r.term_len = h.term_len;
       replaying_record_ = h.number;
-      judge(r);
+      judge(r, extractor_->extract(r.head()));
     }
     replaying_record_ = 0;
     blanks.clear();
@@ -420,6 +452,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       continue;
     }
     ++stats_.records;
+    place_record_ = in.record_in_input();
     if (in.input_number() != input_) {
       if (!blanks.empty()) judge_blanks();  // the previous input held only blank records
       input_ = in.input_number();
@@ -437,16 +470,147 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       refresh_future_limit();
       if (!blanks.empty()) judge_blanks();
     }
-    judge(rec);
+    // Step 2: key and time.
+    judge(rec, extractor_->extract(rec.head()));
 
-    // Step 6: bookkeeping that runs only every few thousand records.
-    if ((stats_.records & 4095) == 0) {
-      maybe_checkpoint(out);
-      refresh_future_limit();
-    }
-    if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
+    after_record();
+    // The format is known: the rest is read and extracted on the producer's thread.
+    if (read_ahead && extractor_) break;
   }
   if (!blanks.empty() && !*stop) judge_blanks();
+  if constexpr (!D::answers_later) {
+    if (read_ahead && extractor_) decide_read_ahead(in, out, stop, judge, after_record, emitted);
+  }
+}
+
+// The record loop from the hand-over on: the reader and the extractor belong to the
+// producer thread (read_ahead()), which runs one batch ahead; records come out of batches in
+// the order read, each with its input's name and its number there, and are judged exactly as
+// above. A batch's bytes may be borrowed by the writer until the batch goes back to the pool.
+template <class Judge, class AfterRecord>
+void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile int* stop, Judge& judge,
+                                 AfterRecord& after_record, bool& emitted) {
+  // The reader's buffer is the producer's from here: nothing borrowed may point into it, and
+  // its hooks must not touch the writer from the other thread (regular files do not pause).
+  out.return_borrowed();
+  in.on_buffer_reuse({});
+  in.on_input_pause({});
+  thread_name_ = in.current_name();
+  place_name_ = &thread_name_;
+  batches_ = std::make_unique<ReadAheadQueue<RecordBatch>>(kBatches);
+  ReadAheadQueue<RecordBatch>& queue = *batches_;
+  std::thread producer(&Pipeline::read_ahead, this, std::ref(in), std::ref(queue), std::move(extractor_),
+                       cfg_.time_parser, json_);
+  // On every way out (the end, a stop, an error thrown here): the producer stops and is joined.
+  struct Join {
+    ReadAheadQueue<RecordBatch>& queue;
+    std::thread& thread;
+    ~Join() {
+      queue.stop();
+      thread.join();
+    }
+  } join{queue, producer};
+
+  std::size_t input = std::size_t(-1);
+  while (RecordBatch* b = queue.take()) {
+    std::size_t judged = 0;
+    for (const RecordBatch::Item& item : b->items) {
+      if (*stop || untimed_stop_) break;
+      ++judged;
+      stats_.bytes_in += item.size + item.term_len;
+      const std::string_view bytes = b->record_bytes(item);
+      if (item.continues) {
+        if (emitted) out.write(bytes);
+        continue;
+      }
+      ++stats_.records;
+      place_record_ = item.record;
+      if (item.input != input) {
+        input = item.input;
+        for (const auto& [number, name] : b->names)
+          if (number == input) thread_name_ = name;
+      }
+      Record rec;
+      rec.data = bytes.data();
+      rec.size = item.size;
+      rec.term_len = item.term_len;
+      Extracted x;
+      x.status = item.status;
+      x.absent_part = item.absent_part;
+      x.key = b->key(item);
+      x.time = item.time;
+      x.time.text = b->time_text(item);
+      judge(rec, x);
+      after_record();
+    }
+    out.return_borrowed();
+    const bool whole = judged == b->items.size();
+    std::exception_ptr error = whole ? b->error : nullptr;
+    const bool end = b->end || b->error || !whole;
+    if (whole && b->end) thread_name_ = b->end_name;
+    queue.recycle(b);
+    if (error) std::rethrow_exception(error);
+    if (end) break;
+  }
+}
+
+void Pipeline::read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, std::unique_ptr<Extractor> extractor,
+                          TimeParser parser, bool json) const {
+  std::size_t input = in.input_number();
+  RecordBatch* b = nullptr;
+  try {
+    Record rec;
+    while ((b = queue.acquire())) {
+      b->clear();
+      bool more = true;
+      std::size_t named = std::size_t(-1);  // the input whose name the batch has last
+      while (b->bytes.size() < RecordBatch::kBytes && b->items.size() < RecordBatch::kItems &&
+             (more = in.next(rec))) {
+        // What decide_all() does at a new input, for the extractor this thread owns.
+        if (!rec.continues && in.input_number() != input) {
+          input = in.input_number();
+          if (restart_years(parser, in))
+            extractor = json ? make_json_extractor(cfg_.extract, parser) : make_line_extractor(cfg_.extract, parser);
+        }
+        if (input != named) {
+          b->names.emplace_back(input, in.current_name());
+          named = input;
+        }
+        RecordBatch::Item item{};
+        item.offset = b->bytes.size();
+        item.size = rec.size;
+        item.term_len = rec.term_len;
+        item.continues = rec.continues;
+        item.record = in.record_in_input();
+        item.input = input;
+        b->bytes.append(rec.data, rec.size + rec.term_len);
+        if (!rec.continues) {
+          const Extracted x = extractor->extract(rec.head());
+          item.status = x.status;
+          item.absent_part = x.absent_part;
+          item.key_size = x.key.size();
+          place_in_batch(x.key, rec, *b, item.key_in_record, item.key_offset);
+          item.time = x.time;
+          item.time.text = {};
+          item.time_size = x.time.text.size();
+          place_in_batch(x.time.text, rec, *b, item.time_in_record, item.time_offset);
+        }
+        b->items.push_back(item);
+      }
+      if (!more) {
+        b->end = true;
+        b->end_name = in.current_name();
+      }
+      queue.publish(std::exchange(b, nullptr));
+      if (!more) return;
+    }
+  } catch (...) {
+    // After the records read before it, in order (InputError: a damaged input, a record too long).
+    if (b) {
+      b->error = std::current_exception();
+      queue.publish(b);
+    }
+  }
 }
 
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
@@ -468,11 +632,16 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
     return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   });
+  place_name_ = &in.current_name();
+  // A second thread reads ahead only where it can always be stopped and joined (regular
+  // files: reads never block for long) and where output timing does not matter.
+  const bool read_ahead = cfg_.threads > 1 && !deferred_ && cfg_.explain == 0 && !cfg_.line_buffered &&
+                          in.inputs_are_regular_files();
   bool untimed_failed = false, downstream_closed = false;
   try {
     if (deferred_) {
       try {
-        decide_all(*deferred_, in, out, stop, progress.get());
+        decide_all(*deferred_, in, out, stop, progress.get(), false);
         drain(out);
       } catch (const DecisionsLost&) {
         // What was decided before the loss is written; the records after it are not.
@@ -482,7 +651,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
       }
     } else {
       with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
-                   [&](auto& decider) { decide_all(decider, in, out, stop, progress.get()); });
+                   [&](auto& decider) { decide_all(decider, in, out, stop, progress.get(), read_ahead); });
     }
     out.flush();
     // A run that found no time at all is an error, and its state is not saved; its summary
@@ -513,7 +682,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
         "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "
         "--time-format (e.g. --time-format '%y/%m/%d %H:%M:%S'), or give --allow-untimed to judge such records at "
         "the current clock; the {} records read were written as untimed records are{}",
-        in.current_name(), untimed_stop_ ? "first " : "", stats_.untimed, cfg_.extract.time, first_untimed_text_,
+        *place_name_, untimed_stop_ ? "first " : "", stats_.untimed, cfg_.extract.time, first_untimed_text_,
         stats_.records, untimed_stop_ ? ", the rest of the input was not read" : ""));
   return stats_;
 }

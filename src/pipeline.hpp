@@ -2,6 +2,7 @@
 // (counters, warnings, progress, checkpoints) around it. The world comes in through two
 // interfaces: a Clock (clock.hpp) for wall and steady time, and Diagnostics
 // (diagnostics.hpp) for every warning and the end-of-run summary.
+// Reading files, reading and extraction may run on a second thread (read_ahead.hpp).
 #pragma once
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "decider.hpp"
 #include "diagnostics.hpp"
 #include "extract.hpp"
+#include "read_ahead.hpp"
 #include "record_reader.hpp"
 #include "stats.hpp"
 #include "timestamp.hpp"
@@ -105,6 +107,10 @@ struct PipelineConfig {
   std::uint64_t explain = 0;
   // --top: report the `top` keys with the most duplicates (top_keys.hpp); 0: off.
   std::size_t top = 0;
+  // --threads: 2 reads and extracts on a second thread, one batch ahead of the decisions,
+  // when every input is a regular file, the filter is local and there is no --explain or
+  // --line-buffered (else, and with 1, one thread does everything).
+  int threads = 2;
 };
 
 class Pipeline {
@@ -127,16 +133,26 @@ class Pipeline {
            Clock& clock, Diagnostics& diagnostics, StateHooks hooks);
   // The record loop, compiled for each decider type (see decider.hpp).
   template <class D>
-  void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress);
+  void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
+                  bool read_ahead);
+  // decide_all() from the hand-over to the producer thread on.
+  template <class Judge, class AfterRecord>
+  void decide_read_ahead(RecordReader& in, Writer& out, const volatile int* stop, Judge& judge,
+                         AfterRecord& after_record, bool& emitted);
+  // The producer of read-ahead batches (on its own thread): reads and extracts, with
+  // `extractor` and its `parser`, from the input after the record the loop judged last.
+  void read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, std::unique_ptr<Extractor> extractor,
+                  TimeParser parser, bool json) const;
   void choose_extractor(std::string_view first_record);
+  // A new input starts: with -t, `parser` counts year-less stamps from its year again (true:
+  // an extractor made before must be made again with it).
+  bool restart_years(TimeParser& parser, const RecordReader& in) const;
   // The number in its input of the record being judged: a held blank record's own number
-  // while held records are judged, else the reader's.
-  std::uint64_t record_number(const RecordReader& in) const {
-    return replaying_record_ ? replaying_record_ : in.record_in_input();
-  }
+  // while held records are judged, else the one the loop set.
+  std::uint64_t record_number() const { return replaying_record_ ? replaying_record_ : place_record_; }
   void start_input(const RecordReader& in);
   // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
-  TimeVerdict accept_time(const TimeReading& t, const RecordReader& in) {
+  TimeVerdict accept_time(const TimeReading& t) {
     // The usual record, decided here without a call: a full time, not before the clock, not
     // too far ahead of the wall clock, and a step from the record before that is not a jump.
     // (previous_time_ <= clock_ <= t.time, so the step is t.time - previous_time_.)
@@ -148,16 +164,17 @@ class Pipeline {
       clock_ = t.time;
       return TimeVerdict::accepted;
     }
-    return accept_time_slow(t, in);
+    return accept_time_slow(t);
   }
-  TimeVerdict accept_time_slow(const TimeReading& t, const RecordReader& in);
+  TimeVerdict accept_time_slow(const TimeReading& t);
   // --explain: one line for the record instead of the record (`x` null for a blank one).
-  void explain_record(Writer& out, const RecordReader& in, const Extracted* x, const char* decision);
+  void explain_record(Writer& out, const Extracted* x, const char* decision);
   void refresh_future_limit();
-  void warn_first(WarningKind kind, const char* what, const RecordReader& in);
-  void warn_at(WarningKind kind, const RecordReader& in, std::string what);
+  void warn_first(WarningKind kind, const char* what);
+  // A warning about the record being judged, naming its input and number.
+  void warn_at(WarningKind kind, std::string what);
   void warn_totals();
-  void cap_bound(const RecordReader& in, Writer& out);
+  void cap_bound(Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
   // Where a record's bytes live while the writer holds them: in the reader's buffer, which
@@ -199,13 +216,26 @@ class Pipeline {
   std::string first_untimed_text_;
   bool untimed_stop_ = false;  // the untimed probe failed: stop reading
   std::uint64_t replaying_record_ = 0;  // see record_number()
+  // The record being judged: the name of its input (the reader's, or with read-ahead
+  // thread_name_) and its number there.
+  const std::string* place_name_ = nullptr;
+  std::uint64_t place_record_ = 0;
+  std::string thread_name_;
+  // With read-ahead: the batches, kept as long as the pipeline, so that the writer may still
+  // hold bytes of them while run() ends on an error.
+  std::unique_ptr<ReadAheadQueue<RecordBatch>> batches_;
+  // Batches in the pool: one decided, one filled, one spare, so neither thread waits on a
+  // batch boundary; memory: kBatches x (RecordBatch::kBytes + kItems items), more only for
+  // a record longer than kBytes.
+  static constexpr std::size_t kBatches = 3;
   // Auto mode holds leading blank records up to this many bytes before calling the input lines.
   static constexpr std::size_t kMaxHeldBytes = std::size_t{1} << 20;
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;
-  std::unique_ptr<Extractor> extractor_;
+  std::unique_ptr<Extractor> extractor_;  // with read-ahead: the producer's from the hand-over on
   bool json_ = false;
+  bool wants_time_ = false;  // extractor_->wants_time(), kept when the producer takes the extractor
   bool cap_reported_ = false;  // the memory cap's first bind was reported
   std::string mark_name_;
   RunStats stats_;

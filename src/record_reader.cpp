@@ -133,6 +133,13 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
   std::memset(buf_.get() + cap_, 0, kTailPadding);
 }
 
+bool RecordReader::inputs_are_regular_files() const {
+  return std::all_of(paths_.begin(), paths_.end(), [](const std::string& p) {
+    struct stat st {};
+    return p != "-" && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  });
+}
+
 RecordReader::~RecordReader() { close_current(); }
 
 void RecordReader::close_current() {

@@ -120,6 +120,9 @@ class RecordReader {
   // (the first input is 1), so a consumer sees where one input's records end.
   std::uint64_t record_in_input() const { return record_in_input_; }
   std::size_t input_number() const { return next_path_; }
+  // Every input is a regular file (not stdin, a pipe or a terminal), so that no read waits
+  // for a writer: a thread reading them can always be stopped soon.
+  bool inputs_are_regular_files() const;
   // The current input's modification time (ns since the epoch) when it is a regular file,
   // else nullopt (a pipe, a terminal): when its records were written by, at the latest.
   std::optional<std::int64_t> modified_ns() const { return modified_ns_; }
