@@ -22,6 +22,8 @@
 # gets the program's start-up (one-record runs) plus the NDJSON floor's cost per record. Load
 # floor rows and lines (bench/load_floor.hpp) price the default filter's identical decisions
 # as the memory reads they must make, at the filter's real size, with no search around them.
+# The program's rows run its default (--threads 2: files parsed one batch ahead on a second
+# core); a --threads 1 row beside each shows what that second core buys.
 #
 # Environment: EVENTS (default 2000000) and REPS (default 5) scale it; EVENTS=200000 REPS=1
 # is a quick check. A command whose first run takes over SLOW seconds (default 20) is run
@@ -113,6 +115,7 @@ for profile in steady burst; do
   echo "text $profile: $(load_trace "$FLOOR" "$text" "$text_trace")"
   bench_table "text, $profile profile ($(human_size "$text"), $EVENTS lines)" "$text" "$EVENTS" \
     "tlbf-dedup -k 3 -t 1 -w 60s" "$TLBF -k 3 -t 1 -w 60s $text" \
+    "tlbf-dedup --threads 1" "$TLBF -k 3 -t 1 -w 60s --threads 1 $text" \
     ${base_text[@]+"${base_text[@]}"} \
     "tlbf-dedup -a exact" "$TLBF -k 3 -t 1 -w 60s -a exact $text" \
     "tlbf-dedup -a gebf" "$TLBF -k 3 -t 1 -w 60s -a gebf $text" \
@@ -143,6 +146,7 @@ for profile in steady burst; do
   echo "ndjson $profile: $(load_trace "$JSON_FLOOR" "$json" "$json_trace")"
   bench_table "ndjson, $profile profile ($(human_size "$json"), $EVENTS records)" "$json" "$EVENTS" \
     "tlbf-dedup -k id -t ts -w 60s" "$TLBF -k id -t ts -w 60s $json" \
+    "tlbf-dedup --threads 1" "$TLBF -k id -t ts -w 60s --threads 1 $json" \
     ${base_json[@]+"${base_json[@]}"} \
     "tlbf-dedup -a exact" "$TLBF -k id -t ts -w 60s -a exact $json" \
     "tlbf-dedup -a gebf" "$TLBF -k id -t ts -w 60s -a gebf $json" \
@@ -223,6 +227,7 @@ TARGET_LINES+=("$startup_line")
 # The small NDJSON file, where start-up costs count.
 bench_table "ndjson, 300,000 events, steady profile ($(human_size "$small_json"))" "$small_json" "$SMALL_EVENTS" \
   "tlbf-dedup -k id -t ts -w 60s" "$TLBF -k id -t ts -w 60s $small_json" \
+  "tlbf-dedup --threads 1" "$TLBF -k id -t ts -w 60s --threads 1 $small_json" \
   "tlbf-dedup -a exact" "$TLBF -k id -t ts -w 60s -a exact $small_json" \
   "jq -c . (parse only)" "jq -c . $small_json"
 target_line "ndjson 300,000 events" "tlbf-dedup -k id -t ts -w 60s" "jq -c . (parse only)" "jq -c ." 35
