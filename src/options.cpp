@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <sched.h>
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -185,7 +186,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   app.add_option("--top", top, "at exit, the N keys with the most duplicates and their counts (bounded memory, stated error bound) on stderr, or in --stats=json")->type_name("N");
   app.add_option("--explain", explain, "instead of the records, print for the first N (default 20): file:record, key parts, time text, time, clock, decision")->type_name("[=N]");
   app.add_flag("--progress", o.pipeline.progress, "progress on stderr (percent and ETA for files, rates for pipes)");
-  app.add_option("--threads", threads, "1 | 2 (default): with 2, a second thread reads and parses files ahead of the decisions (regular files only, not with --redis, --explain, --line-buffered); 1 keeps to one core")->type_name("N");
+  app.add_option("--threads", threads, "1 | 2: with 2, a second thread reads and parses files ahead of the decisions (regular files only, not with --redis, --explain, --line-buffered); 1 keeps to one core; default 2, or 1 when the process may run on one CPU only")->type_name("N");
   app.add_option("--state", o.state_file, "keep the filter in FILE across runs: loaded at start, saved at checkpoints and exit")->type_name("FILE");
   app.add_flag("--state-reset", o.state_reset, "with --state: ignore an existing state file and start empty");
   app.add_option("--checkpoint", checkpoint, "with --state: save the state this often (default 60s)")->type_name("DUR");
@@ -392,6 +393,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   if (given("--threads")) {
     if (threads != "1" && threads != "2") throw UsageError("--threads '" + threads + "': expected 1 or 2");
     o.pipeline.threads = threads[0] - '0';
+  } else {
+    // The default takes a second core only where the process may run on one: in a container
+    // or under taskset limited to one CPU, a second thread would only add its hand-over.
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    o.pipeline.threads = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2 ? 1 : 2;
   }
 
   if (given("--explain")) {

@@ -109,7 +109,8 @@ struct PipelineConfig {
   std::size_t top = 0;
   // --threads: 2 reads and extracts on a second thread, one batch ahead of the decisions,
   // when every input is a regular file, the filter is local and there is no --explain or
-  // --line-buffered (else, and with 1, one thread does everything).
+  // --line-buffered (else, and with 1, one thread does everything). The program's default
+  // depends on the CPUs the process may use (options.cpp).
   int threads = 2;
 };
 

@@ -78,12 +78,12 @@ same untimed_probe -k 2 -t 1 --stats "$S/loghub_hdfs_2k.log" "$WORK/untimed.in" 
 
 # The second thread exists with 2 and not with 1: seen while the run waits on a full pipe.
 seq 1 3000000 > "$WORK/big.in"
-tasks() {
+tasks() {  # [taskset -c CPU] $D [--threads N]: the process's threads while it runs
   local pid n
   rm -f "$WORK/fifo"
   mkfifo "$WORK/fifo"
   exec 3<> "$WORK/fifo"
-  "$D" --threads "$1" "$WORK/big.in" > "$WORK/fifo" 3<&- &
+  "$@" "$WORK/big.in" > "$WORK/fifo" 3<&- &
   pid=$!
   sleep 1
   n=$(ls "/proc/$pid/task" | wc -l)
@@ -93,8 +93,16 @@ tasks() {
   echo "$n"
 }
 # (Compared, not counted: a sanitizer build has a thread of its own.)
-one=$(tasks 1)
-check "--threads 2: one thread more than --threads 1" "$((one + 1))" "$(tasks 2)"
+one=$(tasks "$D" --threads 1)
+check "--threads 2: one thread more than --threads 1" "$((one + 1))" "$(tasks "$D" --threads 2)"
+# The default is 1 where the process may run on one CPU only, else 2.
+check "the default on one CPU (taskset -c 0): one thread" "$one" "$(tasks taskset -c 0 "$D")"
+check "--threads 2 given on one CPU: two threads" "$((one + 1))" "$(tasks taskset -c 0 "$D" --threads 2)"
+if [ "$(nproc)" -ge 2 ]; then
+  check "the default with $(nproc) CPUs: two threads" "$((one + 1))" "$(tasks "$D")"
+else
+  echo "SKIP (one check): this machine lets the test use one CPU, so the two-CPU default was not checked"
+fi
 
 # Downstream closes the pipe: status 0, nothing on stderr, the first record.
 set +o pipefail
