@@ -256,7 +256,8 @@ line=$(awk -v s="$startup_tlbf" -v st="$startup_true" -v r="$STARTUP_RUNS" -v f=
 echo "$line"
 TARGET_LINES+=("$line")
 # The same with the load floor's cost per record (identical decisions as reads only, steady,
-# two threads): in wall time, and in CPU time (start-up's, the slower thread's, jq's).
+# two threads): in wall time, and in CPU time (start-up's, the slower thread's, jq's). The
+# verdict is the wall time's, the target's own measure.
 line=$(awk -v s="$startup_tlbf" -v cs="$startup_cpu" -v r="$STARTUP_RUNS" \
   -v f="${json_load_per_record:-}" -v n="$SMALL_EVENTS" -v jq="${TABLE_WALL[jq -c . (parse only)]:-}" \
   -v cjq="${TABLE_CPU[jq -c . (parse only)]:-}" 'BEGIN {
@@ -265,7 +266,7 @@ line=$(awk -v s="$startup_tlbf" -v cs="$startup_cpu" -v r="$STARTUP_RUNS" \
     w = jq / (s + n * x[1]); c = cjq / (cs + n * x[2])
     printf "ndjson 300,000 events load floor: start-up %.1f ms + %d x %.0f ns (the steady load floor per record, two threads) = %.3f s, %.1fx jq -c . (target >= 35x); in CPU time %.1f ms + %d x %.0f ns (the slower thread) = %.3f s, %.1fx: %s\n", \
       1e3 * s, n, 1e9 * x[1], s + n * x[1], w, 1e3 * cs, n, 1e9 * x[2], cs + n * x[2], c, \
-      (w >= 35 || c >= 35) ? "reachable at this floor" : "out of reach even at this floor" }')
+      (w >= 35) ? "reachable at this floor" : "out of reach even at this floor (wall time; the CPU figure assumes a core for each thread)" }')
 echo "$line"
 TARGET_LINES+=("$line")
 # Compressed input: the same text file as .gz and .zst. The reference row is tlbf-dedup reading
