@@ -43,39 +43,13 @@ class ReadAheadQueue {
   ReadAheadQueue& operator=(const ReadAheadQueue&) = delete;
 
   // Producer: a free batch to fill, waiting for one; null once stopped.
-  T* acquire() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    freed_.wait(lock, [&] { return stopped_ || !free_.empty(); });
-    if (stopped_) return nullptr;
-    T* t = free_.front();
-    free_.pop_front();
-    return t;
-  }
+  T* acquire() { return pop(free_, freed_, false); }
   // Producer: hands a filled batch to the consumer.
-  void publish(T* t) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      published_.push_back(t);
-    }
-    filled_.notify_one();
-  }
+  void publish(T* t) { push(published_, filled_, t); }
   // Consumer: the next published batch, waiting for it; null when stopped and none is left.
-  T* take() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    filled_.wait(lock, [&] { return stopped_ || !published_.empty(); });
-    if (published_.empty()) return nullptr;
-    T* t = published_.front();
-    published_.pop_front();
-    return t;
-  }
+  T* take() { return pop(published_, filled_, true); }
   // Consumer: a batch it is done with goes back to the pool.
-  void recycle(T* t) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      free_.push_back(t);
-    }
-    freed_.notify_one();
-  }
+  void recycle(T* t) { push(free_, freed_, t); }
   // Either side: no more batches are handed out to the producer; the consumer gets what was
   // published, then null.
   void stop() {
@@ -92,6 +66,24 @@ class ReadAheadQueue {
   }
 
  private:
+  // The front of `from`, waiting on `cv` until there is one or the queue is stopped; once
+  // stopped, null, or with `drain_after_stop` what is left first.
+  T* pop(std::deque<T*>& from, std::condition_variable& cv, bool drain_after_stop) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv.wait(lock, [&] { return stopped_ || !from.empty(); });
+    if (from.empty() || (stopped_ && !drain_after_stop)) return nullptr;
+    T* t = from.front();
+    from.pop_front();
+    return t;
+  }
+  void push(std::deque<T*>& to, std::condition_variable& cv, T* t) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      to.push_back(t);
+    }
+    cv.notify_one();
+  }
+
   mutable std::mutex mutex_;
   std::condition_variable freed_, filled_;
   std::vector<std::unique_ptr<T>> owned_;
