@@ -22,7 +22,10 @@ OUTPUT_STATE_LINES=300000
 generated_input() { echo "$INPUTS/events-$EVENTS-$1.$2"; }
 
 # make_generated_inputs: writes the inputs missing from $INPUTS (gen_events.py's fixed default
-# seed, so the same bytes every time).
+# seed, so the same bytes every time). A phase of EVENTS / 20 events puts two bursts (every
+# 10th phase) in each burst file whatever EVENTS is; at the default phase of 50,000 events
+# the first burst starts at event 450,000, so a shorter burst file was byte for byte the
+# steady one. The steady profile does not use the phase (its files are the same bytes).
 make_generated_inputs() {
   local profile format f
   mkdir -p "$INPUTS"
@@ -30,7 +33,8 @@ make_generated_inputs() {
     for format in text ndjson; do
       f=$(generated_input "$profile" "$format")
       if [ ! -s "$f" ]; then
-        python3 "$GEN_EVENTS" --events "$EVENTS" --profile "$profile" --format "$format" >"$f.tmp"
+        python3 "$GEN_EVENTS" --events "$EVENTS" --phase $((EVENTS / 20)) --profile "$profile" --format "$format" \
+          >"$f.tmp"
         mv "$f.tmp" "$f"
       fi
     done
@@ -42,7 +46,8 @@ make_generated_inputs() {
 #     commands (its `run NAME ARGS...` lines, where $S is the data folder), with --stats=json;
 #     warnings are compared too, so -q is not added.
 #  2. On each generated input, `-k 3 -t 1 -w 60s` and `-k id -t ts -w 60s` with each of -a tlbf,
-#     apbf, gebf and exact, the count window (`-k 3 -n 200000` with apbf, gebf and exact) and
+#     apbf, gebf and exact, the count window (`-k 3 -n 200000` with apbf, gebf and exact),
+#     the approximate filters again at -e 0.01 (where stdout holds false positives) and
 #     --refresh, so every filter class and both decision paths run.
 output_commands() {
   local fn=$1 line n=0 profile a text json
@@ -71,6 +76,15 @@ output_commands() {
     done
     for a in apbf gebf exact; do
       "$fn" "$profile.text -n -a $a" --stats=json -k 3 -n 200000 -a "$a" "$text"
+    done
+    # At -e 0.01 some unique keys are false positives, so stdout itself depends on every probe
+    # position (at the default 1e-5 these inputs have none, and only the stats would notice).
+    for a in tlbf gebf; do
+      "$fn" "$profile.text -a $a -e 0.01" --stats=json -k 3 -t 1 -w 60s -a "$a" -e 0.01 "$text"
+    done
+    "$fn" "$profile.ndjson -a tlbf -e 0.01" --stats=json -k id -t ts -w 60s -a tlbf -e 0.01 "$json"
+    for a in apbf gebf; do
+      "$fn" "$profile.text -n -a $a -e 0.01" --stats=json -k 3 -n 200000 -a "$a" -e 0.01 "$text"
     done
     "$fn" "$profile.text --refresh" --stats=json -k 3 -t 1 -w 60s --refresh "$text"
     "$fn" "$profile.ndjson --refresh" --stats=json -k id -t ts -w 60s --refresh "$json"
