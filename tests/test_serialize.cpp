@@ -33,6 +33,28 @@ TEST_SUITE("serialize") {
     CHECK(r.at_end());
   }
 
+  TEST_CASE("word arrays are saved as u64 writes them, and read back whole or refused") {
+    const std::vector<std::uint64_t> words{0x0102030405060708ull, 0, ~std::uint64_t{0}, 0x8000000000000001ull};
+    tlbf::ByteWriter bulk, one_by_one;
+    bulk.word_array(words.data(), words.size());
+    for (std::uint64_t x : words) one_by_one.u64(x);
+    CHECK(bulk.data() == one_by_one.data());
+    CHECK(static_cast<unsigned char>(bulk.data()[0]) == 0x08);  // least significant byte first
+
+    std::vector<std::uint64_t> back(words.size());
+    tlbf::ByteReader r(bulk.data());
+    r.word_array(back.data(), back.size());
+    CHECK(back == words);
+    CHECK(r.at_end());
+
+    const std::string cut = bulk.data().substr(0, bulk.data().size() - 1);
+    tlbf::ByteReader short_input(cut);
+    CHECK_THROWS_AS(short_input.word_array(back.data(), back.size()), tlbf::state_error);
+    tlbf::ByteReader empty("");
+    empty.word_array(back.data(), 0);  // nothing to read is not a truncation
+    CHECK(empty.at_end());
+  }
+
   TEST_CASE("every truncation is refused with state_error") {
     tlbf::ByteWriter w;
     w.u64(42);

@@ -1,7 +1,6 @@
 // Endianness-independent primitives for saving filter state.
 //
-// Integers are written little-endian byte by byte, doubles as the bit pattern of IEEE-754
-// binary64, byte strings with a u64 length prefix. ByteReader checks every read against the
+// Integers are written little-endian, doubles as the bit pattern of IEEE-754 binary64, byte strings with a u64 length prefix. ByteReader checks every read against the
 // remaining input and throws tlbf::state_error on truncation, so a loader never reads past
 // the end of a damaged file. Framing (magic, format version, checksum) is added by the
 // caller around a filter's payload.
@@ -37,6 +36,16 @@
 
 namespace tlbf {
 
+namespace detail {
+// On a little-endian machine a word array's memory is its saved form, so the bit arrays
+// (nearly all of a state's bytes) are copied whole; elsewhere they go a byte at a time.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+inline constexpr bool kLittleEndian = true;
+#else
+inline constexpr bool kLittleEndian = false;
+#endif
+}  // namespace detail
+
 class ByteWriter {
  public:
   void u8(std::uint8_t v) { buf_.push_back(static_cast<char>(v)); }
@@ -58,7 +67,15 @@ class ByteWriter {
   }
   void words(const std::vector<std::uint64_t>& w) {
     u64(w.size());
-    for (std::uint64_t x : w) u64(x);
+    word_array(w.data(), w.size());
+  }
+  // n words, without a length: each as u64() writes it.
+  void word_array(const std::uint64_t* w, std::size_t n) {
+    if constexpr (detail::kLittleEndian) {
+      buf_.append(reinterpret_cast<const char*>(w), n * sizeof *w);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) u64(w[i]);
+    }
   }
 
   const std::string& data() const { return buf_; }
@@ -106,8 +123,18 @@ class ByteReader {
   // corrupted length field asking for terabytes).
   std::vector<std::uint64_t> words(std::uint64_t max_words) {
     std::vector<std::uint64_t> w(word_count(max_words));
-    for (auto& x : w) x = u64();
+    word_array(w.data(), w.size());
     return w;
+  }
+  // n words, without a length: each as u64() reads it.
+  void word_array(std::uint64_t* w, std::uint64_t n) {
+    if (n > remaining() / 8) throw state_error("state: truncated payload");
+    if constexpr (detail::kLittleEndian) {
+      if (n != 0) std::memcpy(w, in_.data() + pos_, n * sizeof *w);
+      pos_ += n * sizeof *w;
+    } else {
+      for (std::uint64_t i = 0; i < n; ++i) w[i] = u64();
+    }
   }
   // The length field of a word vector: at most `max_words`, and no more than the input holds.
   std::uint64_t word_count(std::uint64_t max_words) {
@@ -163,9 +190,7 @@ class Saver {
   void words(const std::vector<std::uint64_t>& w, std::uint64_t /*max_words*/) { out_.words(w); }
   // The same in two parts, for words that do not live in a vector of their own.
   void word_count(const std::uint64_t& n, std::uint64_t /*max_words*/) { out_.u64(n); }
-  void word_data(const std::uint64_t* w, std::uint64_t n) {
-    for (std::uint64_t i = 0; i < n; ++i) out_.u64(w[i]);
-  }
+  void word_data(const std::uint64_t* w, std::uint64_t n) { out_.word_array(w, n); }
 
  private:
   ByteWriter& out_;
@@ -195,9 +220,7 @@ class Loader {
   }
   void words(std::vector<std::uint64_t>& w, std::uint64_t max_words) { w = in_.words(max_words); }
   void word_count(std::uint64_t& n, std::uint64_t max_words) { n = in_.word_count(max_words); }
-  void word_data(std::uint64_t* w, std::uint64_t n) {
-    for (std::uint64_t i = 0; i < n; ++i) w[i] = in_.u64();
-  }
+  void word_data(std::uint64_t* w, std::uint64_t n) { in_.word_array(w, n); }
 
   std::size_t remaining() const { return in_.remaining(); }
 
