@@ -825,6 +825,58 @@ TEST_SUITE("time_limited") {
     CHECK(positives < queries * 19 / 20);
   }
 
+  TEST_CASE("what stats(), slice() and save() show after any insert is what they showed when every insert updated k slices") {
+    // Each insert counts once in the slices at positions 0..k-1 and stamps them; the filter
+    // may keep those updates aside until they are read. Whatever it does, every observer
+    // must show them done: after 1 to 8 inserts of a random stream (bursts that shift by
+    // count, idle gaps, earlier times, caps, reloads mid-generation), the saved bytes, every
+    // slice() and stats() at two times go into a digest. The constant is the digest this same
+    // test printed for the filter of commit e3a3235, whose inserts updated the k slices
+    // themselves (MESSAGE below, when it differs).
+    std::uint64_t digest = 14695981039346656037ULL;  // FNV-1a, 64 bits
+    auto mix = [&](std::uint64_t v) {
+      for (int b = 0; b < 8; ++b) digest = (digest ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ULL;
+    };
+    std::uint64_t checkpoints = 0;
+    for (int trial = 0; trial < 4; ++trial) {
+      std::mt19937_64 rng(700 + trial);
+      tlbf::FilterConfig cfg = trial < 2 ? time_config(kSec, 300, 4, 3) : time_config(kSec, 0.01, 300);
+      if (trial % 2) cfg.max_slices = trial < 2 ? 9 : 80;
+      auto f = std::make_unique<TimeLimitedFilter>(cfg);
+      Time now = kSec;
+      std::uint64_t next_check = 1;
+      for (std::uint64_t i = 0; i < 6000; ++i) {
+        Time at = now;
+        switch (rng() % 64) {
+          case 0: now += static_cast<Duration>(rng() % (3 * kSec)); break;
+          case 1: at = now - static_cast<Duration>(rng() % (kSec / 2)); break;
+          default: now += i % 2000 < 500 ? static_cast<Duration>(rng() % 40000) : static_cast<Duration>(rng() % (8 * kMs));
+        }
+        f->insert_if_absent(key(rng() % 400), at);
+        if (i + 1 < next_check) continue;
+        next_check += 1 + rng() % 8;
+        ++checkpoints;
+        for (unsigned char c : filter_checks::saved(*f)) mix(c);
+        for (std::size_t pos = 0; pos < f->slice_count(); ++pos) {
+          const tlbf::SliceView v = f->slice(pos);
+          for (std::uint64_t x : {v.bits, v.inserts, static_cast<std::uint64_t>(v.stamp),
+                                  static_cast<std::uint64_t>(v.run_last), v.ones})
+            mix(x);
+        }
+        for (Time t : {now, now + kSec / 2}) {
+          const tlbf::FilterStats st = f->stats(t);
+          mix(st.live_keys);
+          mix(st.bits_allocated);
+          mix(static_cast<std::uint64_t>(st.effective_span));
+        }
+        if (rng() % 50 == 0) f = filter_checks::load<TimeLimitedFilter>(filter_checks::saved(*f), kTag);
+      }
+    }
+    CHECK(checkpoints > 4000);
+    if (digest != 2398616802878480427ULL) MESSAGE("digest " << std::to_string(digest));
+    CHECK(digest == 2398616802878480427ULL);
+  }
+
   TEST_CASE("run_probe(h, p), the query's and the insert's probe value, is probe p of run_probes() for every p") {
     // The filter makes its probe values one at a time; the saved states and the APBF rely on
     // them being the array's, value for value, at every index a filter may use.
