@@ -825,6 +825,60 @@ TEST_SUITE("time_limited") {
     CHECK(positives < queries * 19 / 20);
   }
 
+  TEST_CASE("insert_if_absent() counts the accepted runs as may_contain() does: gaps, bursts, late times, caps, reloads") {
+    // insert_if_absent() walks from its previous count of accepted runs; may_contain()
+    // bisects. Each record is asked of both, on one filter, before it is inserted: a count
+    // too high accepts an expired run (an old key reported), too low refuses a live one (a
+    // duplicate passed). Keys come from a pool about a window's worth of records wide, so
+    // repeats reach every age around the window's edge; the clock idles past the window,
+    // bursts (shifts by count, caps dropping live slices), steps back, and jumps ahead for
+    // one record only (a query later than any insert); some new keys are inserted with
+    // insert(), whose shifts (dropping slices after a gap) leave the count behind; the filter
+    // is reloaded now and then (its count starts over). A twin that only bisects ends in the
+    // same saved state.
+    std::uint64_t disagreements = 0, duplicates = 0, records = 0, reloads = 0, capped = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+      std::mt19937_64 rng(100 + trial);
+      tlbf::FilterConfig cfg = trial % 4 < 2 ? time_config(kSec, 300, 4, 3) : time_config(kSec, 0.01, 300);
+      if (trial % 2) cfg.max_slices = trial % 4 < 2 ? 9 : 80;
+      if (trial == 7) cfg.max_memory_bytes = 16384;
+      auto f = std::make_unique<TimeLimitedFilter>(cfg);
+      TimeLimitedFilter twin(cfg);
+      Time now = kSec;
+      for (std::uint64_t i = 0; i < 20000; ++i) {
+        Time at = now;
+        switch (rng() % 64) {
+          case 0: now += static_cast<Duration>(rng() % (3 * kSec)); break;   // idle, up to 3 windows
+          case 1: at = now - static_cast<Duration>(rng() % (kSec / 2)); break;  // an earlier time
+          case 2: at = now + static_cast<Duration>(rng() % kSec); break;      // later, this record only
+          default: now += i % 5000 < 1000 ? static_cast<Duration>(rng() % 40000)  // a burst
+                                          : static_cast<Duration>(rng() % (8 * kMs));
+        }
+        const tlbf::KeyHash h = key(rng() % 400);
+        const bool seen = f->may_contain(h, at);
+        if (seen || rng() % 4 != 0)
+          disagreements += f->insert_if_absent(h, at) == seen;
+        else
+          f->insert(h, at);  // a shift that insert_if_absent() does not see: its count is stale
+        if (!twin.may_contain(h, at)) twin.insert(h, at);
+        duplicates += seen;
+        ++records;
+        if (rng() % 2000 == 0) {
+          f = filter_checks::load<TimeLimitedFilter>(filter_checks::saved(*f), kTag);
+          ++reloads;
+        }
+      }
+      capped += f->stats(now).cap_evictions > 0;
+      CHECK(filter_checks::saved(*f) == filter_checks::saved(twin));
+    }
+    CHECK(disagreements == 0);
+    // Both answers are common, the caps bound in some trials, and the count was restarted.
+    CHECK(duplicates > records / 10);
+    CHECK(duplicates < records * 9 / 10);
+    CHECK(capped >= 2);
+    CHECK(reloads >= 20);
+  }
+
   TEST_CASE("what stats(), slice() and save() show after any insert is what they showed when every insert updated k slices") {
     // Each insert counts once in the slices at positions 0..k-1 and stamps them; the filter
     // may keep those updates aside until they are read. Whatever it does, every observer

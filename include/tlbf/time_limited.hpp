@@ -163,13 +163,18 @@ class TimeLimitedFilter final : public WindowFilter {
 
   static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
 
-  bool may_contain(KeyHash h, Time now) const override { return probes_present(h, now); }
+  bool may_contain(KeyHash h, Time now) const override {
+    const Time threshold = query_threshold(now);
+    return probes_present(h, threshold, accepted_runs(threshold));
+  }
   void insert(KeyHash h, Time now) override { set_probes(h, now); }
   // The program's path. The probe values are made where they are used, one per level
   // (detail::run_probe()): a new key's query stops after a few levels, and the insert's
-  // loop makes each of its k values once.
+  // loop makes each of its k values once. The accepted runs are counted from the previous
+  // call's count (accepted_runs_from_hint()), not by bisection.
   bool insert_if_absent(KeyHash h, Time now) override {
-    if (probes_present(h, now)) return false;
+    const Time threshold = query_threshold(now);
+    if (probes_present(h, threshold, accepted_runs_from_hint(threshold))) return false;
     set_probes(h, now);
     return true;
   }
@@ -391,6 +396,24 @@ class TimeLimitedFilter final : public WindowFilter {
     return first + ((top - first)->own_last > threshold);
   }
 
+  // accepted_runs(threshold), found by walking from the count this function returned last
+  // (runs_hint_) instead of bisecting: the answer J is the one count with run J - 1 accepted
+  // (or J = 0) and run J refused (or J = the number of runs), and since runs never get newer
+  // with age (check_loaded_runs()) that J is accepted_runs(threshold). So the result is exact
+  // whatever the hint was, provided it is at most the number of runs (drop_oldest() clamps
+  // it). On the program's path the threshold rises with the stream and the runs change only
+  // at a shift, so the walk takes no step on most records and one when a run expires or a
+  // shift renumbers the runs; an earlier time after a later query walks back up.
+  std::size_t accepted_runs_from_hint(Time threshold) {
+    const Slice* top = slices_.data() + (slices_.size() - 1);
+    const std::size_t runs = slices_.size() - k_ + 1;
+    std::size_t j = runs_hint_;
+    while (j > 0 && (top - (j - 1))->own_last <= threshold) --j;
+    while (j < runs && (top - j)->own_last > threshold) ++j;
+    runs_hint_ = j;
+    return j;
+  }
+
   // Where probe value x falls in slice s.
   static detail::ProbeSite site(const Slice& s, std::uint64_t x) {
     const std::uint64_t bit = reduce(x, s.bits);
@@ -401,10 +424,13 @@ class TimeLimitedFilter final : public WindowFilter {
   // the format-1 slices if any. The slice at position j + p of run j reads probe value x_p
   // (detail::run_probe()), the same at every run of a level, so the compiler makes it once
   // per level, outside the loop over the survivors.
-  bool probes_present(KeyHash h, Time now) const {
-    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // accepted iff last insert > threshold
+  // A run is accepted iff its last insert is after this (the window rule, at the later of
+  // now and the latest time seen).
+  Time query_threshold(Time now) const { return detail::sat_sub(std::max(now, latest_), span_); }
+
+  // The query at `threshold`, whose accepted runs are runs 0..runs-1.
+  bool probes_present(KeyHash h, Time threshold, std::size_t runs) const {
     const Slice* top = slices_.data() + (slices_.size() - 1);
-    const std::size_t runs = accepted_runs(threshold);
     if (total_bits_ > kPrefetchingQueryBits
             ? detail::any_run_all_hit_prefetching(
                   runs, k_,
@@ -497,6 +523,7 @@ class TimeLimitedFilter final : public WindowFilter {
     total_bits_ -= old.bits;
     if (old.words.capacity() > spare.capacity()) spare = std::move(old.words);
     slices_.erase(slices_.begin());
+    runs_hint_ = std::min<std::size_t>(runs_hint_, slices_.size() - k_ + 1);  // a drop leaves >= k + l - 1 slices
   }
 
   // Inserts over a stretch of time ending now, for the rate of eq. 6.
@@ -630,6 +657,9 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t cap_evictions_ = 0;
   bool memory_capped_ = false;
   Time cap_horizon_ = kNever;  // newest last update of a live slice a cap dropped
+  // insert_if_absent()'s last count of accepted runs, where its next count starts (never more
+  // than the runs there are; not saved: a loaded filter starts from 0).
+  std::size_t runs_hint_ = 0;
   detail::LegacySlices legacy_;
 };
 
