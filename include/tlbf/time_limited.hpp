@@ -203,8 +203,8 @@ class TimeLimitedFilter final : public WindowFilter {
     // the inserts inside the window (high by up to a generation whose slice is still live).
     const Time threshold = detail::sat_sub(now, span_);
     std::uint64_t live = 0;
-    for (const Slice& x : slices_)
-      if (x.stamp > threshold) live += x.inserts;
+    for (std::size_t i = 0; i < slices_.size(); ++i)
+      if (stamp_of(i) > threshold) live += inserts_of(i);
     s.live_keys = (live + k_ - 1) / k_;
     s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
     s.memory_capped = memory_capped_;
@@ -234,11 +234,12 @@ class TimeLimitedFilter final : public WindowFilter {
   // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
     if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
-    const Slice& s = slices_[slices_.size() - 1 - position];
+    const std::size_t i = slices_.size() - 1 - position;
+    const Slice& s = slices_[i];
     SliceView v;
     v.bits = s.bits;
-    v.inserts = s.inserts;
-    v.stamp = s.stamp;
+    v.inserts = inserts_of(i);
+    v.stamp = stamp_of(i);
     v.run_last = s.own_last;
     v.ones = detail::count_ones(s.words.data(), s.words.size());
     return v;
@@ -298,11 +299,23 @@ class TimeLimitedFilter final : public WindowFilter {
     if constexpr (Archive::loading) f.check_loaded_parameters(n);
     for (std::size_t i = 0; i < n; ++i) {
       auto& s = f.slices_[i];
-      ar.i64(s.stamp, s.own_last);
-      ar.u64(s.inserts);
+      // Saved with the current generation's inserts counted (stamp_of(), inserts_of()).
+      Time stamp = s.stamp;
+      std::uint64_t inserts = s.inserts;
+      if constexpr (!Archive::loading) {
+        stamp = f.stamp_of(i);
+        inserts = f.inserts_of(i);
+      }
+      ar.i64(stamp, s.own_last);
+      ar.u64(inserts);
       ar.words(s.words, f.max_slice_bits_ / 64);
-      if constexpr (Archive::loading) f.check_loaded_slice(i);
+      if constexpr (Archive::loading) {
+        s.stamp = stamp;
+        s.inserts = inserts;
+        f.check_loaded_slice(i);
+      }
     }
+    if constexpr (Archive::loading) f.gen_counted_ = f.gen_inserts_;  // all counted in the slices
     detail::LegacySlices::visit_fields(f.legacy_, ar, f.max_slice_bits_ / 64, f.k_);
     if constexpr (Archive::loading) f.check_loaded_runs();
   }
@@ -340,8 +353,9 @@ class TimeLimitedFilter final : public WindowFilter {
       if (inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
     }
     // The current generation goes on with fresh slices; its inserts so far are in the legacy
-    // ones, so it ends at its own cell's end like any other.
+    // ones, so it ends at its own cell's end like any other, and none are owed to the fresh ones.
     gen_end_ = detail::cell_end(gen_start_, cell_);
+    gen_counted_ = gen_inserts_;
     peak_bits_ = total_bits_ + legacy_.bits();
   }
 
@@ -457,15 +471,32 @@ class TimeLimitedFilter final : public WindowFilter {
       shift(now);
     }
     Slice* s = slices_.data() + (slices_.size() - 1);
-    s->own_last = now;
-    for (std::uint32_t p = 0; p < k_; ++p, --s) {
-      detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
-      ++s->inserts;
-      s->stamp = now;
-    }
+    s->own_last = now;  // also the stamp of positions 0..k-1 (stamp_of())
+    for (std::uint32_t p = 0; p < k_; ++p, --s) detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
     if (gen_left_ > 0) --gen_left_;
     ++gen_inserts_;
     ++keys_inserted_;
+  }
+
+  // Each insert counts once in each slice at positions 0..k-1 and stamps them with its time;
+  // set_probes() leaves both to these, for the inserts of the current generation not yet
+  // counted in the slices (gen_inserts_ - gen_counted_): k writes to k Slice structs fewer per
+  // insert. The slice at index i (from the oldest) as it would be had every insert updated
+  // it: its insert count, and its stamp, the generation's last insert (position 0's own_last).
+  std::uint64_t inserts_of(std::size_t i) const {
+    return slices_[i].inserts + (i + k_ >= slices_.size() ? gen_inserts_ - gen_counted_ : 0);
+  }
+  Time stamp_of(std::size_t i) const {
+    return i + k_ >= slices_.size() && gen_inserts_ != gen_counted_ ? slices_.back().own_last : slices_[i].stamp;
+  }
+  // Writes those counts and stamps into positions 0..k-1, before anything that reads or
+  // changes the slices directly (shift()).
+  void count_generation() {
+    for (std::size_t i = slices_.size() - k_; i < slices_.size(); ++i) {
+      slices_[i].stamp = stamp_of(i);
+      slices_[i].inserts = inserts_of(i);
+    }
+    gen_counted_ = gen_inserts_;
   }
 
   void init_slice(Slice& s, std::uint64_t bits) {
@@ -565,6 +596,7 @@ class TimeLimitedFilter final : public WindowFilter {
   }
 
   void shift(Time now) {
+    count_generation();
     // 1. Target generation from the observed rate (eq. 6), over at least one cell.
     const RateSample r = recent_rate(now);
     double tg = r.inserts * static_cast<double>(span_) / (static_cast<double>(r.duration) * l_);
@@ -634,6 +666,7 @@ class TimeLimitedFilter final : public WindowFilter {
     // 5. Next generation (eq. 5), to the end of now's cell at most.
     gen_left_ = next_generation();
     gen_inserts_ = 0;
+    gen_counted_ = 0;
     gen_start_ = now;
     gen_end_ = detail::cell_end(now, cell_);
   }
@@ -653,6 +686,7 @@ class TimeLimitedFilter final : public WindowFilter {
   Time gen_end_ = 0;  // end of the cell the current generation started in
   std::uint64_t gen_left_ = 0;
   std::uint64_t gen_inserts_ = 0;
+  std::uint64_t gen_counted_ = 0;  // of gen_inserts_, those counted in the slices (inserts_of())
   std::uint64_t keys_inserted_ = 0;
   std::uint64_t cap_evictions_ = 0;
   bool memory_capped_ = false;
