@@ -825,6 +825,112 @@ TEST_SUITE("time_limited") {
     CHECK(positives < queries * 19 / 20);
   }
 
+  TEST_CASE("insert_if_absent() counts the accepted runs as may_contain() does: gaps, bursts, late times, caps, reloads") {
+    // insert_if_absent() walks from its previous count of accepted runs; may_contain()
+    // bisects. Each record is asked of both, on one filter, before it is inserted: a count
+    // too high accepts an expired run (an old key reported), too low refuses a live one (a
+    // duplicate passed). Keys come from a pool about a window's worth of records wide, so
+    // repeats reach every age around the window's edge; the clock idles past the window,
+    // bursts (shifts by count, caps dropping live slices), steps back, and jumps ahead for
+    // one record only (a query later than any insert); some new keys are inserted with
+    // insert(), whose shifts (dropping slices after a gap) leave the count behind; the filter
+    // is reloaded now and then (its count starts over). A twin that only bisects ends in the
+    // same saved state.
+    std::uint64_t disagreements = 0, duplicates = 0, records = 0, reloads = 0, capped = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+      std::mt19937_64 rng(100 + trial);
+      tlbf::FilterConfig cfg = trial % 4 < 2 ? time_config(kSec, 300, 4, 3) : time_config(kSec, 0.01, 300);
+      if (trial % 2) cfg.max_slices = trial % 4 < 2 ? 9 : 80;
+      if (trial == 7) cfg.max_memory_bytes = 16384;
+      auto f = std::make_unique<TimeLimitedFilter>(cfg);
+      TimeLimitedFilter twin(cfg);
+      Time now = kSec;
+      for (std::uint64_t i = 0; i < 20000; ++i) {
+        Time at = now;
+        switch (rng() % 64) {
+          case 0: now += static_cast<Duration>(rng() % (3 * kSec)); break;   // idle, up to 3 windows
+          case 1: at = now - static_cast<Duration>(rng() % (kSec / 2)); break;  // an earlier time
+          case 2: at = now + static_cast<Duration>(rng() % kSec); break;      // later, this record only
+          default: now += i % 5000 < 1000 ? static_cast<Duration>(rng() % 40000)  // a burst
+                                          : static_cast<Duration>(rng() % (8 * kMs));
+        }
+        const tlbf::KeyHash h = key(rng() % 400);
+        const bool seen = f->may_contain(h, at);
+        if (seen || rng() % 4 != 0)
+          disagreements += f->insert_if_absent(h, at) == seen;
+        else
+          f->insert(h, at);  // a shift that insert_if_absent() does not see: its count is stale
+        if (!twin.may_contain(h, at)) twin.insert(h, at);
+        duplicates += seen;
+        ++records;
+        if (rng() % 2000 == 0) {
+          f = filter_checks::load<TimeLimitedFilter>(filter_checks::saved(*f), kTag);
+          ++reloads;
+        }
+      }
+      capped += f->stats(now).cap_evictions > 0;
+      CHECK(filter_checks::saved(*f) == filter_checks::saved(twin));
+    }
+    CHECK(disagreements == 0);
+    // Both answers are common, the caps bound in some trials, and the count was restarted.
+    CHECK(duplicates > records / 10);
+    CHECK(duplicates < records * 9 / 10);
+    CHECK(capped >= 2);
+    CHECK(reloads >= 20);
+  }
+
+  TEST_CASE("what stats(), slice() and save() show after any insert is what they showed when every insert updated k slices") {
+    // Each insert counts once in the slices at positions 0..k-1 and stamps them; the filter
+    // may keep those updates aside until they are read. Whatever it does, every observer
+    // must show them done: after 1 to 8 inserts of a random stream (bursts that shift by
+    // count, idle gaps, earlier times, caps, reloads mid-generation), the saved bytes, every
+    // slice() and stats() at two times go into a digest. The constant is the digest this same
+    // test printed for the filter of commit e3a3235, whose inserts updated the k slices
+    // themselves (MESSAGE below, when it differs).
+    std::uint64_t digest = 14695981039346656037ULL;  // FNV-1a, 64 bits
+    auto mix = [&](std::uint64_t v) {
+      for (int b = 0; b < 8; ++b) digest = (digest ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ULL;
+    };
+    std::uint64_t checkpoints = 0;
+    for (int trial = 0; trial < 4; ++trial) {
+      std::mt19937_64 rng(700 + trial);
+      tlbf::FilterConfig cfg = trial < 2 ? time_config(kSec, 300, 4, 3) : time_config(kSec, 0.01, 300);
+      if (trial % 2) cfg.max_slices = trial < 2 ? 9 : 80;
+      auto f = std::make_unique<TimeLimitedFilter>(cfg);
+      Time now = kSec;
+      std::uint64_t next_check = 1;
+      for (std::uint64_t i = 0; i < 6000; ++i) {
+        Time at = now;
+        switch (rng() % 64) {
+          case 0: now += static_cast<Duration>(rng() % (3 * kSec)); break;
+          case 1: at = now - static_cast<Duration>(rng() % (kSec / 2)); break;
+          default: now += i % 2000 < 500 ? static_cast<Duration>(rng() % 40000) : static_cast<Duration>(rng() % (8 * kMs));
+        }
+        f->insert_if_absent(key(rng() % 400), at);
+        if (i + 1 < next_check) continue;
+        next_check += 1 + rng() % 8;
+        ++checkpoints;
+        for (unsigned char c : filter_checks::saved(*f)) mix(c);
+        for (std::size_t pos = 0; pos < f->slice_count(); ++pos) {
+          const tlbf::SliceView v = f->slice(pos);
+          for (std::uint64_t x : {v.bits, v.inserts, static_cast<std::uint64_t>(v.stamp),
+                                  static_cast<std::uint64_t>(v.run_last), v.ones})
+            mix(x);
+        }
+        for (Time t : {now, now + kSec / 2}) {
+          const tlbf::FilterStats st = f->stats(t);
+          mix(st.live_keys);
+          mix(st.bits_allocated);
+          mix(static_cast<std::uint64_t>(st.effective_span));
+        }
+        if (rng() % 50 == 0) f = filter_checks::load<TimeLimitedFilter>(filter_checks::saved(*f), kTag);
+      }
+    }
+    CHECK(checkpoints > 4000);
+    if (digest != 2398616802878480427ULL) MESSAGE("digest " << std::to_string(digest));
+    CHECK(digest == 2398616802878480427ULL);
+  }
+
   TEST_CASE("run_probe(h, p), the query's and the insert's probe value, is probe p of run_probes() for every p") {
     // The filter makes its probe values one at a time; the saved states and the APBF rely on
     // them being the array's, value for value, at every index a filter may use.

@@ -163,13 +163,18 @@ class TimeLimitedFilter final : public WindowFilter {
 
   static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
 
-  bool may_contain(KeyHash h, Time now) const override { return probes_present(h, now); }
+  bool may_contain(KeyHash h, Time now) const override {
+    const Time threshold = query_threshold(now);
+    return probes_present(h, threshold, accepted_runs(threshold));
+  }
   void insert(KeyHash h, Time now) override { set_probes(h, now); }
   // The program's path. The probe values are made where they are used, one per level
   // (detail::run_probe()): a new key's query stops after a few levels, and the insert's
-  // loop makes each of its k values once.
+  // loop makes each of its k values once. The accepted runs are counted from the previous
+  // call's count (accepted_runs_from_hint()), not by bisection.
   bool insert_if_absent(KeyHash h, Time now) override {
-    if (probes_present(h, now)) return false;
+    const Time threshold = query_threshold(now);
+    if (probes_present(h, threshold, accepted_runs_from_hint(threshold))) return false;
     set_probes(h, now);
     return true;
   }
@@ -198,8 +203,8 @@ class TimeLimitedFilter final : public WindowFilter {
     // the inserts inside the window (high by up to a generation whose slice is still live).
     const Time threshold = detail::sat_sub(now, span_);
     std::uint64_t live = 0;
-    for (const Slice& x : slices_)
-      if (x.stamp > threshold) live += x.inserts;
+    for (std::size_t i = 0; i < slices_.size(); ++i)
+      if (stamp_of(i) > threshold) live += inserts_of(i);
     s.live_keys = (live + k_ - 1) / k_;
     s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
     s.memory_capped = memory_capped_;
@@ -229,11 +234,12 @@ class TimeLimitedFilter final : public WindowFilter {
   // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
     if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
-    const Slice& s = slices_[slices_.size() - 1 - position];
+    const std::size_t i = slices_.size() - 1 - position;
+    const Slice& s = slices_[i];
     SliceView v;
     v.bits = s.bits;
-    v.inserts = s.inserts;
-    v.stamp = s.stamp;
+    v.inserts = inserts_of(i);
+    v.stamp = stamp_of(i);
     v.run_last = s.own_last;
     v.ones = detail::count_ones(s.words.data(), s.words.size());
     return v;
@@ -293,11 +299,23 @@ class TimeLimitedFilter final : public WindowFilter {
     if constexpr (Archive::loading) f.check_loaded_parameters(n);
     for (std::size_t i = 0; i < n; ++i) {
       auto& s = f.slices_[i];
-      ar.i64(s.stamp, s.own_last);
-      ar.u64(s.inserts);
+      // Saved with the current generation's inserts counted (stamp_of(), inserts_of()).
+      Time stamp = s.stamp;
+      std::uint64_t inserts = s.inserts;
+      if constexpr (!Archive::loading) {
+        stamp = f.stamp_of(i);
+        inserts = f.inserts_of(i);
+      }
+      ar.i64(stamp, s.own_last);
+      ar.u64(inserts);
       ar.words(s.words, f.max_slice_bits_ / 64);
-      if constexpr (Archive::loading) f.check_loaded_slice(i);
+      if constexpr (Archive::loading) {
+        s.stamp = stamp;
+        s.inserts = inserts;
+        f.check_loaded_slice(i);
+      }
     }
+    if constexpr (Archive::loading) f.gen_counted_ = f.gen_inserts_;  // all counted in the slices
     detail::LegacySlices::visit_fields(f.legacy_, ar, f.max_slice_bits_ / 64, f.k_);
     if constexpr (Archive::loading) f.check_loaded_runs();
   }
@@ -335,8 +353,9 @@ class TimeLimitedFilter final : public WindowFilter {
       if (inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
     }
     // The current generation goes on with fresh slices; its inserts so far are in the legacy
-    // ones, so it ends at its own cell's end like any other.
+    // ones, so it ends at its own cell's end like any other, and none are owed to the fresh ones.
     gen_end_ = detail::cell_end(gen_start_, cell_);
+    gen_counted_ = gen_inserts_;
     peak_bits_ = total_bits_ + legacy_.bits();
   }
 
@@ -391,6 +410,24 @@ class TimeLimitedFilter final : public WindowFilter {
     return first + ((top - first)->own_last > threshold);
   }
 
+  // accepted_runs(threshold), found by walking from the count this function returned last
+  // (runs_hint_) instead of bisecting: the answer J is the one count with run J - 1 accepted
+  // (or J = 0) and run J refused (or J = the number of runs), and since runs never get newer
+  // with age (check_loaded_runs()) that J is accepted_runs(threshold). So the result is exact
+  // whatever the hint was, provided it is at most the number of runs (drop_oldest() clamps
+  // it). On the program's path the threshold rises with the stream and the runs change only
+  // at a shift, so the walk takes no step on most records and one when a run expires or a
+  // shift renumbers the runs; an earlier time after a later query walks back up.
+  std::size_t accepted_runs_from_hint(Time threshold) {
+    const Slice* top = slices_.data() + (slices_.size() - 1);
+    const std::size_t runs = slices_.size() - k_ + 1;
+    std::size_t j = runs_hint_;
+    while (j > 0 && (top - (j - 1))->own_last <= threshold) --j;
+    while (j < runs && (top - j)->own_last > threshold) ++j;
+    runs_hint_ = j;
+    return j;
+  }
+
   // Where probe value x falls in slice s.
   static detail::ProbeSite site(const Slice& s, std::uint64_t x) {
     const std::uint64_t bit = reduce(x, s.bits);
@@ -401,10 +438,13 @@ class TimeLimitedFilter final : public WindowFilter {
   // the format-1 slices if any. The slice at position j + p of run j reads probe value x_p
   // (detail::run_probe()), the same at every run of a level, so the compiler makes it once
   // per level, outside the loop over the survivors.
-  bool probes_present(KeyHash h, Time now) const {
-    const Time threshold = detail::sat_sub(std::max(now, latest_), span_);  // accepted iff last insert > threshold
+  // A run is accepted iff its last insert is after this (the window rule, at the later of
+  // now and the latest time seen).
+  Time query_threshold(Time now) const { return detail::sat_sub(std::max(now, latest_), span_); }
+
+  // The query at `threshold`, whose accepted runs are runs 0..runs-1.
+  bool probes_present(KeyHash h, Time threshold, std::size_t runs) const {
     const Slice* top = slices_.data() + (slices_.size() - 1);
-    const std::size_t runs = accepted_runs(threshold);
     if (total_bits_ > kPrefetchingQueryBits
             ? detail::any_run_all_hit_prefetching(
                   runs, k_,
@@ -431,15 +471,32 @@ class TimeLimitedFilter final : public WindowFilter {
       shift(now);
     }
     Slice* s = slices_.data() + (slices_.size() - 1);
-    s->own_last = now;
-    for (std::uint32_t p = 0; p < k_; ++p, --s) {
-      detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
-      ++s->inserts;
-      s->stamp = now;
-    }
+    s->own_last = now;  // also the stamp of positions 0..k-1 (stamp_of())
+    for (std::uint32_t p = 0; p < k_; ++p, --s) detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
     if (gen_left_ > 0) --gen_left_;
     ++gen_inserts_;
     ++keys_inserted_;
+  }
+
+  // Each insert counts once in each slice at positions 0..k-1 and stamps them with its time;
+  // set_probes() leaves both to these, for the inserts of the current generation not yet
+  // counted in the slices (gen_inserts_ - gen_counted_): k writes to k Slice structs fewer per
+  // insert. The slice at index i (from the oldest) as it would be had every insert updated
+  // it: its insert count, and its stamp, the generation's last insert (position 0's own_last).
+  std::uint64_t inserts_of(std::size_t i) const {
+    return slices_[i].inserts + (i + k_ >= slices_.size() ? gen_inserts_ - gen_counted_ : 0);
+  }
+  Time stamp_of(std::size_t i) const {
+    return i + k_ >= slices_.size() && gen_inserts_ != gen_counted_ ? slices_.back().own_last : slices_[i].stamp;
+  }
+  // Writes those counts and stamps into positions 0..k-1, before anything that reads or
+  // changes the slices directly (shift()).
+  void count_generation() {
+    for (std::size_t i = slices_.size() - k_; i < slices_.size(); ++i) {
+      slices_[i].stamp = stamp_of(i);
+      slices_[i].inserts = inserts_of(i);
+    }
+    gen_counted_ = gen_inserts_;
   }
 
   void init_slice(Slice& s, std::uint64_t bits) {
@@ -497,6 +554,7 @@ class TimeLimitedFilter final : public WindowFilter {
     total_bits_ -= old.bits;
     if (old.words.capacity() > spare.capacity()) spare = std::move(old.words);
     slices_.erase(slices_.begin());
+    runs_hint_ = std::min<std::size_t>(runs_hint_, slices_.size() - k_ + 1);  // a drop leaves >= k + l - 1 slices
   }
 
   // Inserts over a stretch of time ending now, for the rate of eq. 6.
@@ -538,6 +596,7 @@ class TimeLimitedFilter final : public WindowFilter {
   }
 
   void shift(Time now) {
+    count_generation();
     // 1. Target generation from the observed rate (eq. 6), over at least one cell.
     const RateSample r = recent_rate(now);
     double tg = r.inserts * static_cast<double>(span_) / (static_cast<double>(r.duration) * l_);
@@ -607,6 +666,7 @@ class TimeLimitedFilter final : public WindowFilter {
     // 5. Next generation (eq. 5), to the end of now's cell at most.
     gen_left_ = next_generation();
     gen_inserts_ = 0;
+    gen_counted_ = 0;
     gen_start_ = now;
     gen_end_ = detail::cell_end(now, cell_);
   }
@@ -626,10 +686,14 @@ class TimeLimitedFilter final : public WindowFilter {
   Time gen_end_ = 0;  // end of the cell the current generation started in
   std::uint64_t gen_left_ = 0;
   std::uint64_t gen_inserts_ = 0;
+  std::uint64_t gen_counted_ = 0;  // of gen_inserts_, those counted in the slices (inserts_of())
   std::uint64_t keys_inserted_ = 0;
   std::uint64_t cap_evictions_ = 0;
   bool memory_capped_ = false;
   Time cap_horizon_ = kNever;  // newest last update of a live slice a cap dropped
+  // insert_if_absent()'s last count of accepted runs, where its next count starts (never more
+  // than the runs there are; not saved: a loaded filter starts from 0).
+  std::size_t runs_hint_ = 0;
   detail::LegacySlices legacy_;
 };
 
