@@ -341,11 +341,33 @@ void Pipeline::drain(Writer& out) {
   release_answered(out);
 }
 
+bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x) {
+  const bool explain = cfg_.explain > 0;
+  const bool only_dups = cfg_.output.only_dups;
+  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
+  const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
+  std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
+  if (cfg_.on_error == OnError::fail) {
+    drain(out);
+    out.flush();
+    throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", *place_name_, record_number(), what));
+  }
+  if (count++ == 0) warn_first(kind, what.c_str());
+  if (explain) {
+    explain_record(out, &x, "error");
+    return false;
+  }
+  if (cfg_.on_error == OnError::pass && !only_dups) {
+    write_undecided(out, rec, cfg_.output.mark);
+    if (cfg_.line_buffered) out.flush();
+    return true;
+  }
+  return false;
+}
+
 template <class D>
 void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
                           bool read_ahead) {
-  const bool only_dups = cfg_.output.only_dups;
-  const bool mark = cfg_.output.mark;
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
   bool emitted = false;  // the record before was written (its late continuation lines follow it)
@@ -363,24 +385,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
   // `hashed`: its key's hash when the producer thread made it already, else null.
   auto judge = [&](const Record& rec, const Extracted& x, const tlbf::KeyHash* hashed) {
     if (x.status != ExtractStatus::ok) {
-      const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
-      const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
-      std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
-      if (cfg_.on_error == OnError::fail) {
-        drain(out);
-        out.flush();
-        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", *place_name_, record_number(), what));
-      }
-      if (count++ == 0) warn_first(kind, what.c_str());
-      emitted = !explain && cfg_.on_error == OnError::pass && !only_dups;
-      if (explain) {
-        explain_record(out, &x, "error");
-        return;
-      }
-      if (cfg_.on_error == OnError::pass && !only_dups) {
-        write_undecided(out, rec, mark);
-        if (cfg_.line_buffered) out.flush();
-      }
+      emitted = judge_unkeyed(out, rec, x);
       return;
     }
 
