@@ -97,7 +97,7 @@ class ReadAheadQueue {
 // pointed into the record points into the copy, and a key comes with its hash.
 struct RecordBatch {
   // A batch is full at kBytes of records or kItems records, whichever comes first (short
-  // records: each item takes some 100 bytes besides its record). A longer record still goes
+  // records: each item takes some 140 bytes besides its record). A longer record still goes
   // in whole (the batch grows to it and is shrunk back when it is filled next).
   static constexpr std::size_t kBytes = std::size_t{512} << 10;
   static constexpr std::size_t kItems = 4096;
