@@ -47,6 +47,7 @@
 
 #include "duration.hpp"
 #include "progress.hpp"
+#include "tlbf/hash.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -340,11 +341,33 @@ void Pipeline::drain(Writer& out) {
   release_answered(out);
 }
 
+bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x) {
+  const bool explain = cfg_.explain > 0;
+  const bool only_dups = cfg_.output.only_dups;
+  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
+  const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
+  std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
+  if (cfg_.on_error == OnError::fail) {
+    drain(out);
+    out.flush();
+    throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", *place_name_, record_number(), what));
+  }
+  if (count++ == 0) warn_first(kind, what.c_str());
+  if (explain) {
+    explain_record(out, &x, "error");
+    return false;
+  }
+  if (cfg_.on_error == OnError::pass && !only_dups) {
+    write_undecided(out, rec, cfg_.output.mark);
+    if (cfg_.line_buffered) out.flush();
+    return true;
+  }
+  return false;
+}
+
 template <class D>
 void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
                           bool read_ahead) {
-  const bool only_dups = cfg_.output.only_dups;
-  const bool mark = cfg_.output.mark;
   const bool explain = cfg_.explain > 0;
   if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
   bool emitted = false;  // the record before was written (its late continuation lines follow it)
@@ -358,27 +381,11 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
   };
 
-  // Steps 3 to 5 for one record whose format is known, after step 2 made `x` of it.
-  auto judge = [&](const Record& rec, const Extracted& x) {
+  // Steps 3 to 5 for one record whose format is known, after step 2 made `x` of it;
+  // `hashed`: its key's hash when the producer thread made it already, else null.
+  auto judge = [&](const Record& rec, const Extracted& x, const tlbf::KeyHash* hashed) {
     if (x.status != ExtractStatus::ok) {
-      const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
-      const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
-      std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
-      if (cfg_.on_error == OnError::fail) {
-        drain(out);
-        out.flush();
-        throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", *place_name_, record_number(), what));
-      }
-      if (count++ == 0) warn_first(kind, what.c_str());
-      emitted = !explain && cfg_.on_error == OnError::pass && !only_dups;
-      if (explain) {
-        explain_record(out, &x, "error");
-        return;
-      }
-      if (cfg_.on_error == OnError::pass && !only_dups) {
-        write_undecided(out, rec, mark);
-        if (cfg_.line_buffered) out.flush();
-      }
+      emitted = judge_unkeyed(out, rec, x);
       return;
     }
 
@@ -400,7 +407,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::awaits_answer});
       release_answered(out);
     } else {
-      bool dup = decider.is_duplicate(x.key, clock_);
+      const bool dup = hashed ? decider.is_duplicate(*hashed, clock_) : decider.is_duplicate(x.key, clock_);
       stats_.duplicates += dup;
       if (dup && top_) top_->add(x.key);  // --top: whose duplicate it was
       emitted = false;
@@ -437,7 +444,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       r.size = h.size;
       r.term_len = h.term_len;
       replaying_record_ = h.number;
-      judge(r, extractor_->extract(r.head()));
+      judge(r, extractor_->extract(r.head()), nullptr);
     }
     replaying_record_ = 0;
     blanks.clear();
@@ -471,7 +478,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       if (!blanks.empty()) judge_blanks();
     }
     // Step 2: key and time.
-    judge(rec, extractor_->extract(rec.head()));
+    judge(rec, extractor_->extract(rec.head()), nullptr);
 
     after_record();
     // The format is known: the rest is read and extracted on the producer's thread.
@@ -540,7 +547,7 @@ void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile i
       x.key = b->key(item);
       x.time = item.time;
       x.time.text = b->time_text(item);
-      judge(rec, x);
+      judge(rec, x, &item.hash);
       after_record();
     }
     out.return_borrowed();
@@ -588,6 +595,7 @@ void Pipeline::read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, 
           const Extracted x = extractor->extract(rec.head());
           item.status = x.status;
           item.absent_part = x.absent_part;
+          if (x.status == ExtractStatus::ok) item.hash = tlbf::hash_key(x.key, cfg_.hash_seed);
           item.key_size = x.key.size();
           place_in_batch(x.key, rec, *b, item.key_in_record, item.key_offset);
           item.time = x.time;

@@ -152,6 +152,10 @@ class Pipeline {
   // while held records are judged, else the one the loop set.
   std::uint64_t record_number() const { return replaying_record_ ? replaying_record_ : place_record_; }
   void start_input(const RecordReader& in);
+  // Steps 3 to 5 for a record without a key (malformed, or a -k absent): counted, warned
+  // about once, then passed, dropped or fatal as --on-error says; true when it was written.
+  // Cold: kept out of the record loop, whose usual record has a key.
+  [[gnu::cold]] bool judge_unkeyed(Writer& out, const Record& rec, const Extracted& x);
   // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
   TimeVerdict accept_time(const TimeReading& t) {
     // The usual record, decided here without a call: a full time, not before the clock, not

@@ -26,6 +26,7 @@
 
 #include "extract.hpp"
 #include "timestamp.hpp"
+#include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
 
@@ -92,11 +93,11 @@ class ReadAheadQueue {
 };
 
 // Records read ahead, with what the extractor made of each: their bytes are copied into the
-// batch (so they stay valid however far the reader has moved on), and a key or time text
-// that pointed into the record points into the copy.
+// batch (so they stay valid however far the reader has moved on), a key or time text that
+// pointed into the record points into the copy, and a key comes with its hash.
 struct RecordBatch {
   // A batch is full at kBytes of records or kItems records, whichever comes first (short
-  // records: each item takes some 100 bytes besides its record). A longer record still goes
+  // records: each item takes some 140 bytes besides its record). A longer record still goes
   // in whole (the batch grows to it and is shrunk back when it is filled next).
   static constexpr std::size_t kBytes = std::size_t{512} << 10;
   static constexpr std::size_t kItems = 4096;
@@ -110,6 +111,9 @@ struct RecordBatch {
     std::size_t input;          // its input's number (RecordReader::input_number())
     ExtractStatus status;
     std::uint32_t absent_part;
+    // With status ok: the key hashed as the decider would (tlbf::hash_key with the run's
+    // seed, decider.hpp), so the consumer decides without hashing.
+    tlbf::KeyHash hash;
     // Where the key and the time text are: in the record (kInRecord) or in `side`.
     bool key_in_record, time_in_record;
     std::size_t key_offset, key_size, time_offset, time_size;

@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "pipeline.hpp"
 #include "test_helpers_cli.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/hash.hpp"
 
 namespace {
 using namespace tlbf_dedup;
@@ -96,6 +98,27 @@ tlbf::FilterConfig exact(tlbf::Duration span) {
   fc.span = span;
   return fc;
 }
+
+// A filter outside the library that keeps every hash it is asked about, in order, and
+// answers as an exact set without expiry.
+class HashLog final : public tlbf::WindowFilter {
+ public:
+  bool may_contain(tlbf::KeyHash h, tlbf::Time) const override {
+    asked.push_back(h);
+    return seen_.count(h) > 0;
+  }
+  void insert(tlbf::KeyHash h, tlbf::Time) override { seen_.insert(h); }
+  tlbf::FilterStats stats(tlbf::Time) const override { return {}; }
+  void save(tlbf::ByteWriter&) const override {}
+
+  mutable std::vector<tlbf::KeyHash> asked;
+
+ private:
+  struct ByLow {
+    std::size_t operator()(tlbf::KeyHash h) const { return static_cast<std::size_t>(h.lo); }
+  };
+  std::unordered_set<tlbf::KeyHash, ByLow> seen_;
+};
 }  // namespace
 
 TEST_SUITE("pipeline") {
@@ -378,6 +401,49 @@ TEST_SUITE("pipeline") {
     Run m = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n"}, c, exact(60 * kS));
     CHECK(m.out == "a Dec 31 23:59:50\na Jan  1 05:00:00\n");
     CHECK(m.clock > 1577836800 * kS);  // after 2020-01-01: the year was not 1970
+  }
+
+  // With --threads 2 the producer hashes the keys; the filter must be asked with the very
+  // hashes one thread asks with (the run's seed, the same key bytes), record by record.
+  TEST_CASE("read-ahead asks the filter with the key hashed with the run's seed, as one thread does") {
+    constexpr std::uint64_t kSeed = 0x9e3779b97f4a7c15u;
+    std::string in = "1 a\nnokey\n2 b\n\n3 a\n";
+    for (int i = 0; i < 9000; ++i) in += std::to_string(4 + i / 100) + " k" + std::to_string(i % 500) + "\n";
+    std::vector<tlbf::KeyHash> expected;
+    for (const char* k : {"a", "b", "a"}) expected.push_back(tlbf::hash_key(std::string_view(k), kSeed));
+    for (int i = 0; i < 9000; ++i) expected.push_back(tlbf::hash_key("k" + std::to_string(i % 500), kSeed));
+    TempFile input(in);
+    std::string outputs[2];
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      PipelineConfig c = keyed("2", "1");
+      c.hash_seed = kSeed;
+      c.threads = threads;
+      c.clock.window = 5 * kS;
+      HashLog filter;
+      TempFile out;
+      int fd = out.open_for_writing();
+      {
+        RecordReader reader({input.path()}, '\n');
+        Writer writer(fd);
+        ManualClock clock;
+        clock.advance(1893456000 * kS);
+        RecordingDiagnostics diagnostics;
+        Pipeline p(c, filter, 0, clock, diagnostics);
+        static volatile int no_stop = 0;
+        const RunStats stats = p.run(reader, writer, &no_stop);
+        CHECK(stats.duplicates == 1 + (9000 - 500));
+      }
+      ::close(fd);
+      outputs[threads - 1] = out.read();
+      REQUIRE(filter.asked.size() == expected.size());
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        CAPTURE(i);
+        CHECK(filter.asked[i].lo == expected[i].lo);
+        CHECK(filter.asked[i].hi == expected[i].hi);
+      }
+    }
+    CHECK(outputs[0] == outputs[1]);
   }
 }
 

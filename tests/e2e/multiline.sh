@@ -131,4 +131,25 @@ IFS= read -r -t 10 held <&3 || held=timeout
 check "the end of input releases it" "2024-01-01 00:00:00 held" "$held"
 exec 3<&-
 wait "$pid"
+
+# A record without a key shares its fate with its late continuation lines too: passed
+# (--on-error pass) they follow it, dropped they go with it.
+for on_error in pass drop; do
+  mkfifo "$WORK/in_$on_error" "$WORK/out_$on_error"
+  "$D" --multiline '^\d{4}-' --multiline-timeout 200ms -k 9 --on-error "$on_error" < "$WORK/in_$on_error" \
+    > "$WORK/out_$on_error" 2> /dev/null &
+  pid=$!
+  exec 4> "$WORK/in_$on_error"
+  exec 3< "$WORK/out_$on_error"
+  printf '2024-01-01 00:00:00 short\n' >&4
+  sleep 0.5  # the keyless record is judged after the pause
+  printf '\tat late(C.java:2)\n2024-01-01 00:00:01 a b c d e f g\n' >&4
+  exec 4>&-
+  got=$(timeout 10 cat <&3 | tr '\n' '|')
+  exec 3<&-
+  wait "$pid"
+  want="2024-01-01 00:00:01 a b c d e f g|"
+  [ "$on_error" = pass ] && want="2024-01-01 00:00:00 short|	at late(C.java:2)|$want"
+  check "tail -f: a late continuation line follows a keyless record --on-error $on_error" "$want" "$got"
+done
 finish
