@@ -248,7 +248,17 @@ int run(Options o, int argc, const char* const* argv) {
   std::optional<Pipeline> pipeline;
   if (remote) pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
   else pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
-  pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+  try {
+    pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+  } catch (const OutputStopped& e) {
+    std::fprintf(stderr,
+                 "tlbf-dedup: stopped by signal %d while the output took nothing for %d ms: at least %llu bytes of "
+                 "kept records were not written%s%s%s\n",
+                 static_cast<int>(g_stop_signal), Writer::kStopGraceMs, static_cast<unsigned long long>(e.unwritten),
+                 o.state_file.empty() ? "" : "; the state was not saved, so a run resumed from ", o.state_file.c_str(),
+                 o.state_file.empty() ? "" : " writes them again");
+    return 128 + g_stop_signal;
+  }
 
   // Step 4: the exit status.
   if (g_stop_signal) return 128 + g_stop_signal;

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
-#include <csignal>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -31,7 +30,6 @@
 #include <vector>
 
 #include <poll.h>
-#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -41,6 +39,7 @@
 
 #include "atomic_file.hpp"
 #include "byte_source.hpp"
+#include "signal_free_thread.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -158,12 +157,7 @@ class DecompressingSource final : public ByteSource {
     if (!ready_ || !cancel_) throw std::system_error(errno, std::generic_category(), "eventfd");
     if (kind == Compression::gzip) decoder_ = std::make_unique<GzipDecoder>();
     else decoder_ = std::make_unique<ZstdDecoder>();
-    // The thread starts with every signal blocked; this thread's mask is restored at once.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    thread_ = std::thread([this, p = std::move(prefix)] { produce(p); });
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    thread_ = signal_free_thread([this, p = std::move(prefix)] { produce(p); });
   }
 
   ~DecompressingSource() override {

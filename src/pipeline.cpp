@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -47,6 +48,7 @@
 
 #include "duration.hpp"
 #include "progress.hpp"
+#include "signal_free_thread.hpp"
 #include "tlbf/hash.hpp"
 
 namespace tlbf_dedup {
@@ -506,7 +508,7 @@ void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile i
   place_name_ = &thread_name_;
   batches_ = std::make_unique<ReadAheadQueue<RecordBatch>>(kBatches);
   ReadAheadQueue<RecordBatch>& queue = *batches_;
-  std::thread producer(&Pipeline::read_ahead, this, std::ref(in), std::ref(queue), std::move(extractor_),
+  std::thread producer = signal_free_thread(&Pipeline::read_ahead, this, std::ref(in), std::ref(queue), std::move(extractor_),
                        cfg_.time_parser, json_);
   // On every way out (the end, a stop, an error thrown here): the producer stops and is joined.
   struct Join {
@@ -628,6 +630,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   std::unique_ptr<Progress> progress;
   if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size(), *time_source_);
   in.set_stop_flag(stop);
+  out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
   // Kept records go out from the reader's buffer (Writer::write_borrowed): written before
   // the reader overwrites them.
   in.on_buffer_reuse([&] { out.return_borrowed(); });
@@ -646,6 +649,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   const bool read_ahead = cfg_.threads > 1 && !deferred_ && cfg_.explain == 0 && !cfg_.line_buffered &&
                           in.inputs_are_regular_files();
   bool untimed_failed = false, downstream_closed = false;
+  std::optional<OutputStopped> output_stopped;
   try {
     if (deferred_) {
       try {
@@ -676,6 +680,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // kept, so the next run with the same --state continues from here.
     if (hooks_.save) hooks_.save(*filter_, clock_);
     downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
+  } catch (const OutputStopped& e) {
+    // Stopped by a signal with the output blocked: records decided as kept were not written,
+    // so the state is not saved (a run resumed from it would take them for duplicates); the
+    // state file keeps its last save, and a rerun from there writes them again.
+    output_stopped = e;
   }
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
@@ -685,6 +694,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   warn_totals();
   diagnostics_->summary(stats_);
   if (downstream_closed) throw BrokenPipe{};
+  if (output_stopped) throw *output_stopped;
   if (untimed_failed)
     throw UntimedInput(fmt::format(
         "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "

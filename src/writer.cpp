@@ -7,7 +7,9 @@
 // caller's memory, between the buffered bytes written before and after them, and the caller
 // keeps them unchanged until flush(); a record larger than the buffer is written straight
 // from the caller's memory too. EPIPE is reported as BrokenPipe (SIGPIPE is ignored by the
-// program so write(2) returns it instead of killing the process).
+// program so write(2) returns it instead of killing the process). After a stop signal a write
+// never blocks for longer than Writer::kStopGraceMs without progress (writable()), so a
+// reader that stopped reading cannot keep the program from ending.
 #include "writer.hpp"
 
 #include <algorithm>
@@ -15,6 +17,8 @@
 #include <climits>
 #include <utility>
 
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tlbf_dedup {
@@ -40,9 +44,23 @@ Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_
 
 Writer::~Writer() = default;
 
+std::size_t Writer::writable(std::size_t want, std::uint64_t unwritten) {
+  if (!stop_ || !*stop_) return want;
+  pollfd pfd{fd_, POLLOUT, 0};
+  const int r = ::poll(&pfd, 1, kStopGraceMs);
+  if (r == 0 || (r < 0 && errno == EINTR)) throw OutputStopped{unwritten};
+  if (r < 0 || !(pfd.revents & POLLOUT)) return want;  // the write reports what is wrong (EPIPE, ...)
+  if (pipe_like_ < 0) {
+    struct stat st {};
+    pipe_like_ = ::fstat(fd_, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+  }
+  // A ready pipe has room for PIPE_BUF bytes at least; a larger write could block on the rest.
+  return pipe_like_ ? std::min<std::size_t>(want, PIPE_BUF) : want;
+}
+
 void Writer::write_all(const char* p, std::size_t n) {
   while (n > 0) {
-    ssize_t w = ::write(fd_, p, n);
+    ssize_t w = ::write(fd_, p, writable(n, n));
     if (interrupted(w)) continue;
     p += w;
     n -= static_cast<std::size_t>(w);
@@ -78,7 +96,15 @@ void Writer::flush() {
   iovec* v = pieces_.data();
   std::size_t left = pieces_.size();
   while (left > 0) {
-    const ssize_t w = ::writev(fd_, v, static_cast<int>(std::min(left, kMaxPieces)));
+    const std::size_t pieces = std::min(left, kMaxPieces);
+    ssize_t w;
+    if (stop_ && *stop_) {
+      std::uint64_t unwritten = 0;
+      for (std::size_t i = 0; i < left; ++i) unwritten += v[i].iov_len;
+      w = ::write(fd_, v->iov_base, writable(v->iov_len, unwritten));  // a piece at a time, bounded
+    } else {
+      w = ::writev(fd_, v, static_cast<int>(pieces));
+    }
     if (interrupted(w)) continue;
     written_ += static_cast<std::uint64_t>(w);
     auto done = static_cast<std::size_t>(w);

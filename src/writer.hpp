@@ -17,6 +17,13 @@ namespace tlbf_dedup {
 // Downstream closed the pipe (EPIPE). Not an error: the program ends quietly with status 0.
 struct BrokenPipe {};
 
+// A stop signal (SIGINT, SIGTERM, SIGHUP) came and the output then took nothing for
+// Writer::kStopGraceMs (or a second stop signal came while it waited): the program ends
+// without writing `unwritten` bytes of records it had decided to write.
+struct OutputStopped {
+  std::uint64_t unwritten;
+};
+
 class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -51,6 +58,13 @@ class Writer {
     }
   }
   void flush();
+  // Once *stop is nonzero, every write first waits for the output to take bytes, at most
+  // kStopGraceMs at a time, and gives up with OutputStopped when it takes none (a reader
+  // that stopped reading) or when a further signal interrupts the wait. A write blocked when
+  // the signal comes is interrupted (the handlers are installed without SA_RESTART) and
+  // waits the same way. Without a flag (or before a stop), writes block as long as needed.
+  static constexpr int kStopGraceMs = 1000;
+  void set_stop_flag(const volatile int* stop) { stop_ = stop; }
   // Flushes when borrowed bytes are pending: the caller is about to change them.
   void return_borrowed() {
     if (!pieces_.empty()) flush();  // (pieces_ holds buffered bytes only before borrowed ones)
@@ -63,6 +77,9 @@ class Writer {
   // Ends the piece of buffered bytes that follows the last borrowed ones.
   void close_buffer_piece();
   void write_all(const char* p, std::size_t n);
+  // Before a write(2) or writev(2) of `want` bytes: `want`, or after a stop the most that
+  // can go without blocking once the output is ready; throws OutputStopped(unwritten).
+  std::size_t writable(std::size_t want, std::uint64_t unwritten);
 
   int fd_;
   std::unique_ptr<char[]> buf_;
@@ -75,6 +92,8 @@ class Writer {
   std::size_t borrowed_ = 0;    // bytes in borrowed pieces, bounded by the buffer's size
   bool last_borrowed_ = false;  // pieces_.back() is borrowed and nothing was buffered after it
   std::uint64_t written_ = 0;
+  const volatile int* stop_ = nullptr;
+  int pipe_like_ = -1;  // the output is a pipe or a socket: 1, else 0; -1 until a stop asks
 };
 
 // How a kept or dropped record is written.

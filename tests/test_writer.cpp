@@ -96,6 +96,36 @@ TEST_SUITE("writer") {
     ::close(fds[1]);
   }
 
+  TEST_CASE("after a stop, a full pipe ends the write with OutputStopped; a pipe with room takes the bytes") {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    volatile int stop = 0;
+    Writer w(fds[1], 1 << 20);
+    w.set_stop_flag(&stop);
+    const std::string chunk(1 << 12, 'x');
+    // Before the stop: the pipe (64 KiB) takes 16 chunks and the rest waits in the buffer.
+    for (int i = 0; i < 16; ++i) w.write(chunk);
+    w.flush();
+    w.write(chunk);
+    w.write(chunk);
+    stop = SIGTERM;
+    std::uint64_t unwritten = 0;
+    try {
+      w.flush();
+    } catch (const OutputStopped& e) {
+      unwritten = e.unwritten;
+    }
+    CHECK(unwritten == 2 * chunk.size());
+    // Room again: 8 chunks are read out, then 8 are written after the stop without blocking.
+    std::string got(8 * chunk.size(), '\0');
+    REQUIRE(::read(fds[0], got.data(), got.size()) == static_cast<ssize_t>(got.size()));
+    for (int i = 0; i < 8; ++i) w.write(chunk);
+    CHECK_NOTHROW(w.flush());
+    CHECK(w.bytes_written() == 24 * chunk.size());  // the 2 stopped chunks never count
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+
   TEST_CASE("mark: lines get a column, JSON objects a member before the closing brace") {
     TempFile f;
     int fd = f.open_for_writing();
