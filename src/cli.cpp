@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include <sys/random.h>
 #include <unistd.h>
@@ -251,12 +252,14 @@ int run(Options o, int argc, const char* const* argv) {
   try {
     pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
   } catch (const OutputStopped& e) {
+    std::string where;
+    if (remote) where = "; their keys are in the Redis filter already, so a rerun inside the window takes them for duplicates";
+    else if (!o.state_file.empty()) where = "; the state was not saved, so a run resumed from " + o.state_file + " writes them again";
     std::fprintf(stderr,
                  "tlbf-dedup: stopped by signal %d while the output took nothing for %d ms: at least %llu bytes of "
-                 "kept records were not written%s%s%s\n",
+                 "kept records were not written%s\n",
                  static_cast<int>(g_stop_signal), Writer::kStopGraceMs, static_cast<unsigned long long>(e.unwritten),
-                 o.state_file.empty() ? "" : "; the state was not saved, so a run resumed from ", o.state_file.c_str(),
-                 o.state_file.empty() ? "" : " writes them again");
+                 where.c_str());
     return 128 + g_stop_signal;
   }
 

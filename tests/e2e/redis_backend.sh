@@ -4,7 +4,8 @@
 # input order; event time decides as a local run does; a paused input gets its decisions
 # written; --stats shows the module's TLBF.INFO; an unreachable server, a server without the
 # module, a server killed mid-stream (with and without --redis-fallback local) and bad
-# arguments each give a clear message and the documented exit status.
+# arguments each give a clear message and the documented exit status; so does a stop signal
+# with the output blocked.
 source "$(dirname "$0")/redis_lib.bash"
 
 start_server r
@@ -161,5 +162,24 @@ printf '%s\n' 'user 1 in' 'user 2 in' 'user 3 out' 'user 4 in' 'user 5 out' 'use
 "$TLBF_DEDUP" -w 10m --mask numbers --top 2 "$WORK/top.log" 2>"$WORK/top.local" >/dev/null
 check "--top with --redis: the report a local run gives" "$(cat "$WORK/top.local")" "$(cat "$WORK/top.redis")"
 check "--top with --redis: 'user <N> in' repeated 3 times" 1 "$(grep -cE '^ +3 overestimate 0 +\["user <N> in"\]$' "$WORK/top.redis")"
+
+# 9. A stop signal with the output blocked (a fifo nobody reads): the run ends, and the message
+# says the unwritten records' keys are in the Redis filter already.
+pad=$(printf '%0100d' 0)
+for i in $(seq 30000); do echo "k$i $pad"; done > "$WORK/wide.txt"
+mkfifo "$WORK/fifo"
+exec 4<> "$WORK/fifo"
+"$TLBF_DEDUP" --redis "$URL" --redis-key blocked -w 10m -k 1 "$WORK/wide.txt" > "$WORK/fifo" 2> "$WORK/blocked.err" &
+pid=$!
+sleep 1.5
+kill -TERM "$pid"
+waited=0
+while kill -0 "$pid" 2> /dev/null && [ "$waited" -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
+if kill -0 "$pid" 2> /dev/null; then kill -KILL "$pid"; fi
+wait "$pid" && status=0 || status=$?
+exec 4<&-
+check "--redis, blocked output: SIGTERM ends the run with 143" 143 "$status"
+check "--redis, blocked output: the message says the keys are in the Redis filter" 1 \
+  "$(grep -c 'kept records were not written; their keys are in the Redis filter already' "$WORK/blocked.err")"
 check_alive r
 finish
