@@ -34,6 +34,12 @@ constexpr const char* kDescription =
     "Reads FILEs in order (none or \"-\" = stdin) and writes each record whose key was not\n"
     "emitted within the window. See tlbf-dedup(1).";
 
+constexpr const char* kFooter =
+    "Exit status: 0 success (also when the reader closes the pipe), 1 runtime error, 2 usage\n"
+    "error, 129/130/143 after SIGHUP/SIGINT/SIGTERM: the output is flushed and the state saved\n"
+    "first, unless the output takes nothing for a second after the signal; then the rest is\n"
+    "not written, stderr says how much, and the state is not saved.";
+
 std::optional<InputFormat> parse_format(const std::string& s) {
   if (s == "auto") return InputFormat::auto_detect;
   if (s == "lines" || s == "text") return InputFormat::lines;
@@ -144,6 +150,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
   CLI::App app{kDescription, "tlbf-dedup"};
   app.set_version_flag("-V,--version", std::string("tlbf-dedup ") + TLBF_VERSION);
   app.get_formatter()->column_width(32);
+  app.footer(kFooter);
 
   std::string format = "auto", time_format = "auto", window, error_rate, capacity, window_count, algorithm;
   std::string delimiter, mark, on_error = "pass", on_cap = "warn", missing = "error", stats, max_memory, year,
