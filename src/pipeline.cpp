@@ -508,8 +508,8 @@ void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile i
   place_name_ = &thread_name_;
   batches_ = std::make_unique<ReadAheadQueue<RecordBatch>>(kBatches);
   ReadAheadQueue<RecordBatch>& queue = *batches_;
-  std::thread producer = signal_free_thread(&Pipeline::read_ahead, this, std::ref(in), std::ref(queue), std::move(extractor_),
-                       cfg_.time_parser, json_);
+  std::thread producer = signal_free_thread(&Pipeline::read_ahead, this, std::ref(in), std::ref(queue),
+                                            std::move(extractor_), cfg_.time_parser, json_);
   // On every way out (the end, a stop, an error thrown here): the producer stops and is joined.
   struct Join {
     ReadAheadQueue<RecordBatch>& queue;

@@ -96,7 +96,7 @@ TEST_SUITE("writer") {
     ::close(fds[1]);
   }
 
-  TEST_CASE("after a stop, a full pipe ends the write with OutputStopped; a pipe with room takes the bytes") {
+  TEST_CASE("after a stop, a full pipe ends the write with OutputStopped, and a pipe with room takes the bytes") {
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
     volatile int stop = 0;
