@@ -411,7 +411,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     } else {
       const bool dup = hashed ? decider.is_duplicate(*hashed, clock_) : decider.is_duplicate(x.key, clock_);
       stats_.duplicates += dup;
-      if (dup && top_) top_->add(x.key);  // --top: whose duplicate it was
+      if (dup && top_) hashed ? top_->add(x.key, *hashed) : top_->add(x.key);  // --top: whose duplicate it was
       emitted = false;
       if (explain) {
         static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},

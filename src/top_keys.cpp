@@ -30,9 +30,8 @@ void TopKeys::set_text(Counter& c, std::string_view key) {
   c.text.assign(key.data(), std::min(key.size(), kMaxKeyBytes));
 }
 
-void TopKeys::add(std::string_view key) {
+void TopKeys::add(std::string_view key, tlbf::KeyHash id) {
   ++added_;
-  const tlbf::KeyHash id = tlbf::hash_key(key, hash_seed_);
   if (auto it = where_.find(id); it != where_.end()) {
     ++heap_[it->second].count;
     sift_down(it->second);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stats.hpp"
+#include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
@@ -33,7 +34,10 @@ class TopKeys {
   TopKeys(std::size_t counters, std::uint64_t hash_seed);
 
   // One more duplicate of `key`.
-  void add(std::string_view key);
+  void add(std::string_view key) { add(key, tlbf::hash_key(key, hash_seed_)); }
+  // The same, with `id` the key's hash already made with the seed given to the constructor
+  // (tlbf::hash_key(key, hash_seed), as the read-ahead thread makes it for the decider).
+  void add(std::string_view key, tlbf::KeyHash id);
 
   // The `n` counters with the highest counts, highest first (ties: the key's bytes), each key
   // shown by describe_key_parts(key, composite). The bound: with D keys added and m

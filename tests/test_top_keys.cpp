@@ -55,6 +55,26 @@ TEST_SUITE("top_keys") {
     CHECK(top.report(10, false).keys.size() == 3);
   }
 
+  TEST_CASE("a key added with its hash counts as the key added alone") {
+    // The read-ahead path passes the hash the decider used; the report must not change.
+    TopKeys plain(100, 7), hashed(100, 7);
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 5000; ++i) {
+      const std::string key = "k" + std::to_string(rng() % 300);
+      plain.add(key);
+      hashed.add(key, tlbf::hash_key(key, 7));
+    }
+    const TopReport a = plain.report(20, false), b = hashed.report(20, false);
+    REQUIRE(a.keys.size() == 20);
+    REQUIRE(b.keys.size() == a.keys.size());
+    CHECK(b.bound == a.bound);
+    for (std::size_t i = 0; i < a.keys.size(); ++i) {
+      CHECK(b.keys[i].key == a.keys[i].key);
+      CHECK(b.keys[i].count == a.keys[i].count);
+      CHECK(b.keys[i].overestimate == a.keys[i].overestimate);
+    }
+  }
+
   TEST_CASE("a key taken over inherits the smallest count as its overestimate") {
     TopKeys top(2, 1);
     top.add("a");
