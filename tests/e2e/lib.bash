@@ -34,6 +34,14 @@ check_files() {
 count_numbered() {
   awk -v p="^$2" '{n = $2; sub(p, "", n); n += 0} '"$3"' {c++} END {print c + 0}' "$1"
 }
+# wait_bounded PID [TENTHS]: sets $status to the background job PID's exit status, or to
+# "hung" when it outlived TENTHS tenths of a second (default 150: 15 s; then it is killed).
+wait_bounded() {
+  local waited=0 limit=${2:-150}
+  while kill -0 "$1" 2> /dev/null && [ "$waited" -lt "$limit" ]; do sleep 0.1; waited=$((waited + 1)); done
+  if kill -0 "$1" 2> /dev/null; then kill -KILL "$1"; wait "$1" || true; status=hung; return; fi
+  wait "$1" && status=0 || status=$?
+}
 finish() {
   echo "$((checks - fails)) passed, $fails failed"
   [ "$fails" -eq 0 ]

@@ -173,10 +173,7 @@ exec 4<> "$WORK/fifo"
 pid=$!
 sleep 1.5
 kill -TERM "$pid"
-waited=0
-while kill -0 "$pid" 2> /dev/null && [ "$waited" -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
-if kill -0 "$pid" 2> /dev/null; then kill -KILL "$pid"; fi
-wait "$pid" && status=0 || status=$?
+wait_bounded "$pid"
 exec 4<&-
 check "--redis, blocked output: SIGTERM ends the run with 143" 143 "$status"
 check "--redis, blocked output: the message says the keys are in the Redis filter" 1 \

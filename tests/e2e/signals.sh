@@ -2,7 +2,8 @@
 # SIGINT and SIGTERM stop the reading (even while blocked waiting for input), flush what
 # was decided, save the state, and end with 130 / 143. With the output blocked (a reader that
 # stopped reading) the run still ends: after Writer::kStopGraceMs without progress it leaves
-# the rest unwritten and does not save the state; a slow reader still gets everything.
+# the rest unwritten and does not save the state (a second signal ends the wait at once); a
+# slow reader still gets everything.
 source "$(dirname "$0")/lib.bash"
 D="$TLBF_DEDUP"
 
@@ -41,14 +42,6 @@ check "SIGTERM during a busy stream: 143" 143 "$status"
 # full output; the state keeps its earlier save.
 for i in $(seq 200000); do echo "1000 k$i"; done > "$WORK/big.txt"
 "$D" -t 1 -k 2 -w 1h < "$WORK/big.txt" > "$WORK/big.expected"
-# wait_bounded PID: sets $status to its exit status, or to "hung" after it outlived 15 s
-# (then killed).
-wait_bounded() {
-  local waited=0
-  while kill -0 "$1" 2> /dev/null && [ "$waited" -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
-  if kill -0 "$1" 2> /dev/null; then kill -KILL "$1"; wait "$1" || true; status=hung; return; fi
-  wait "$1" && status=0 || status=$?
-}
 for mode in file pipe; do
   rm -f "$WORK/fifo" "$WORK/st"
   printf '1000 x\n' | "$D" -t 1 -k 2 -w 1h --state "$WORK/st" > /dev/null
@@ -75,6 +68,21 @@ for mode in file pipe; do
   check "blocked output ($mode): what was written is a prefix of the full output" yes \
     "$(cmp -s -n "$got" "$WORK/got" "$WORK/big.expected" && echo yes || echo no)"
 done
+
+# A second signal cuts the wait for a blocked output short: the run ends at once, not a
+# second after the first signal (it is given half a second after the second).
+rm -f "$WORK/fifo"
+mkfifo "$WORK/fifo"
+exec 4<> "$WORK/fifo"
+"$D" -t 1 -k 2 -w 1h "$WORK/big.txt" > "$WORK/fifo" 2> "$WORK/err" &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+sleep 0.1
+kill -TERM "$pid"
+wait_bounded "$pid" 5
+exec 4<&-
+check "blocked output, a second SIGTERM: the run ends at once with 143" 143 "$status"
 
 # A slow reader (16 KiB every 20 ms): the signal stops the reading, and everything decided
 # still goes out, then the state is saved; a run resumed from it writes the rest, so the two
