@@ -96,14 +96,13 @@ void Writer::flush() {
   iovec* v = pieces_.data();
   std::size_t left = pieces_.size();
   while (left > 0) {
-    const std::size_t pieces = std::min(left, kMaxPieces);
     ssize_t w;
-    if (stop_ && *stop_) {
+    if (stop_ && *stop_) {  // a piece at a time, each write bounded by writable()
       std::uint64_t unwritten = 0;
       for (std::size_t i = 0; i < left; ++i) unwritten += v[i].iov_len;
-      w = ::write(fd_, v->iov_base, writable(v->iov_len, unwritten));  // a piece at a time, bounded
+      w = ::write(fd_, v->iov_base, writable(v->iov_len, unwritten));
     } else {
-      w = ::writev(fd_, v, static_cast<int>(pieces));
+      w = ::writev(fd_, v, static_cast<int>(std::min(left, kMaxPieces)));
     }
     if (interrupted(w)) continue;
     written_ += static_cast<std::uint64_t>(w);
