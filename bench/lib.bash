@@ -290,3 +290,69 @@ check_load_floor() {
   done
   echo "load floor output = tlbf-dedup output, byte for byte (one thread and two)"
 }
+
+# rotating_rounds WHAT TARGET ROUNDS PEER_LABEL PEER_CMD PROGRAM_LABEL PROGRAM_CMD FLOOR_LABEL FLOOR_CMD
+# A target whose runs are short and whose verdict sits near the line. Rows measured a block
+# at a time (bench_table) catch one state of a shared host each: on this project's idle VM the
+# same floor run's CPU time ranges 54-76 ms from run to run, with no steal time, and blocks of
+# 11 runs gave 32.9x and 40.9x minutes apart. Here each of ROUNDS rounds runs the three
+# commands in an order that rotates from round to round, so drift reaches every row alike.
+# Prints a table and, per row, the ratio of PEER's median wall time to the row's median with
+# a 90 % bootstrap interval (the rounds resampled 2,000 times, both medians recomputed each
+# time) and a verdict against TARGET: met (the program) or reachable (the floor) when the
+# whole interval is at or above it, not met or out of reach when all of it is below, and
+# "undecided" when it holds the target. The two verdict lines go to TARGET_LINES.
+rotating_rounds() {
+  local what=$1 target=$2 rounds=$3 samples out r i c wall cpu
+  local labels=("$4" "$6" "$8") cmds=("$5" "$7" "$9")
+  samples=$(mktemp)
+  for c in 0 1 2; do run_timed "${cmds[$c]}" >/dev/null; done  # warm-up, untimed
+  for ((r = 0; r < rounds; r++)); do
+    for i in 0 1 2; do
+      c=$(((r + i) % 3))
+      read -r wall _ cpu <<<"$(run_timed "${cmds[$c]}")"
+      if [ "$wall" = fail ]; then
+        rm -f "$samples"
+        echo "bench: '${cmds[$c]}' failed" >&2
+        TARGET_LINES+=("$what, rotating rounds: not measured (a command failed)")
+        return 1
+      fi
+      echo "$c $r $wall $cpu" >>"$samples"
+    done
+  done
+  out=$(python3 - "$samples" "$target" "$what" "${labels[@]}" <<'PYEOF'
+import random, statistics, sys
+path, target, what, labels = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4:]
+walls = {}
+for line in open(path):
+    c, r, wall, _ = line.split()
+    walls.setdefault(int(c), {})[int(r)] = float(wall)
+rounds = sorted(walls[0])
+peer = [walls[0][r] for r in rounds]
+print(f"== {what}: {len(rounds)} rotating rounds, wall seconds, output through a pipe ==")
+print(f"{'command':32s} {'median s':>9s} {'min s':>8s} {'max s':>8s} {'ratio':>7s} {'90 % interval':>16s}  verdict (target >= {target:g}x)")
+print(f"{labels[0]:32s} {statistics.median(peer):9.3f} {min(peer):8.3f} {max(peer):8.3f}")
+rng = random.Random(1)
+summary = []
+for c in (1, 2):
+    row = [walls[c][r] for r in rounds]
+    ratio = statistics.median(peer) / statistics.median(row)
+    boot = []
+    for _ in range(2000):
+        pick = [rng.choice(rounds) for _ in rounds]
+        boot.append(statistics.median(walls[0][r] for r in pick) / statistics.median(walls[c][r] for r in pick))
+    boot.sort()
+    lo, hi = boot[int(0.05 * len(boot))], boot[int(0.95 * len(boot)) - 1]
+    above, below = ("met", "NOT met") if c == 1 else ("reachable at this floor", "out of reach at this floor")
+    verdict = above if lo >= target else (below if hi < target else "undecided: the interval holds the target")
+    print(f"{labels[c]:32s} {statistics.median(row):9.3f} {min(row):8.3f} {max(row):8.3f} {ratio:6.1f}x {lo:7.1f}x-{hi:5.1f}x  {verdict}")
+    summary.append(f"TARGET {what}, {len(rounds)} rotating rounds: {labels[c]} {ratio:.1f}x {labels[0]} in wall time "
+                   f"(90 % interval {lo:.1f}-{hi:.1f}x; target >= {target:g}x): {verdict}")
+print("\n".join(summary))
+PYEOF
+  )
+  rm -f "$samples"
+  grep -v '^TARGET ' <<<"$out"
+  mapfile -t -O "${#TARGET_LINES[@]}" TARGET_LINES < <(sed -n 's/^TARGET //p' <<<"$out")
+  printf '%s\n' "${TARGET_LINES[@]: -2}"
+}
