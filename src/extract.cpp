@@ -11,6 +11,7 @@
 //    it was before masks existed, and extraction takes one extra, always-false branch.
 #include "extract.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <regex.h>
@@ -39,15 +40,37 @@ void append_key_part(std::string& out, std::string_view part, bool fold) {
       if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
 }
 
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x) {
+namespace {
+
+// What a user may have meant by a -k part that a JSON record lacks, when the part reads like
+// the syntax of lines: a field list (-k 3, -k 1,4) or fields joined with commas
+// (-k id.orig_h,query). Empty when the part looks like a plain path.
+std::string json_key_hint(const std::string& k) {
+  if (!k.empty() && k.find_first_not_of("0123456789,-") == std::string::npos)
+    return "; the input is JSON, where -k " + k + " is a member named \"" + k + "\" (field numbers are for lines)";
+  if (k.find(',') == std::string::npos) return "";
+  std::string repeated;
+  for (std::size_t at = 0; at <= k.size();) {
+    const std::size_t comma = std::min(k.find(',', at), k.size());
+    if (!repeated.empty()) repeated += ' ';
+    repeated += "-k " + k.substr(at, comma - at);
+    at = comma + 1;
+  }
+  return "; in a JSON path a comma is part of the member name: for a composite key repeat -k (" + repeated + ")";
+}
+
+}  // namespace
+
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json) {
   if (!cfg.key_regex.empty()) return "the key regex does not match";
   if (x.absent_part == 0 || x.absent_part > cfg.keys.size()) {
     if (cfg.keys.size() > 1) return "every key part is absent (--missing null needs at least one)";
     return "the key is missing";
   }
   const std::string& k = cfg.keys[x.absent_part - 1];
-  if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent";
-  return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent";
+  const std::string hint = json ? json_key_hint(k) : "";
+  if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent" + hint;
+  return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent" + hint;
 }
 
 std::string describe_key_parts(std::string_view key, bool composite) {

@@ -59,8 +59,9 @@ struct ExtractConfig {
 // binary bytes stay visible. A key cut short shows the parts that are there.
 std::string describe_key_parts(std::string_view key, bool composite);
 
-// Why a record has no key, for warnings: names the -k part that was absent.
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x);
+// Why a record has no key, for warnings: names the -k part that was absent. For a JSON
+// record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint.
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false);
 
 // A key or time specification that cannot work (bad field list, bad regex). The message
 // names the option and the value; the program reports it as a usage error.

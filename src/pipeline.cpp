@@ -346,7 +346,7 @@ void Pipeline::drain(Writer& out) {
 bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x) {
   const bool explain = cfg_.explain > 0;
   const bool only_dups = cfg_.output.only_dups;
-  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x);
+  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x, json_);
   const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
   if (cfg_.on_error == OnError::fail) {

@@ -316,6 +316,27 @@ TEST_SUITE("extract") {
     Extracted se = single->extract(s.rec);
     CHECK(se.status == ExtractStatus::missing_key);
     CHECK(describe_missing_key(cfg, se) == "the key (-k id) is absent");
+    CHECK(describe_missing_key(cfg, se, true) == "the key (-k id) is absent");  // a plain path: no hint
+
+    // A part written as for lines gets a hint on JSON input, and only there.
+    cfg.keys = {"id.orig_h,query"};
+    auto comma = make_json_extractor(cfg, auto_time());
+    PaddedRecord zeek(R"({"id.orig_h":"a","query":"q"})");
+    Extracted ce = comma->extract(zeek.rec);
+    CHECK(ce.status == ExtractStatus::missing_key);
+    CHECK(describe_missing_key(cfg, ce, true) ==
+          "the key (-k id.orig_h,query) is absent; in a JSON path a comma is part of the member name: for a "
+          "composite key repeat -k (-k id.orig_h -k query)");
+    CHECK(describe_missing_key(cfg, ce, false) == "the key (-k id.orig_h,query) is absent");
+    cfg.keys = {"uid", "3"};
+    cfg.missing = MissingMember::error;
+    auto field = make_json_extractor(cfg, auto_time());
+    PaddedRecord numbered(R"({"uid":"a","x":1})");
+    Extracted fe = field->extract(numbered.rec);
+    CHECK(fe.absent_part == 2);
+    CHECK(describe_missing_key(cfg, fe, true) ==
+          "key part 2 (-k 3) is absent; the input is JSON, where -k 3 is a member named \"3\" (field numbers are "
+          "for lines)");
   }
 
   TEST_CASE("json: -i folds string content only") {
