@@ -119,8 +119,19 @@ void Writer::flush() {
   }
 }
 
+// flush() for a caller about to hand over `bytes`: if the output stops, they were not written
+// either, and OutputStopped counts them.
+void Writer::flush_before(std::string_view bytes) {
+  try {
+    flush();
+  } catch (OutputStopped& e) {
+    e.unwritten += bytes.size();
+    throw;
+  }
+}
+
 void Writer::write_slow(std::string_view bytes) {
-  flush();
+  flush_before(bytes);
   if (bytes.size() >= cap_ / 2) {
     write_all(bytes.data(), bytes.size());
   } else {
@@ -132,7 +143,7 @@ void Writer::write_slow(std::string_view bytes) {
 void Writer::borrow_slow(std::string_view bytes) {
   if (bytes.empty()) return;
   close_buffer_piece();
-  if (pieces_.size() + 1 >= kMaxPieces || borrowed_ + bytes.size() > cap_) flush();
+  if (pieces_.size() + 1 >= kMaxPieces || borrowed_ + bytes.size() > cap_) flush_before(bytes);
   pieces_.push_back(iovec{const_cast<char*>(bytes.data()), bytes.size()});
   borrowed_ += bytes.size();
   last_borrowed_ = true;

@@ -19,7 +19,10 @@ struct BrokenPipe {};
 
 // A stop signal (SIGINT, SIGTERM, SIGHUP) came and the output then took nothing for
 // Writer::kStopGraceMs (or a second stop signal came while it waited): the program ends
-// without writing `unwritten` bytes of records it had decided to write.
+// without writing `unwritten` bytes of records it had decided to write: the pending bytes and
+// those a write() or write_borrowed() was handing over. Records a caller still holds (with
+// --redis, those after the stopped one in the queue of answers) are not counted, so the
+// message says "at least".
 struct OutputStopped {
   std::uint64_t unwritten;
 };
@@ -73,6 +76,7 @@ class Writer {
 
  private:
   void write_slow(std::string_view bytes);
+  void flush_before(std::string_view bytes);
   void borrow_slow(std::string_view bytes);
   // Ends the piece of buffered bytes that follows the last borrowed ones.
   void close_buffer_piece();

@@ -126,6 +126,34 @@ TEST_SUITE("writer") {
     ::close(fds[1]);
   }
 
+  TEST_CASE("after a stop, OutputStopped also counts the bytes whose write or borrow needed the flush") {
+    const std::string chunk(1 << 12, 'x');
+    const std::string big(6 << 10, 'y');  // with 3 chunks buffered, more than a 16 KiB buffer holds
+    for (bool borrowed : {false, true}) {
+      CAPTURE(borrowed);
+      int fds[2];
+      REQUIRE(::pipe(fds) == 0);
+      volatile int stop = 0;
+      Writer w(fds[1], 16 << 10);
+      w.set_stop_flag(&stop);
+      for (int i = 0; i < 16; ++i) {  // fill the pipe (64 KiB)
+        w.write(chunk);
+        w.flush();
+      }
+      for (int i = 0; i < 3; ++i) borrowed ? w.write_borrowed(chunk) : w.write(chunk);
+      stop = SIGTERM;
+      std::uint64_t unwritten = 0;
+      try {
+        borrowed ? w.write_borrowed(big) : w.write(big);
+      } catch (const OutputStopped& e) {
+        unwritten = e.unwritten;
+      }
+      CHECK(unwritten == 3 * chunk.size() + big.size());
+      ::close(fds[0]);
+      ::close(fds[1]);
+    }
+  }
+
   TEST_CASE("mark: lines get a column, JSON objects a member before the closing brace") {
     TempFile f;
     int fd = f.open_for_writing();
