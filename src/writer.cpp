@@ -44,11 +44,11 @@ Writer::Writer(int fd, std::size_t buffer_size) : fd_(fd), buf_(new char[buffer_
 
 Writer::~Writer() = default;
 
-std::size_t Writer::writable(std::size_t want, std::uint64_t unwritten) {
+std::size_t Writer::writable(std::size_t want) {
   if (!stop_ || !*stop_) return want;
   pollfd pfd{fd_, POLLOUT, 0};
   const int r = ::poll(&pfd, 1, kStopGraceMs);
-  if (r == 0 || (r < 0 && errno == EINTR)) throw OutputStopped{unwritten};
+  if (r == 0 || (r < 0 && errno == EINTR)) return 0;
   if (r < 0 || !(pfd.revents & POLLOUT)) return want;  // the write reports what is wrong (EPIPE, ...)
   if (pipe_like_ < 0) {
     struct stat st {};
@@ -60,7 +60,9 @@ std::size_t Writer::writable(std::size_t want, std::uint64_t unwritten) {
 
 void Writer::write_all(const char* p, std::size_t n) {
   while (n > 0) {
-    ssize_t w = ::write(fd_, p, writable(n, n));
+    const std::size_t can = writable(n);
+    if (can == 0) throw OutputStopped{n};
+    ssize_t w = ::write(fd_, p, can);
     if (interrupted(w)) continue;
     p += w;
     n -= static_cast<std::size_t>(w);
@@ -98,9 +100,13 @@ void Writer::flush() {
   while (left > 0) {
     ssize_t w;
     if (stop_ && *stop_) {  // a piece at a time, each write bounded by writable()
-      std::uint64_t unwritten = 0;
-      for (std::size_t i = 0; i < left; ++i) unwritten += v[i].iov_len;
-      w = ::write(fd_, v->iov_base, writable(v->iov_len, unwritten));
+      const std::size_t can = writable(v->iov_len);
+      if (can == 0) {
+        std::uint64_t unwritten = 0;
+        for (std::size_t i = 0; i < left; ++i) unwritten += v[i].iov_len;
+        throw OutputStopped{unwritten};
+      }
+      w = ::write(fd_, v->iov_base, can);
     } else {
       w = ::writev(fd_, v, static_cast<int>(std::min(left, kMaxPieces)));
     }

@@ -81,9 +81,11 @@ class Writer {
   // Ends the piece of buffered bytes that follows the last borrowed ones.
   void close_buffer_piece();
   void write_all(const char* p, std::size_t n);
-  // Before a write(2) or writev(2) of `want` bytes: `want`, or after a stop the most that
-  // can go without blocking once the output is ready; throws OutputStopped(unwritten).
-  std::size_t writable(std::size_t want, std::uint64_t unwritten);
+  // Before a write(2) or writev(2) of `want` > 0 bytes: `want`, or after a stop the most that
+  // can go without blocking once the output is ready, and 0 when it took nothing for
+  // kStopGraceMs or a second signal came: the caller then throws OutputStopped with what it
+  // still holds.
+  std::size_t writable(std::size_t want);
 
   int fd_;
   std::unique_ptr<char[]> buf_;
