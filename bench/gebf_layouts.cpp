@@ -184,7 +184,8 @@ class InterleavedBlockedGebf final : public PrototypeBase {
   }
   void insert(KeyHash h, Time) override {
     std::uint32_t s = rot_.next([&](std::uint32_t seg) {
-      for (std::uint64_t b = 0; b < blocks_; ++b) std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>((b * (kR + 1) + seg) * 8), 8, 0);
+      for (std::uint64_t b = 0; b < blocks_; ++b)
+        std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>((b * (kR + 1) + seg) * 8), 8, 0);
     });
     std::uint64_t mask[8];
     std::uint64_t* block = words_.data() + (key_mask(h, mask) * (kR + 1) + s) * 8;
@@ -232,7 +233,8 @@ int main(int argc, char** argv) {
       {"bit-sliced, branch-free", [] { return std::make_unique<BitSlicedGebf<Exit::none>>(); }},
       {"bit-sliced, k=9 unrolled", [] { return std::make_unique<BitSlicedGebf<Exit::none_k9>>(); }},
       {"bit-sliced, 21-bit probes", [] { return std::make_unique<BitSlicedGebf<Exit::none, Probes::chunks>>(); }},
-      {"library gebf-blocked", [&] {
+      {"library gebf-blocked",
+       [&] {
          tlbf::FilterConfig b = cfg;
          b.gebf_blocked = true;
          return tlbf::make_filter(b);
@@ -240,8 +242,8 @@ int main(int argc, char** argv) {
       {"blocked, interleaved", [] { return std::make_unique<InterleavedBlockedGebf>(); }},
   };
 
-  fmt::print("GEBF layouts, W = {}, r = {}, {} bits per item, {} inserts; median of {}\n", kW, kR, kBitsPerKey, kInserts,
-             reps);
+  fmt::print("GEBF layouts, W = {}, r = {}, {} bits per item, {} inserts; median of {}\n", kW, kR, kBitsPerKey,
+             kInserts, reps);
   fmt::print("{:<26} {:>8} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "layout", "bits/key", "insert M/s", "query M/s", "FPR",
              "stale", "live FN");
   for (const Row& row : rows) {
@@ -255,7 +257,8 @@ int main(int argc, char** argv) {
     }
     fmt::print("{:<26} {:>8.1f} {:>10.1f} {:>10.1f} {:>9.4f} {:>9.4f} {:>7}\n", row.name,
                static_cast<double>(round.bits) / kW, tlbf_bench::median(ins), tlbf_bench::median(qry),
-               static_cast<double>(round.errors.fp) / kW, static_cast<double>(round.errors.stale) / kW, round.errors.fn);
+               static_cast<double>(round.errors.fp) / kW, static_cast<double>(round.errors.stale) / kW,
+               round.errors.fn);
   }
   return 0;
 }

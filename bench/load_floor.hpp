@@ -189,7 +189,8 @@ class LoadJudge {
     for (unsigned q = t_->loads[i]; q > 0; --q, x += step) acc |= buf_[tlbf::reduce(x, words_)];
     const bool keep = t_->keep[i] != 0;
     if (keep && r.t != kUnkeyed)
-      for (std::uint32_t q = 0; q < t_->k; ++q, x += step) buf_[tlbf::reduce(x, words_)] |= std::uint64_t{1} << (x & 63);
+      for (std::uint32_t q = 0; q < t_->k; ++q, x += step)
+        buf_[tlbf::reduce(x, words_)] |= std::uint64_t{1} << (x & 63);
     load_sink += acc;
     return keep;
   }

@@ -170,10 +170,9 @@ void part_w20k(const Options& opt) {
     }
   }
 
-  fmt::print("\n== Part 1: W = 20,000 live keys, 120,000 inserts (GEBF paper set-up); median of {} ==\n",
-             opt.reps);
-  fmt::print("{:<26} {:>8} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "filter", "bits/key", "insert M/s",
-             "query M/s", "dedup M/s", "FPR", "stale", "live FN");
+  fmt::print("\n== Part 1: W = 20,000 live keys, 120,000 inserts (GEBF paper set-up); median of {} ==\n", opt.reps);
+  fmt::print("{:<26} {:>8} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "filter", "bits/key", "insert M/s", "query M/s",
+             "dedup M/s", "FPR", "stale", "live FN");
   for (const Subject& s : subjects) {
     guarded_row(s.label, [&] {
       std::vector<double> ins, qry, ded;
@@ -187,18 +186,21 @@ void part_w20k(const Options& opt) {
         std::unique_ptr<WindowFilter> d = tlbf::make_filter(s.cfg);
         std::uint64_t kept = 0;
         const double t0 = cpu_seconds();
-        for (std::uint64_t i = 0; i < stream.size(); ++i) kept += d->insert_if_absent(key_hash(stream[i]), tick_time(i));
+        for (std::uint64_t i = 0; i < stream.size(); ++i)
+          kept += d->insert_if_absent(key_hash(stream[i]), tick_time(i));
         ded.push_back(static_cast<double>(stream.size()) / (cpu_seconds() - t0) / 1e6);
         tlbf_bench::sink = tlbf_bench::sink + kept;
       }
       fmt::print("{:<26} {:>8.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>9.4f} {:>9.4f} {:>7}\n", s.label,
                  static_cast<double>(round.bits) / kW, median(ins), median(qry), median(ded),
-                 static_cast<double>(round.errors.fp) / kW, static_cast<double>(round.errors.stale) / kW, round.errors.fn);
+                 static_cast<double>(round.errors.fp) / kW, static_cast<double>(round.errors.stale) / kW,
+                 round.errors.fn);
     });
   }
-  fmt::print("FPR: fresh keys reported present; stale: keys expired 100,000 inserts ago reported present;\n"
-             "live FN: live keys reported absent (must be 0). Paper (r=8, 14 bits): FPR 0.0222, blocked 0.0708,\n"
-             "5.24 Mq/s. bits/key = bits allocated / 20,000 live keys.\n");
+  fmt::print(
+      "FPR: fresh keys reported present; stale: keys expired 100,000 inserts ago reported present;\n"
+      "live FN: live keys reported absent (must be 0). Paper (r=8, 14 bits): FPR 0.0222, blocked 0.0708,\n"
+      "5.24 Mq/s. bits/key = bits allocated / 20,000 live keys.\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -254,8 +256,9 @@ void part_bits(const Options& opt) {
       });
     }
   }
-  fmt::print("mean/max b/k: bits allocated / true live keys, sampled every 1,000 inserts over the last 2 spans;\n"
-             "own est.: the filter's stats().bits_per_live_key at the end; paper: TLBF paper Table 2 range.\n");
+  fmt::print(
+      "mean/max b/k: bits allocated / true live keys, sampled every 1,000 inserts over the last 2 spans;\n"
+      "own est.: the filter's stats().bits_per_live_key at the end; paper: TLBF paper Table 2 range.\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -270,7 +273,8 @@ void part_large(const Options& opt) {
   // Each filling takes seconds; three timed rounds after it are enough for a median.
   const int reps = std::min(opt.reps, 3);
   fmt::print(
-      "\n== Part 3: large window, {} live keys, target {:.0e}; {} inserts, {} queries, {} decisions per rep, median of {} ==\n",
+      "\n== Part 3: large window, {} live keys, target {:.0e}; {} inserts, {} queries, {} decisions per rep, median of "
+      "{} ==\n",
       live, opt.large_error, batch, batch, batch, reps);
   fmt::print("{:<20} {:>10} {:>9} {:>10} {:>10} {:>10} {:>10} {:>9} {:>7}\n", "filter", "MiB", "bits/key", "fill M/s",
              "insert M/s", "query M/s", "dedup M/s", "FPR", "live FN");
@@ -301,8 +305,7 @@ void part_large(const Options& opt) {
         // Half live keys drawn uniformly from the window, half fresh: random addresses all
         // over the filter, as a high-cardinality log gives.
         std::vector<std::uint64_t> qs(batch);
-        for (std::uint64_t i = 0; i < batch; ++i)
-          qs[i] = (i & 1) ? kFreshBase + rng() : next - 1 - rng() % live;
+        for (std::uint64_t i = 0; i < batch; ++i) qs[i] = (i & 1) ? kFreshBase + rng() : next - 1 - rng() % live;
         const Time now = at(next - 1);
         // Positives counted apart for the live (even) and fresh (odd) queries.
         std::uint64_t positives[2] = {0, 0};

@@ -130,8 +130,10 @@ class Parser {
           break;
         }
     }
-    if (reading_ == Reading::many) read_many(b, stop);
-    else read_lines(b, stop);
+    if (reading_ == Reading::many)
+      read_many(b, stop);
+    else
+      read_lines(b, stop);
     b.size = static_cast<std::size_t>(stop - base);
     carry_.assign(stop, end);
     b.last = eof_ && carry_.empty();
@@ -175,8 +177,7 @@ class Parser {
     const std::size_t size = static_cast<std::size_t>(stop - base);
     if (size == 0) return;
     od::document_stream stream;
-    if (parser_.iterate_many(base, size, size).get(stream))
-      reject(record_ + 1, "not JSON");
+    if (parser_.iterate_many(base, size, size).get(stream)) reject(record_ + 1, "not JSON");
     std::size_t next = 0;  // where the next line starts
     for (auto it = stream.begin(); it != stream.end(); ++it) {
       ++record_;
@@ -229,10 +230,14 @@ int main(int argc, char** argv) {
       load = argv[++i];
     } else if (a == "-p" && i + 1 < argc) {
       const std::string_view p = argv[++i];
-      if (p == "scan") reading = Reading::scan;
-      else if (p == "ondemand") reading = Reading::ondemand;
-      else if (p == "many") reading = Reading::many;
-      else usage_error = true;
+      if (p == "scan")
+        reading = Reading::scan;
+      else if (p == "ondemand")
+        reading = Reading::ondemand;
+      else if (p == "many")
+        reading = Reading::many;
+      else
+        usage_error = true;
     } else {
       path = argv[i];
     }

@@ -38,8 +38,8 @@ namespace {
 struct Args {
   std::vector<int> ports;  // one server per case
   std::uint64_t keys = 1'000'000;
-  std::uint64_t depth = 1000;   // keys in flight (commands per pipeline batch for one key each)
-  std::uint64_t batch = 1000;   // items per TLBF.ADD in the batched case
+  std::uint64_t depth = 1000;  // keys in flight (commands per pipeline batch for one key each)
+  std::uint64_t batch = 1000;  // items per TLBF.ADD in the batched case
   std::string error = "1e-3";
   std::string dedup;  // the tlbf-dedup binary for the --redis case (a fourth port), or none
   std::string work;   // where that case's input file goes
@@ -62,7 +62,8 @@ struct ContextDeleter {
 class Connection {
  public:
   explicit Connection(int port) : c_(redisConnect("127.0.0.1", port)) {
-    if (!c_ || c_->err) die("cannot connect to 127.0.0.1:" + std::to_string(port) + (c_ ? std::string(": ") + c_->errstr : ""));
+    if (!c_ || c_->err)
+      die("cannot connect to 127.0.0.1:" + std::to_string(port) + (c_ ? std::string(": ") + c_->errstr : ""));
   }
   void append(const std::vector<std::string>& args) {
     std::vector<const char*> argv;
@@ -140,8 +141,12 @@ Result run_case(Connection& c, const Args& a, const std::string& name, std::uint
   }
   const Sample after = sample(c);
   const double keys = static_cast<double>(a.keys);
-  return {name, keys / (after.wall_s - before.wall_s), keys / (after.server_cpu_s - before.server_cpu_s),
-          (after.allocated - before.allocated) / keys, (after.used - before.used) / keys, reported_new};
+  return {name,
+          keys / (after.wall_s - before.wall_s),
+          keys / (after.server_cpu_s - before.server_cpu_s),
+          (after.allocated - before.allocated) / keys,
+          (after.used - before.used) / keys,
+          reported_new};
 }
 
 Args parse(int argc, char** argv) {
@@ -154,17 +159,27 @@ Args parse(int argc, char** argv) {
         a.ports.push_back(std::atoi(val.substr(at, comma - at).c_str()));
         at = comma + 1;
       }
-    }
-    else if (opt == "--keys") a.keys = std::strtoull(val.c_str(), nullptr, 10);
-    else if (opt == "--depth") a.depth = std::strtoull(val.c_str(), nullptr, 10);
-    else if (opt == "--batch") a.batch = std::strtoull(val.c_str(), nullptr, 10);
-    else if (opt == "--error") a.error = val;
-    else if (opt == "--dedup") a.dedup = val;
-    else if (opt == "--work") a.work = val;
-    else die("unknown option " + opt + " (--ports P1,P2,P3[,P4] --keys N --depth D --batch B --error RATE [--dedup PATH --work DIR])");
+    } else if (opt == "--keys")
+      a.keys = std::strtoull(val.c_str(), nullptr, 10);
+    else if (opt == "--depth")
+      a.depth = std::strtoull(val.c_str(), nullptr, 10);
+    else if (opt == "--batch")
+      a.batch = std::strtoull(val.c_str(), nullptr, 10);
+    else if (opt == "--error")
+      a.error = val;
+    else if (opt == "--dedup")
+      a.dedup = val;
+    else if (opt == "--work")
+      a.work = val;
+    else
+      die("unknown option " + opt +
+          " (--ports P1,P2,P3[,P4] --keys N --depth D --batch B --error RATE [--dedup PATH --work DIR])");
   }
-  if (argc % 2 == 0) die("options come in pairs: --ports P1,P2,P3[,P4] --keys N --depth D --batch B --error RATE [--dedup PATH --work DIR]");
-  if (a.ports.size() != (a.dedup.empty() ? 3u : 4u)) die("--ports needs one server per case: three, and a fourth with --dedup");
+  if (argc % 2 == 0)
+    die("options come in pairs: --ports P1,P2,P3[,P4] --keys N --depth D --batch B --error RATE [--dedup PATH --work "
+        "DIR]");
+  if (a.ports.size() != (a.dedup.empty() ? 3u : 4u))
+    die("--ports needs one server per case: three, and a fourth with --dedup");
   if (!a.dedup.empty() && a.work.empty()) die("--dedup needs --work DIR for its input file");
   if (a.keys == 0 || a.depth == 0 || a.batch == 0) die("--keys, --depth and --batch must be > 0");
   return a;
@@ -192,8 +207,9 @@ int main(int argc, char** argv) {
   }
 
   // 2. and 3. The module, one item per command, then `batch` items per command.
-  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   const std::int64_t start_ms = now_ms - kWindowMs * 9 / 10;
   const auto time_of = [&](std::uint64_t i) {
     return start_ms + static_cast<std::int64_t>(static_cast<double>(i) / static_cast<double>(a.keys) * kWindowMs * 0.9);
@@ -243,7 +259,8 @@ int main(int argc, char** argv) {
     {
       std::FILE* f = std::fopen(input.c_str(), "w");
       if (!f) die("cannot write " + input);
-      for (std::uint64_t i = 0; i < a.keys; ++i) std::fprintf(f, "%lld %s\n", static_cast<long long>(time_of(i) / 1000), key_name(i).c_str());
+      for (std::uint64_t i = 0; i < a.keys; ++i)
+        std::fprintf(f, "%lld %s\n", static_cast<long long>(time_of(i) / 1000), key_name(i).c_str());
       if (std::fclose(f) != 0) die("cannot write " + input);
     }
     Connection c(a.ports[3]);
@@ -264,8 +281,10 @@ int main(int argc, char** argv) {
   }
 
   // 5. The table; ratios against the SET row of this same run.
-  fmt::print("\n{} distinct keys, {} keys in flight, ERROR {} for the filter; a fresh redis-server per case, one client connection\n",
-             a.keys, a.depth, a.error);
+  fmt::print(
+      "\n{} distinct keys, {} keys in flight, ERROR {} for the filter; a fresh redis-server per case, one client "
+      "connection\n",
+      a.keys, a.depth, a.error);
   fmt::print("{:<34} {:>12} {:>8} {:>18} {:>8} {:>12} {:>10} {:>10} {:>11} {:>10}\n", "case", "keys/s", "speed x",
              "keys/server-CPU-s", "CPU x", "alloc B/key", "bits/key", "memory /", "used B/key", "false pos");
   const Result& peer = results.front();

@@ -84,8 +84,10 @@ struct Subject {
   Algorithm algorithm;
   double error_rate;
 };
-constexpr Subject kSubjects[] = {{"tlbf", Algorithm::tlbf, 1e-5}, {"tlbf", Algorithm::tlbf, 1e-3},
-                                 {"gebf", Algorithm::gebf, 1e-5}, {"gebf", Algorithm::gebf, 1e-3},
+constexpr Subject kSubjects[] = {{"tlbf", Algorithm::tlbf, 1e-5},
+                                 {"tlbf", Algorithm::tlbf, 1e-3},
+                                 {"gebf", Algorithm::gebf, 1e-5},
+                                 {"gebf", Algorithm::gebf, 1e-3},
                                  {"exact", Algorithm::exact, 1e-5}};
 
 // The steady stream: decision i is key keys[i] at time of its tick. New keys are consecutive
@@ -120,14 +122,14 @@ class SteadyStream {
 };
 
 struct Row {
-  double mdps = 0;           // million decisions per CPU second, median
-  double batched_mdps = 0;   // the same, deciding in batches of Options::batch
-  double loads = 0;          // expected words a decision reads (0: not estimated)
-  double floor_mdps = 0;     // decisions per CPU second at `loads` independent loads each
-  double bits_per_key = 0;   // bits allocated / true live keys, after the last rep
-  double own_estimate = 0;   // the filter's own stats().bits_per_live_key
-  double new_share = 0;      // decisions answered "new", over all reps
-  double fill_seconds = 0;   // CPU seconds of the untimed fill
+  double mdps = 0;          // million decisions per CPU second, median
+  double batched_mdps = 0;  // the same, deciding in batches of Options::batch
+  double loads = 0;         // expected words a decision reads (0: not estimated)
+  double floor_mdps = 0;    // decisions per CPU second at `loads` independent loads each
+  double bits_per_key = 0;  // bits allocated / true live keys, after the last rep
+  double own_estimate = 0;  // the filter's own stats().bits_per_live_key
+  double new_share = 0;     // decisions answered "new", over all reps
+  double fill_seconds = 0;  // CPU seconds of the untimed fill
 };
 
 // A query's candidates (accepted runs, consulted blocks), each as the chances that its
@@ -253,7 +255,8 @@ Row run_row(const Subject& s, std::uint64_t live, const Options& opt) {
   row.batched_mdps = median(batched_rates);
   row.bits_per_key = static_cast<double>(st.bits_allocated) / static_cast<double>(live);
   row.own_estimate = st.bits_per_live_key;
-  row.new_share = static_cast<double>(fresh) / static_cast<double>(opt.decisions * static_cast<std::uint64_t>(opt.reps));
+  row.new_share =
+      static_cast<double>(fresh) / static_cast<double>(opt.decisions * static_cast<std::uint64_t>(opt.reps));
   row.loads = expected_loads(query_shape(*f, stream.now(), cfg.span), row.new_share);
   if (row.loads > 0) row.floor_mdps = floor_mdps(st.bits_allocated / 8, row.loads, opt.decisions / 4, opt.reps);
   return row;
@@ -309,9 +312,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  fmt::print("\n== Cost as the window grows: steady stream, {:.0f} % repeats inside the window; "
-             "{} decisions per rep after {:g} spans of fill, median of {}; batches of {} ==\n",
-             kRepeatShare * 100, opt.decisions, opt.fill_spans, opt.reps, opt.batch);
+  fmt::print(
+      "\n== Cost as the window grows: steady stream, {:.0f} % repeats inside the window; "
+      "{} decisions per rep after {:g} spans of fill, median of {}; batches of {} ==\n",
+      kRepeatShare * 100, opt.decisions, opt.fill_spans, opt.reps, opt.batch);
   fmt::print("{:<14} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>9}\n", "filter", "live keys", "Mdec/s",
              "batched", "bits/key", "own est.", "new", "fill s", "loads", "floor");
   constexpr std::size_t kSubjectCount = std::size(kSubjects);
@@ -333,25 +337,28 @@ int main(int argc, char** argv) {
       }
     }
   }
-  fmt::print("Mdec/s: insert_if_absent() calls per CPU second (hashing included); batched: the same in\n"
-             "batches (hash, prefetch() each, decide in order); bits/key: bits allocated (exact: its table\n"
-             "and fingerprints) over the live keys; own est.: the filter's stats(); new: share of decisions\n"
-             "answered new (0.700 with no false positive); fill s: CPU seconds of the untimed fill (inserts\n"
-             "of the new keys alone); loads: expected words a decision reads; floor: M decisions per CPU\n"
-             "second at that many independent random loads in an array of the filter's size.\n");
+  fmt::print(
+      "Mdec/s: insert_if_absent() calls per CPU second (hashing included); batched: the same in\n"
+      "batches (hash, prefetch() each, decide in order); bits/key: bits allocated (exact: its table\n"
+      "and fingerprints) over the live keys; own est.: the filter's stats(); new: share of decisions\n"
+      "answered new (0.700 with no false positive); fill s: CPU seconds of the untimed fill (inserts\n"
+      "of the new keys alone); loads: expected words a decision reads; floor: M decisions per CPU\n"
+      "second at that many independent random loads in an array of the filter's size.\n");
   for (std::size_t s = 0; s < kSubjectCount; ++s) {
     if (kSubjects[s].algorithm == Algorithm::exact) continue;
     if (!opt.only.empty() && opt.only != kSubjects[s].name) continue;
     if (at_from[s].mdps == 0 || at_to[s].mdps == 0) {
-      fmt::print("{}: 10^7/10^5 throughput not measured (--max-live below 10^7 or a row failed)\n", label(kSubjects[s]));
+      fmt::print("{}: 10^7/10^5 throughput not measured (--max-live below 10^7 or a row failed)\n",
+                 label(kSubjects[s]));
       continue;
     }
     const double ratio = at_to[s].mdps / at_from[s].mdps;
-    fmt::print("{}: throughput at 10^7 live keys = {:.0f} % of 10^5 (target >= {:.0f} %): {}; batched {:.0f} %; "
-               "floor at {:.0f} -> {:.0f} loads {:.0f} %\n",
-               label(kSubjects[s]), ratio * 100, kRatioTarget * 100, ratio >= kRatioTarget ? "met" : "NOT met",
-               at_to[s].batched_mdps / at_from[s].batched_mdps * 100, at_from[s].loads, at_to[s].loads,
-               at_from[s].floor_mdps > 0 ? at_to[s].floor_mdps / at_from[s].floor_mdps * 100 : 0.0);
+    fmt::print(
+        "{}: throughput at 10^7 live keys = {:.0f} % of 10^5 (target >= {:.0f} %): {}; batched {:.0f} %; "
+        "floor at {:.0f} -> {:.0f} loads {:.0f} %\n",
+        label(kSubjects[s]), ratio * 100, kRatioTarget * 100, ratio >= kRatioTarget ? "met" : "NOT met",
+        at_to[s].batched_mdps / at_from[s].batched_mdps * 100, at_from[s].loads, at_to[s].loads,
+        at_from[s].floor_mdps > 0 ? at_to[s].floor_mdps / at_from[s].floor_mdps * 100 : 0.0);
   }
   return 0;
 }

@@ -4,11 +4,10 @@
 // it handles only the generated benchmark format (blank-separated fields, key = field 3,
 // time = field 1 in epoch seconds with a fraction) and skips every option and check.
 //
-// Steps per 1 MiB read (bench/floor_loop.hpp drives them): find each line with memchr, the first three fields with memchr on
-// ' ', parse the time as digits and a fraction without a library call, hash the key with
-// XXH3-128 (together: "parse"); then decide with the library's own filter through
-// make_filter() and the virtual WindowFilter interface (exactly what the program calls), and
-// copy kept lines into a 1 MiB output buffer written with write(2) ("decide").
+// Steps per 1 MiB read (bench/floor_loop.hpp drives them): find each line with memchr, the first three fields with
+// memchr on ' ', parse the time as digits and a fraction without a library call, hash the key with XXH3-128 (together:
+// "parse"); then decide with the library's own filter through make_filter() and the virtual WindowFilter interface
+// (exactly what the program calls), and copy kept lines into a 1 MiB output buffer written with write(2) ("decide").
 // With -j 2 the parse step runs on a second thread, one 1 MiB batch ahead of the decide
 // step, which still takes the batches, and the records in them, in input order: the
 // pipelining that proposal 1 of docs/performance.md asks the program for.
@@ -111,12 +110,15 @@ class Parser {
 
  private:
   static Rec parse(const char* base, const char* p, const char* nl, const char* line_end) {
-    Rec r{static_cast<std::uint32_t>(p - base), static_cast<std::uint32_t>(line_end - p), {},
+    Rec r{static_cast<std::uint32_t>(p - base),
+          static_cast<std::uint32_t>(line_end - p),
+          {},
           tlbf_bench::floor::kUnkeyed};
     // Fields 1..3 (single blanks in this format); fewer than three leave the line unkeyed,
     // passed through as the program does.
     const char* f1e = static_cast<const char*>(std::memchr(p, ' ', static_cast<std::size_t>(nl - p)));
-    const char* f2e = f1e ? static_cast<const char*>(std::memchr(f1e + 1, ' ', static_cast<std::size_t>(nl - f1e - 1))) : nullptr;
+    const char* f2e =
+        f1e ? static_cast<const char*>(std::memchr(f1e + 1, ' ', static_cast<std::size_t>(nl - f1e - 1))) : nullptr;
     if (f2e) {
       const char* f3 = f2e + 1;
       const char* f3e = static_cast<const char*>(std::memchr(f3, ' ', static_cast<std::size_t>(nl - f3)));
@@ -163,13 +165,20 @@ int main(int argc, char** argv) {
   const char* load = nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a == "-a" && i + 1 < argc) algo = argv[++i];
-    else if (a == "-e" && i + 1 < argc) rate = std::strtod(argv[++i], nullptr);
-    else if (a == "-j" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (a == "--trace-out" && i + 1 < argc) trace_out = argv[++i];
-    else if (a == "--load" && i + 1 < argc) load = argv[++i];
-    else if (a == "-n" && i + 1 < argc) count = std::strtoull(argv[++i], nullptr, 10);
-    else path = argv[i];
+    if (a == "-a" && i + 1 < argc)
+      algo = argv[++i];
+    else if (a == "-e" && i + 1 < argc)
+      rate = std::strtod(argv[++i], nullptr);
+    else if (a == "-j" && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
+    else if (a == "--trace-out" && i + 1 < argc)
+      trace_out = argv[++i];
+    else if (a == "--load" && i + 1 < argc)
+      load = argv[++i];
+    else if (a == "-n" && i + 1 < argc)
+      count = std::strtoull(argv[++i], nullptr, 10);
+    else
+      path = argv[i];
   }
   const bool counted = algo == "apbf";
   if (!path || (trace_out && load) || (threads != 1 && threads != 2) || (counted && count == 0) ||

@@ -83,19 +83,22 @@ std::vector<Form> forms() {
       {"rfc3339 (Zeek)",
        [](std::int64_t s, int ms) {
          Fields f = fields_of(s, ms);
-         return printf_string("%04d-%02d-%02dT%02d:%02d:%02d.%03d123Z", f.year, f.month, f.day, f.hour, f.minute, f.second, ms);
+         return printf_string("%04d-%02d-%02dT%02d:%02d:%02d.%03d123Z", f.year, f.month, f.day, f.hour, f.minute,
+                              f.second, ms);
        },
        TimeFormat::rfc3339, [](std::string_view s) { return parse_rfc3339(s); }},
       {"log4j comma fraction",
        [](std::int64_t s, int ms) {
          Fields f = fields_of(s, ms);
-         return printf_string("%04d-%02d-%02d %02d:%02d:%02d,%03d", f.year, f.month, f.day, f.hour, f.minute, f.second, ms);
+         return printf_string("%04d-%02d-%02d %02d:%02d:%02d,%03d", f.year, f.month, f.day, f.hour, f.minute, f.second,
+                              ms);
        },
        TimeFormat::rfc3339, [](std::string_view s) { return parse_rfc3339(s); }},
       {"clf, bracketed",
        [](std::int64_t s, int ms) {
          Fields f = fields_of(s, ms);
-         return printf_string("[%02d/%s/%04d:%02d:%02d:%02d +0000]", f.day, kMonths[f.month - 1], f.year, f.hour, f.minute, f.second);
+         return printf_string("[%02d/%s/%04d:%02d:%02d:%02d +0000]", f.day, kMonths[f.month - 1], f.year, f.hour,
+                              f.minute, f.second);
        },
        TimeFormat::clf, [](std::string_view s) { return parse_clf(s.substr(1, s.size() - 2)); }},
       {"syslog",
@@ -107,13 +110,15 @@ std::vector<Form> forms() {
       {"ctime",
        [](std::int64_t s, int ms) {
          Fields f = fields_of(s, ms);
-         return printf_string("%s %s %02d %02d:%02d:%02d %04d", kDays[f.weekday], kMonths[f.month - 1], f.day, f.hour, f.minute, f.second, f.year);
+         return printf_string("%s %s %02d %02d:%02d:%02d %04d", kDays[f.weekday], kMonths[f.month - 1], f.day, f.hour,
+                              f.minute, f.second, f.year);
        },
        TimeFormat::ctime, [](std::string_view s) { return parse_ctime(s); }},
       {"yy/mm/dd (Spark)",
        [](std::int64_t s, int ms) {
          Fields f = fields_of(s, ms);
-         return printf_string("%02d/%02d/%02d %02d:%02d:%02d", f.year % 100, f.month, f.day, f.hour, f.minute, f.second);
+         return printf_string("%02d/%02d/%02d %02d:%02d:%02d", f.year % 100, f.month, f.day, f.hour, f.minute,
+                              f.second);
        },
        TimeFormat::auto_detect, fixed_year},
       {"yyyy/mm/dd",
@@ -125,7 +130,8 @@ std::vector<Form> forms() {
       {"rfc2822",
        [](std::int64_t s, int ms) {
          Fields f = fields_of(s, ms);
-         return printf_string("%s, %02d %s %04d %02d:%02d:%02d +0000", kDays[f.weekday], f.day, kMonths[f.month - 1], f.year, f.hour, f.minute, f.second);
+         return printf_string("%s, %02d %s %04d %02d:%02d:%02d +0000", kDays[f.weekday], f.day, kMonths[f.month - 1],
+                              f.year, f.hour, f.minute, f.second);
        },
        TimeFormat::auto_detect, fixed_year},
   };
@@ -170,7 +176,8 @@ int main(int argc, char** argv) {
     }
   }
   fmt::print("== TimeParser per record, {} stamps per form, median of {} passes, CPU ns per parse ==\n", count, reps);
-  fmt::print("{:<22} {:>10} {:>10} {:>10} {:>8} {:>8} {:>9}\n", "form", "bare", "auto", "fixed", "auto/b", "fixed/b", "parsed");
+  fmt::print("{:<22} {:>10} {:>10} {:>10} {:>8} {:>8} {:>9}\n", "form", "bare", "auto", "fixed", "auto/b", "fixed/b",
+             "parsed");
   for (const Form& form : forms()) {
     std::vector<std::string> stamps;
     stamps.reserve(count);

@@ -59,7 +59,10 @@ class CountingWindowBloom {
   std::uint64_t get(std::uint64_t c) const { return (words_[c / 16] >> (4 * (c % 16))) & 15; }
   void add(std::uint64_t c, int delta) {
     std::uint64_t unit = std::uint64_t{1} << (4 * (c % 16));
-    if (delta > 0) words_[c / 16] += unit; else words_[c / 16] -= unit;
+    if (delta > 0)
+      words_[c / 16] += unit;
+    else
+      words_[c / 16] -= unit;
   }
 
   std::uint64_t window_;
@@ -74,11 +77,14 @@ class StableBloom {
   // P is chosen so that a cell set to Max decays to zero after about `window` inserts on
   // average (Max·m/P = window): the random-decay analogue of a W-item window.
   StableBloom(std::uint64_t window, double bits_per_item, std::uint32_t k, std::uint32_t cell_bits, std::uint64_t seed)
-      : k_(k), max_(static_cast<std::uint8_t>((1u << cell_bits) - 1)),
+      : k_(k),
+        max_(static_cast<std::uint8_t>((1u << cell_bits) - 1)),
         cells_(static_cast<std::uint64_t>(bits_per_item * static_cast<double>(window)) / cell_bits),
-        cell_bits_(cell_bits), rng_(seed) {
-    p_ = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(max_) * static_cast<double>(cells_) /
-                                                               static_cast<double>(window) + 0.5));
+        cell_bits_(cell_bits),
+        rng_(seed) {
+    p_ = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(
+               static_cast<double>(max_) * static_cast<double>(cells_) / static_cast<double>(window) + 0.5));
     cell_.assign(cells_, 0);
   }
 

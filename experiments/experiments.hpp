@@ -20,10 +20,10 @@ namespace tlbf_experiments {
 
 struct Context {
   std::filesystem::path out;
-  bool quick = false;  // smaller streams and fewer seeds, for the smoke test
-  bool paper_queries = false;  // TLBF Figures 4-5 with the paper's 10^i × 10,000 queries
+  bool quick = false;                 // smaller streams and fewer seeds, for the smoke test
+  bool paper_queries = false;         // TLBF Figures 4-5 with the paper's 10^i × 10,000 queries
   std::filesystem::path shared_data;  // ../shared/data: the real access log
-  std::vector<std::string> plots;  // gnuplot scripts written so far, rendered at the end
+  std::vector<std::string> plots;     // gnuplot scripts written so far, rendered at the end
 };
 
 // A CSV file with a header row; values are written with full precision.
@@ -66,11 +66,11 @@ double median(std::vector<double> v);
 double percentile(std::vector<double> v, double q);  // nearest rank, q in [0,1]
 
 // The experiments, in the order main.cpp runs them.
-void run_gebf_table1(Context& ctx);      // GEBF paper, Table 1
-void run_gebf_fpr_model(Context& ctx);   // GEBF paper, §4 FPR approximation against measurement
-void run_gebf_real_log(Context& ctx);    // GEBF paper's real-log check, on our access log
-void run_gebf_timed(Context& ctx);       // our time-window GEBF beside TLBF (bits per key)
-void run_tlbf_slices(Context& ctx);      // TLBF paper, Figures 1-3 and Table 2
-void run_tlbf_fpr(Context& ctx);         // TLBF paper, Figures 4-5
+void run_gebf_table1(Context& ctx);     // GEBF paper, Table 1
+void run_gebf_fpr_model(Context& ctx);  // GEBF paper, §4 FPR approximation against measurement
+void run_gebf_real_log(Context& ctx);   // GEBF paper's real-log check, on our access log
+void run_gebf_timed(Context& ctx);      // our time-window GEBF beside TLBF (bits per key)
+void run_tlbf_slices(Context& ctx);     // TLBF paper, Figures 1-3 and Table 2
+void run_tlbf_fpr(Context& ctx);        // TLBF paper, Figures 4-5
 
 }  // namespace tlbf_experiments

@@ -56,8 +56,10 @@ std::vector<std::uint64_t> make_stream(Dist d, std::uint64_t n, std::uint64_t se
     case Dist::bursty:
       for (std::uint64_t i = 0; i < n; ++i) {
         std::uint64_t phase = i / 4000;
-        if (phase % 2 == 1 && rng() % 10 < 7) ids.push_back(id_of((phase << 20) | (rng() % 300)));
-        else ids.push_back(rng() >> 2);
+        if (phase % 2 == 1 && rng() % 10 < 7)
+          ids.push_back(id_of((phase << 20) | (rng() % 300)));
+        else
+          ids.push_back(rng() >> 2);
       }
       break;
   }
@@ -68,15 +70,18 @@ struct Queries {
   std::vector<tlbf::KeyHash> live, fresh, expired;
 };
 
-Queries make_queries(const std::vector<std::uint64_t>& ids, std::uint64_t window, std::uint64_t per_set, std::uint64_t seed) {
+Queries make_queries(const std::vector<std::uint64_t>& ids, std::uint64_t window, std::uint64_t per_set,
+                     std::uint64_t seed) {
   const std::uint64_t n = ids.size();
   std::unordered_map<std::uint64_t, std::uint64_t> last;
   last.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) last[ids[i]] = i;
   std::vector<std::uint64_t> live, expired;
   for (const auto& [id, pos] : last) {
-    if (pos + window >= n) live.push_back(id);
-    else if (pos + 2 * window >= n) expired.push_back(id);
+    if (pos + window >= n)
+      live.push_back(id);
+    else if (pos + 2 * window >= n)
+      expired.push_back(id);
   }
   std::sort(live.begin(), live.end());  // unordered_map order must not leak into the sample
   std::sort(expired.begin(), expired.end());
@@ -134,7 +139,8 @@ std::uint32_t counting_k(std::uint64_t window, double bpk) {
   double cells = bpk * static_cast<double>(window) / 4;
   std::uint32_t best = 1;
   for (std::uint32_t k = 2; k < 16; ++k)
-    if (tlbf::bloom_fpr(k, static_cast<double>(window), cells) < tlbf::bloom_fpr(best, static_cast<double>(window), cells))
+    if (tlbf::bloom_fpr(k, static_cast<double>(window), cells) <
+        tlbf::bloom_fpr(best, static_cast<double>(window), cells))
       best = k;
   return best;
 }
@@ -150,9 +156,8 @@ void run_gebf_table1(Context& ctx) {
   const int repeats = ctx.quick ? 1 : 5;
   const std::uint32_t ck = counting_k(window, bpk);
 
-  Csv runs(ctx.out / "gebf_table1_runs.csv",
-           {"distribution", "seed", "filter", "r", "bits_per_item", "live_keys", "expired_keys", "fpr", "stale_rate",
-            "live_fnr", "query_mqps"});
+  Csv runs(ctx.out / "gebf_table1_runs.csv", {"distribution", "seed", "filter", "r", "bits_per_item", "live_keys",
+                                              "expired_keys", "fpr", "stale_rate", "live_fnr", "query_mqps"});
   // Results per filter name, for all runs ("all") and per distribution.
   std::map<std::string, std::map<std::string, std::vector<Result>>> by_filter;
   for (Dist d : {Dist::uniform, Dist::zipf, Dist::bursty}) {
@@ -173,25 +178,31 @@ void run_gebf_table1(Context& ctx) {
           auto f_owner = tlbf::GuardedEpochFilter::make(gebf_cfg(window, r, bpk, blocked));
           tlbf::GuardedEpochFilter& f = *f_owner;
           for (std::uint64_t id : ids) f.insert(inserted_key(id), 0);
-          Result res = measure(q, [&](tlbf::KeyHash h) { return f.may_contain(h, 0); },
-                               static_cast<double>(f.stats(0).bits_allocated), window, repeats);
+          Result res = measure(
+              q, [&](tlbf::KeyHash h) { return f.may_contain(h, 0); }, static_cast<double>(f.stats(0).bits_allocated),
+              window, repeats);
           record(blocked ? "gebf-blocked" : "gebf", r, res);
         }
       }
       CountingWindowBloom cbf(window, bpk, ck);
       for (std::uint64_t id : ids) cbf.insert(inserted_key(id));
       record("counting-4bit", 0,
-             measure(q, [&](tlbf::KeyHash h) { return cbf.may_contain(h); }, static_cast<double>(cbf.bits()), window, repeats));
+             measure(
+                 q, [&](tlbf::KeyHash h) { return cbf.may_contain(h); }, static_cast<double>(cbf.bits()), window,
+                 repeats));
       StableBloom sbf(window, bpk, 3, 3, seed);
       for (std::uint64_t id : ids) sbf.insert(inserted_key(id));
       record("stable", 0,
-             measure(q, [&](tlbf::KeyHash h) { return sbf.may_contain(h); }, static_cast<double>(sbf.bits()), window, repeats));
+             measure(
+                 q, [&](tlbf::KeyHash h) { return sbf.may_contain(h); }, static_cast<double>(sbf.bits()), window,
+                 repeats));
     }
   }
 
   // gebf_table1.csv: medians over all runs (the paper's Table 1); the per-distribution
   // medians go to gebf_table1_by_distribution.csv.
-  const std::vector<std::string> header{"filter", "distribution", "runs", "bits_per_item", "median_fpr", "median_stale_rate",
+  const std::vector<std::string> header{"filter",          "distribution", "runs",
+                                        "bits_per_item",   "median_fpr",   "median_stale_rate",
                                         "median_live_fnr", "max_live_fnr", "median_query_mqps"};
   Csv summary(ctx.out / "gebf_table1.csv", header);
   Csv per_dist_csv(ctx.out / "gebf_table1_by_distribution.csv", header);
@@ -215,8 +226,9 @@ void run_gebf_table1(Context& ctx) {
                    median(stale), median(fnr), median(mqps));
     }
   }
-  add_plot(ctx, "gebf_table1", fmt::format("GEBF Table 1: medians over distributions and seeds (W={}, {} bits/item)", window, bpk),
-           "", "rate",
+  add_plot(ctx, "gebf_table1",
+           fmt::format("GEBF Table 1: medians over distributions and seeds (W={}, {} bits/item)", window, bpk), "",
+           "rate",
            "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
            "set xtics rotate by -30\nset yrange [0:*]\n"
            "plot 'gebf_table1.csv' using 5:xtic(1) title 'FPR (fresh)', '' using 6 title 'stale-positive rate', "
@@ -228,7 +240,8 @@ void run_gebf_table1(Context& ctx) {
 void run_gebf_fpr_model(Context& ctx) {
   const std::uint64_t window = ctx.quick ? 4000 : 20000;
   const std::uint64_t queries = ctx.quick ? 50000 : 400000;
-  Csv csv(ctx.out / "gebf_fpr_model.csv", {"blocked", "r", "bits_per_item", "k", "predicted_fpr", "measured_fpr", "relative_error"});
+  Csv csv(ctx.out / "gebf_fpr_model.csv",
+          {"blocked", "r", "bits_per_item", "k", "predicted_fpr", "measured_fpr", "relative_error"});
   for (bool blocked : {false, true}) {
     for (double bpk : {8.0, 14.0, 20.0}) {
       for (std::uint32_t r : {1u, 2u, 4u, 8u, 16u, 32u}) {
@@ -245,12 +258,15 @@ void run_gebf_fpr_model(Context& ctx) {
       }
     }
   }
-  add_plot(ctx, "gebf_fpr_model", fmt::format("GEBF FPR: approximation (lines) vs measured (points), W={}", window), "r",
-           "false-positive rate",
-           "set logscale x 2\nset logscale y\n"
-           "plot for [b in '8 14 20'] 'gebf_fpr_model.csv' using ($1==0 && $3==b+0 ? $2 : 1/0):5 with lines title 'predicted '.b.' bits', "
-           "for [b in '8 14 20'] '' using ($1==0 && $3==b+0 ? $2 : 1/0):6 with points pt 7 title 'measured '.b.' bits', "
-           "for [b in '8 14 20'] '' using ($1==1 && $3==b+0 ? $2 : 1/0):6 with points pt 4 title 'blocked measured '.b.' bits'");
+  add_plot(
+      ctx, "gebf_fpr_model", fmt::format("GEBF FPR: approximation (lines) vs measured (points), W={}", window), "r",
+      "false-positive rate",
+      "set logscale x 2\nset logscale y\n"
+      "plot for [b in '8 14 20'] 'gebf_fpr_model.csv' using ($1==0 && $3==b+0 ? $2 : 1/0):5 with lines title "
+      "'predicted '.b.' bits', "
+      "for [b in '8 14 20'] '' using ($1==0 && $3==b+0 ? $2 : 1/0):6 with points pt 7 title 'measured '.b.' bits', "
+      "for [b in '8 14 20'] '' using ($1==1 && $3==b+0 ? $2 : 1/0):6 with points pt 4 title 'blocked measured '.b.' "
+      "bits'");
 }
 
 // The paper's real-log check (§6, a web-server access log keyed by client IP, method and
@@ -283,22 +299,28 @@ void run_gebf_real_log(Context& ctx) {
     csv << name << r << static_cast<std::uint64_t>(ids.size()) << static_cast<std::uint64_t>(q.live.size())
         << static_cast<std::uint64_t>(q.expired.size()) << res.fpr << res.stale << res.fnr;
     csv.end_row();
-    fmt::print("  {:<14} fpr {:.4f}  stale {:.4f}  live fnr {:.4f}\n", name + (r ? fmt::format(" r={}", r) : ""), res.fpr,
-               res.stale, res.fnr);
+    fmt::print("  {:<14} fpr {:.4f}  stale {:.4f}  live fnr {:.4f}\n", name + (r ? fmt::format(" r={}", r) : ""),
+               res.fpr, res.stale, res.fnr);
   };
   for (bool blocked : {false, true}) {
     auto f_owner = tlbf::GuardedEpochFilter::make(gebf_cfg(window, 8, bpk, blocked));
     tlbf::GuardedEpochFilter& f = *f_owner;
     for (std::uint64_t id : ids) f.insert(inserted_key(id), 0);
     record(blocked ? "gebf-blocked" : "gebf", 8,
-           measure(q, [&](tlbf::KeyHash h) { return f.may_contain(h, 0); }, static_cast<double>(f.stats(0).bits_allocated), window, 1));
+           measure(
+               q, [&](tlbf::KeyHash h) { return f.may_contain(h, 0); }, static_cast<double>(f.stats(0).bits_allocated),
+               window, 1));
   }
   CountingWindowBloom cbf(window, bpk, counting_k(window, bpk));
   for (std::uint64_t id : ids) cbf.insert(inserted_key(id));
-  record("counting-4bit", 0, measure(q, [&](tlbf::KeyHash h) { return cbf.may_contain(h); }, static_cast<double>(cbf.bits()), window, 1));
+  record("counting-4bit", 0,
+         measure(
+             q, [&](tlbf::KeyHash h) { return cbf.may_contain(h); }, static_cast<double>(cbf.bits()), window, 1));
   StableBloom sbf(window, bpk, 3, 3, 1);
   for (std::uint64_t id : ids) sbf.insert(inserted_key(id));
-  record("stable", 0, measure(q, [&](tlbf::KeyHash h) { return sbf.may_contain(h); }, static_cast<double>(sbf.bits()), window, 1));
+  record("stable", 0,
+         measure(
+             q, [&](tlbf::KeyHash h) { return sbf.may_contain(h); }, static_cast<double>(sbf.bits()), window, 1));
 }
 
 }  // namespace tlbf_experiments

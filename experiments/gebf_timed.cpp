@@ -34,8 +34,8 @@ void run_gebf_timed(Context& ctx) {
   Csv series(ctx.out / "gebf_timed_series.csv",
              {"profile", "error_rate", "filter", "time_s", "live_keys", "bits_per_live_key", "fpr"});
   Csv summary(ctx.out / "gebf_timed.csv",
-              {"profile", "error_rate", "filter", "events", "median_bits_per_live_key", "p90_bits_per_live_key", "median_fpr",
-               "p90_fpr", "false_negatives", "live_checks"});
+              {"profile", "error_rate", "filter", "events", "median_bits_per_live_key", "p90_bits_per_live_key",
+               "median_fpr", "p90_fpr", "false_negatives", "live_checks"});
   const std::vector<double> rates = ctx.quick ? std::vector<double>{1e-3} : std::vector<double>{1e-3, 1e-5};
   for (double rate : rates) {
     for (const char* profile : {"steady", "burst", "idle"}) {
@@ -85,7 +85,10 @@ void run_gebf_timed(Context& ctx) {
         }
         const tlbf::Time now = active + idle_total;
         std::uint64_t id = (rng() % 2 == 0 && !recent.empty()) ? recent[rng() % recent.size()] : next_id++;
-        if (recent.size() < 100000) recent.push_back(id); else recent[events % 100000] = id;
+        if (recent.size() < 100000)
+          recent.push_back(id);
+        else
+          recent[events % 100000] = id;
         const tlbf::KeyHash h = inserted_key(id);
         for (Entry& e : filters) {
           const bool live = e.oracle.may_contain(h, now);
@@ -104,8 +107,10 @@ void run_gebf_timed(Context& ctx) {
           for (Entry& e : filters) {
             const std::uint64_t live_keys = e.oracle.stats(now).live_keys;
             std::uint64_t pos = 0;
-            for (std::uint64_t q = 0; q < fresh_queries; ++q) pos += e.f->may_contain(fresh_key(fresh_id + q), now) ? 1 : 0;
-            const double bits = live_keys ? static_cast<double>(e.f->stats(now).bits_allocated) / static_cast<double>(live_keys) : 0;
+            for (std::uint64_t q = 0; q < fresh_queries; ++q)
+              pos += e.f->may_contain(fresh_key(fresh_id + q), now) ? 1 : 0;
+            const double bits =
+                live_keys ? static_cast<double>(e.f->stats(now).bits_allocated) / static_cast<double>(live_keys) : 0;
             const double fpr = static_cast<double>(pos) / static_cast<double>(fresh_queries);
             if (settled && live_keys > 0) {
               e.bits.push_back(bits);
@@ -124,20 +129,22 @@ void run_gebf_timed(Context& ctx) {
         summary << profile << rate << e.name << events << median(e.bits) << percentile(e.bits, 0.9) << median(e.fpr)
                 << percentile(e.fpr, 0.9) << e.fn << e.live_checks;
         summary.end_row();
-        fmt::print("  {:<6} {:<7} {:<10} {:6.1f} bits/live key (p90 {:6.1f})  fpr {:.2e}  false negatives {}\n", profile,
-                   fmt::format("{:g}", rate), e.name, median(e.bits), percentile(e.bits, 0.9), median(e.fpr), e.fn);
+        fmt::print("  {:<6} {:<7} {:<10} {:6.1f} bits/live key (p90 {:6.1f})  fpr {:.2e}  false negatives {}\n",
+                   profile, fmt::format("{:g}", rate), e.name, median(e.bits), percentile(e.bits, 0.9), median(e.fpr),
+                   e.fn);
       }
     }
   }
   std::string body = "set multiplot layout 3,1\nset yrange [0:60]\nset key inside right top\n";
   for (const char* p : {"steady", "burst", "idle"}) {
     body += fmt::format("set title 'Bits per live key, 60 s window, error rate 1e-3: {} rate'\n", p);
-    body += fmt::format("plot for [f in 'tlbf gebf-timed'] 'gebf_timed_series.csv' "
-                        "using (strcol(1) eq '{}' && strcol(3) eq f && $2 == 0.001 ? $4 : 1/0):6 with lines lw 2 title f\n", p);
+    body += fmt::format(
+        "plot for [f in 'tlbf gebf-timed'] 'gebf_timed_series.csv' "
+        "using (strcol(1) eq '{}' && strcol(3) eq f && $2 == 0.001 ? $4 : 1/0):6 with lines lw 2 title f\n",
+        p);
   }
   body += "unset multiplot";
   add_plot(ctx, "gebf_timed_bits", "", "stream time (s)", "bits per live key", body);
-
 }
 
 }  // namespace tlbf_experiments

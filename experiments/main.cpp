@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <exception>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "experiments.hpp"
 
@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   app.add_flag("--paper-queries", ctx.paper_queries,
                "TLBF Figures 4-5 with the paper's 10^i x 10,000 queries per sample (10x slower)");
   ctx.shared_data = TLBF_SHARED_DATA_DIR;
-  app.add_option("--shared-data", ctx.shared_data, "directory holding apache_access_elastic.log (default: the source tree's ../shared/data)");
+  app.add_option("--shared-data", ctx.shared_data,
+                 "directory holding apache_access_elastic.log (default: the source tree's ../shared/data)");
   bool no_plots = false;
   app.add_flag("--no-plots", no_plots, "write the CSVs and .gp scripts but do not run gnuplot");
   app.add_option("--only", only,
@@ -63,9 +64,13 @@ int main(int argc, char** argv) {
       step("time-window GEBF vs TLBF", tx::run_gebf_timed);
     }
     // 5. Pictures last, so a plotting problem never costs a CSV.
-    if (no_plots) fmt::print("plots not rendered (--no-plots); run gnuplot on the .gp scripts in {}\n", ctx.out.string());
-    else if (tx::render_plots(ctx)) fmt::print("plots: {} PNG files in {}\n", ctx.plots.size(), ctx.out.string());
-    else fmt::print("plots skipped: gnuplot not found (install gnuplot-nox); the CSVs and .gp scripts are in {}\n", ctx.out.string());
+    if (no_plots)
+      fmt::print("plots not rendered (--no-plots); run gnuplot on the .gp scripts in {}\n", ctx.out.string());
+    else if (tx::render_plots(ctx))
+      fmt::print("plots: {} PNG files in {}\n", ctx.plots.size(), ctx.out.string());
+    else
+      fmt::print("plots skipped: gnuplot not found (install gnuplot-nox); the CSVs and .gp scripts are in {}\n",
+                 ctx.out.string());
     fmt::print("total {:.1f} s\n", tx::seconds_since(start));
   } catch (const std::exception& e) {
     fmt::print(stderr, "tlbf-experiments: {}\n", e.what());

@@ -34,7 +34,8 @@ void Csv::end_row() {
 void add_plot(Context& ctx, const std::string& name, const std::string& title, const std::string& xlabel,
               const std::string& ylabel, const std::string& body) {
   std::ofstream gp(ctx.out / (name + ".gp"));
-  gp << "set terminal pngcairo size 960," << (body.find("multiplot") != std::string::npos ? 1200 : 600) << " font 'sans,10'\n"
+  gp << "set terminal pngcairo size 960," << (body.find("multiplot") != std::string::npos ? 1200 : 600)
+     << " font 'sans,10'\n"
      << "set output '" << name << ".png'\n"
      << "set datafile separator ','\n"
      << "set key outside right top\n"

@@ -10,8 +10,8 @@
 //
 // Table 2 (range of bits per element per error rate) takes, for each rate, the layout the
 // TLBF picks (TimeLimitedFilter::choose_layout) and its neighbours k−1, k+1, k+2 (each with
-// its cheapest l: the largest meeting the rate under tlbf_fpr()), both capacities, and the min/max over insertions after the filter has settled
-// (from 2 spans on); the time-window GEBF on the same stream gives the column beside it.
+// its cheapest l: the largest meeting the rate under tlbf_fpr()), both capacities, and the min/max over insertions
+// after the filter has settled (from 2 spans on); the time-window GEBF on the same stream gives the column beside it.
 //
 // Figures 4-5 query, at sampled insertions, 10^i × 1,000 never-inserted keys for rate 10^-i
 // (i = 1, 2, 3; the paper's 10^i × 10,000 with --paper-queries); the sample stride grows
@@ -82,9 +82,8 @@ void run_tlbf_slices(Context& ctx) {
   // Figures 1-3: every insertion of ten filters at error rate 0.1.
   const std::vector<Layout> fig_layouts{{4, 3}, {5, 7}, {6, 14}, {7, 28}, {8, 56}};
   {
-    Csv csv(ctx.out / "tlbf_fig1_3.csv",
-            {"capacity", "k", "l", "apbf_fpr", "insertion", "time_s", "slices", "slice0_bits", "bits_per_element",
-             "reported_bits_per_live_key"});
+    Csv csv(ctx.out / "tlbf_fig1_3.csv", {"capacity", "k", "l", "apbf_fpr", "insertion", "time_s", "slices",
+                                          "slice0_bits", "bits_per_element", "reported_bits_per_live_key"});
     for (std::uint64_t capacity : {1000u, 10000u}) {
       for (Layout kl : fig_layouts) {
         tlbf::TimeLimitedFilter f(tlbf_cfg(0.1, capacity, kl));
@@ -105,25 +104,28 @@ void run_tlbf_slices(Context& ctx) {
     const char* names[] = {"(4,3)", "(5,7)", "(6,14)", "(7,28)", "(8,56)"};
     const int ls[][2] = {{4, 3}, {5, 7}, {6, 14}, {7, 28}, {8, 56}};
     for (int j = 0; j < 5; ++j)
-      body += fmt::format("{}'tlbf_fig1_3.csv' using ($1=={} && $2=={} && $3=={} ? $5 : 1/0):{} with lines title 'k,l = {}'",
-                          j ? ", " : "", capacity, ls[j][0], ls[j][1], column, names[j]);
+      body += fmt::format(
+          "{}'tlbf_fig1_3.csv' using ($1=={} && $2=={} && $3=={} ? $5 : 1/0):{} with lines title 'k,l = {}'",
+          j ? ", " : "", capacity, ls[j][0], ls[j][1], column, names[j]);
     return body;
   };
-  add_plot(ctx, "tlbf_fig1a", "TLBF Fig. 1a: slices per insertion, initial capacity 1,000", "insertion", "slices", series(1000, 7));
-  add_plot(ctx, "tlbf_fig1b", "TLBF Fig. 1b: size of slice 0, initial capacity 1,000", "insertion", "bits", series(1000, 8));
-  add_plot(ctx, "tlbf_fig2a", "TLBF Fig. 2a: slices per insertion, initial capacity 10,000", "insertion", "slices", series(10000, 7));
-  add_plot(ctx, "tlbf_fig2b", "TLBF Fig. 2b: size of slice 0, initial capacity 10,000", "insertion", "bits", series(10000, 8));
+  add_plot(ctx, "tlbf_fig1a", "TLBF Fig. 1a: slices per insertion, initial capacity 1,000", "insertion", "slices",
+           series(1000, 7));
+  add_plot(ctx, "tlbf_fig1b", "TLBF Fig. 1b: size of slice 0, initial capacity 1,000", "insertion", "bits",
+           series(1000, 8));
+  add_plot(ctx, "tlbf_fig2a", "TLBF Fig. 2a: slices per insertion, initial capacity 10,000", "insertion", "slices",
+           series(10000, 7));
+  add_plot(ctx, "tlbf_fig2b", "TLBF Fig. 2b: size of slice 0, initial capacity 10,000", "insertion", "bits",
+           series(10000, 8));
   add_plot(ctx, "tlbf_fig3a", "TLBF Fig. 3a: bits per element, initial capacity 1,000", "insertion", "bits per element",
            "set yrange [0:60]\n" + series(1000, 9));
-  add_plot(ctx, "tlbf_fig3b", "TLBF Fig. 3b: bits per element, initial capacity 10,000", "insertion", "bits per element",
-           "set yrange [0:60]\n" + series(10000, 9));
+  add_plot(ctx, "tlbf_fig3b", "TLBF Fig. 3b: bits per element, initial capacity 10,000", "insertion",
+           "bits per element", "set yrange [0:60]\n" + series(10000, 9));
 
   // Table 2, with the time-window GEBF (r = 8) on the same stream beside it.
-  Csv detail(ctx.out / "tlbf_table2_filters.csv",
-             {"error_rate", "filter", "capacity", "k", "l", "min_bits_per_element", "max_bits_per_element",
-              "median_bits_per_element"});
-  Csv table(ctx.out / "tlbf_table2.csv",
-            {"error_rate", "tlbf_min", "tlbf_max", "gebf_timed_min", "gebf_timed_max"});
+  Csv detail(ctx.out / "tlbf_table2_filters.csv", {"error_rate", "filter", "capacity", "k", "l", "min_bits_per_element",
+                                                   "max_bits_per_element", "median_bits_per_element"});
+  Csv table(ctx.out / "tlbf_table2.csv", {"error_rate", "tlbf_min", "tlbf_max", "gebf_timed_min", "gebf_timed_max"});
   const std::uint64_t settled = 2 * static_cast<std::uint64_t>(kSpan / kStep);
   for (double rate : {0.1, 0.01, 0.001, 0.0001, 0.00001}) {
     double tmin = INFINITY, tmax = 0, gmin = INFINITY, gmax = 0;
@@ -155,15 +157,16 @@ void run_tlbf_slices(Context& ctx) {
     }
     table << rate << tmin << tmax << gmin << gmax;
     table.end_row();
-    fmt::print("  error rate {:<7} TLBF {:.1f}-{:.1f} bits/element, time-window GEBF {:.1f}-{:.1f}\n", rate_label(rate), tmin,
-               tmax, gmin, gmax);
+    fmt::print("  error rate {:<7} TLBF {:.1f}-{:.1f} bits/element, time-window GEBF {:.1f}-{:.1f}\n", rate_label(rate),
+               tmin, tmax, gmin, gmax);
   }
-  add_plot(ctx, "tlbf_table2", "TLBF Table 2: range of bits per element at steady state", "error rate", "bits per element",
-           "set logscale x\nset xrange [0.3:3e-6]\nset yrange [0:*]\n"
-           "plot 'tlbf_table2.csv' using 1:2:3 with filledcurves title 'TLBF (ours), min-max' fs transparent solid 0.3, "
-           "'' using 1:4 with linespoints pt 7 lw 2 title 'GEBF time window (ours)', "
-           "'-' using 1:2:3:4 with yerrorbars title 'TLBF paper, min-max' lw 2\n"
-           "0.1,11.5,10,13\n0.01,21.5,19,24\n0.001,30.5,26,35\n0.0001,38.5,32,45\n0.00001,48.5,41,56\ne");
+  add_plot(
+      ctx, "tlbf_table2", "TLBF Table 2: range of bits per element at steady state", "error rate", "bits per element",
+      "set logscale x\nset xrange [0.3:3e-6]\nset yrange [0:*]\n"
+      "plot 'tlbf_table2.csv' using 1:2:3 with filledcurves title 'TLBF (ours), min-max' fs transparent solid 0.3, "
+      "'' using 1:4 with linespoints pt 7 lw 2 title 'GEBF time window (ours)', "
+      "'-' using 1:2:3:4 with yerrorbars title 'TLBF paper, min-max' lw 2\n"
+      "0.1,11.5,10,13\n0.01,21.5,19,24\n0.001,30.5,26,35\n0.0001,38.5,32,45\n0.00001,48.5,41,56\ne");
 }
 
 void run_tlbf_fpr(Context& ctx) {
@@ -198,12 +201,15 @@ void run_tlbf_fpr(Context& ctx) {
   for (auto [name, capacity] : {std::pair<const char*, int>{"tlbf_fig4", 1000}, {"tlbf_fig5", 10000}}) {
     std::string body = "set logscale y\nplot ";
     for (int i = 1; i <= 3; ++i) {
-      body += fmt::format("{}'tlbf_fig4_5.csv' using ($2=={} && $1=={:g} ? $5 : 1/0):8 with linespoints pt 7 ps 0.4 title 'error rate {:g}', "
-                          "{:g} with lines dt 2 lc {} notitle",
-                          i > 1 ? ", " : "", capacity, std::pow(10.0, -i), std::pow(10.0, -i), std::pow(10.0, -i), i);
+      body += fmt::format(
+          "{}'tlbf_fig4_5.csv' using ($2=={} && $1=={:g} ? $5 : 1/0):8 with linespoints pt 7 ps 0.4 title 'error rate "
+          "{:g}', "
+          "{:g} with lines dt 2 lc {} notitle",
+          i > 1 ? ", " : "", capacity, std::pow(10.0, -i), std::pow(10.0, -i), std::pow(10.0, -i), i);
     }
     add_plot(ctx, name,
-             fmt::format("TLBF Fig. {}: false-positive rate per insertion, initial capacity {}", capacity == 1000 ? 4 : 5, capacity),
+             fmt::format("TLBF Fig. {}: false-positive rate per insertion, initial capacity {}",
+                         capacity == 1000 ? 4 : 5, capacity),
              "insertion", "false-positive rate", body);
   }
 }

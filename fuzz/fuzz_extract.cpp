@@ -65,17 +65,17 @@ std::vector<Variant>& variants() {
       auto e = json ? tlbf_dedup::make_json_extractor(c, parser) : tlbf_dedup::make_line_extractor(c, parser);
       out.push_back({json, std::move(c), std::move(e)});
     };
-    add(false, config({"3"}, "1"));                      // generated text: key field 3, time field 1
-    add(false, config({"1,4", "2-"}, "2", ','));         // composite key, delimiter
-    add(false, config({}, "4,5", -1, "id=([^ ]+)", true)); // regex key, two-field time
-    add(false, config({}, ""));                          // the whole line
-    add(true, config({"id"}, "ts"));                     // generated NDJSON
-    add(true, config({"id", "req.path"}, "/ts"));        // composite, JSON pointer
+    add(false, config({"3"}, "1"));                         // generated text: key field 3, time field 1
+    add(false, config({"1,4", "2-"}, "2", ','));            // composite key, delimiter
+    add(false, config({}, "4,5", -1, "id=([^ ]+)", true));  // regex key, two-field time
+    add(false, config({}, ""));                             // the whole line
+    add(true, config({"id"}, "ts"));                        // generated NDJSON
+    add(true, config({"id", "req.path"}, "/ts"));           // composite, JSON pointer
     add(true, config({"id.orig_h", "/a/0"}, "ts", -1, {}, true));
     add(true, config({}, "time"));
     // 16 variants, so the seeds' control bytes (0-7 and 37) keep choosing the ones above.
     const auto null = tlbf_dedup::MissingMember::null;
-    add(true, config({"k"}, ""));  // 8: typed values, rewritten
+    add(true, config({"k"}, ""));                // 8: typed values, rewritten
     add(true, config({"k"}, "", -1, {}, true));  // 9: the same with -i
     add(true, config({"a.0.b", "/a/1", "k"}, "", -1, {}, false, null));
     add(true, config({"k", "id"}, "ts", -1, {}, false, null));
@@ -275,7 +275,8 @@ void check_canonical_number(std::string_view text) {
   std::string canon;
   if (!tlbf_dedup::append_canonical_number(canon, text) || canon[0] == 'x') return;
   std::string again;
-  require(tlbf_dedup::append_canonical_number(again, canon) && again == canon, "a canonical number is its own canonical form");
+  require(tlbf_dedup::append_canonical_number(again, canon) && again == canon,
+          "a canonical number is its own canonical form");
   const double a = std::strtod(std::string(text).c_str(), nullptr), b = std::strtod(canon.c_str(), nullptr);
   require(a == b || (std::isnan(a) && std::isnan(b)), "a canonical number has the same value");
 }
@@ -319,8 +320,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (which == 8 || which == 9 || which == 14) check_typed_key(*v.extractor, a, text, which == 9);
   if (which == 8) check_canonical_number(text);
   if (a.status == ExtractStatus::missing_key && v.json && !v.cfg.keys.empty()) {
-    if (v.cfg.missing == tlbf_dedup::MissingMember::null) require(a.absent_part == 0, "--missing null: keyless only when every part is absent");
-    else require(a.absent_part >= 1 && a.absent_part <= v.cfg.keys.size(), "the absent part is one of the -k");
+    if (v.cfg.missing == tlbf_dedup::MissingMember::null)
+      require(a.absent_part == 0, "--missing null: keyless only when every part is absent");
+    else
+      require(a.absent_part >= 1 && a.absent_part <= v.cfg.keys.size(), "the absent part is one of the -k");
   }
   return 0;
 }

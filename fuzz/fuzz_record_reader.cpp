@@ -100,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         pos = end;
       } else if (!(end == first.size() && pos < first.size())) {
         require(all.substr(end, ending.size()) == ending, "a record's terminator is the next input bytes");
-        if (r.term_len == 1 && term == '\n') require(text.empty() || text.back() != '\r', "a CR before LF belongs to the terminator");
+        if (r.term_len == 1 && term == '\n')
+          require(text.empty() || text.back() != '\r', "a CR before LF belongs to the terminator");
         pos = end + ending.size();
       } else {
         // The first input's last record had no terminator: the reader supplied one, so the

@@ -8,8 +8,8 @@
 // else escapes, nothing crashes); what it returns encodes to a file that loads again to the
 // same bytes, the same clock and the same answers.
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 

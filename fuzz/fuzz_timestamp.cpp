@@ -81,8 +81,8 @@ std::string fmt(const char* format, const Fields& f, const char* zone = "") {
     n = std::snprintf(buf, sizeof buf, "%s %2u %02u:%02u:%02u%s", kMonths[f.month - 1], f.day, f.hour, f.minute,
                       f.second, frac.c_str());
   else if (format[0] == 'T')
-    n = std::snprintf(buf, sizeof buf, "%s %s %02u %02u:%02u:%02u%s %04" PRId64, kDays[f.weekday],
-                      kMonths[f.month - 1], f.day, f.hour, f.minute, f.second, frac.c_str(), f.year);
+    n = std::snprintf(buf, sizeof buf, "%s %s %02u %02u:%02u:%02u%s %04" PRId64, kDays[f.weekday], kMonths[f.month - 1],
+                      f.day, f.hour, f.minute, f.second, frac.c_str(), f.year);
   else if (format[0] == '/')
     n = std::snprintf(buf, sizeof buf, "%04" PRId64 "/%02u/%02u %02u:%02u:%02u%s", f.year, f.month, f.day, f.hour,
                       f.minute, f.second, frac.c_str());
@@ -127,7 +127,8 @@ void check_fixed_parsers(std::string_view s, int year) {
   if (slash) expect_same(parse_slash_date(fmt("/", fields_of(*slash))), *slash, "slash date round trip", s);
   if (mail) expect_same(parse_rfc2822(fmt("M", fields_of(*mail))), *mail, "rfc2822 round trip", s);
   for (Time unit : {tlbf::kSecond, tlbf::kMillisecond, Time{1}}) {
-    if (auto t = parse_epoch(s, unit)) expect_same(parse_epoch(epoch_text(*t), tlbf::kSecond), *t, "epoch round trip", s);
+    if (auto t = parse_epoch(s, unit))
+      expect_same(parse_epoch(epoch_text(*t), tlbf::kSecond), *t, "epoch round trip", s);
   }
   if (ep) expect_same(parse_epoch(epoch_text(*ep), tlbf::kSecond), *ep, "epoch_auto round trip", s);
 
@@ -208,7 +209,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The lines in order through stateful parsers: syslog, auto, and the first line's pattern
   // over the lines after it.
   using tlbf_dedup::TimeFormat;
-  tlbf_dedup::TimeParser syslog(TimeFormat::syslog, std::nullopt, 2024), automatic(TimeFormat::auto_detect, std::nullopt, 2024);
+  tlbf_dedup::TimeParser syslog(TimeFormat::syslog, std::nullopt, 2024),
+      automatic(TimeFormat::auto_detect, std::nullopt, 2024);
   tlbf_dedup::TimeParser patterned(TimeFormat::pattern, pattern, tlbf_dedup::YearStart::not_after(1700000000 * kNs));
   std::size_t start = 0;
   for (int line_no = 0; start <= text.size(); ++line_no) {

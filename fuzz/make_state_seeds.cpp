@@ -36,9 +36,9 @@ int main(int argc, char** argv) {
     bool blocked;
   };
   const Seed seeds[] = {
-      {"tlbf", tlbf::Algorithm::tlbf, true, false},    {"apbf", tlbf::Algorithm::apbf, false, false},
-      {"gebf-count", tlbf::Algorithm::gebf, false, false}, {"gebf-blocked", tlbf::Algorithm::gebf, false, true},
-      {"gebf-time", tlbf::Algorithm::gebf, true, false},   {"exact-time", tlbf::Algorithm::exact, true, false},
+      {"tlbf", tlbf::Algorithm::tlbf, true, false},          {"apbf", tlbf::Algorithm::apbf, false, false},
+      {"gebf-count", tlbf::Algorithm::gebf, false, false},   {"gebf-blocked", tlbf::Algorithm::gebf, false, true},
+      {"gebf-time", tlbf::Algorithm::gebf, true, false},     {"exact-time", tlbf::Algorithm::exact, true, false},
       {"exact-count", tlbf::Algorithm::exact, false, false},
   };
   for (const Seed& s : seeds) {
@@ -47,8 +47,10 @@ int main(int argc, char** argv) {
     c.capacity = 8;
     c.error_rate = 0.1;
     c.gebf_blocked = s.blocked;
-    if (s.time_window) c.span = tlbf::kSecond;
-    else c.window_count = 8;
+    if (s.time_window)
+      c.span = tlbf::kSecond;
+    else
+      c.window_count = 8;
     auto f = tlbf::make_filter(c);
     for (int i = 0; i < 12; ++i) f->insert(tlbf::hash_key(&i, sizeof i), i * 100 * tlbf::kMillisecond);
     const std::string file = tlbf_dedup::encode_state(*f, c, 1100 * tlbf::kMillisecond);

@@ -105,8 +105,10 @@ void remove_stale_temps(const PathParts& parts) {
     long pid = 0;
     bool digits = true;
     for (char ch : n.substr(0, dot)) {
-      if (ch < '0' || ch > '9') digits = false;
-      else pid = pid * 10 + (ch - '0');
+      if (ch < '0' || ch > '9')
+        digits = false;
+      else
+        pid = pid * 10 + (ch - '0');
     }
     if (!digits || pid <= 0 || pid == self) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
@@ -164,7 +166,7 @@ void write_file_atomically(const std::string& path, std::string_view data) {
 }
 
 std::optional<ExclusiveLock> ExclusiveLock::acquire(const std::string& lock_path, std::chrono::milliseconds wait,
-                                                     const volatile int* stop) {
+                                                    const volatile int* stop) {
   Fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
   if (!fd) fail_errno(lock_path, "cannot open the lock file", errno);
   // Polling rather than a blocking flock() with an alarm: the wait then ends on time and on

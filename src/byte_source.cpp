@@ -31,9 +31,12 @@ Compression detect_compression(std::string_view b, bool at_end) {
 
 const char* compression_name(Compression c) {
   switch (c) {
-    case Compression::gzip: return "gzip";
-    case Compression::zstd: return "zstd";
-    default: return "plain";
+    case Compression::gzip:
+      return "gzip";
+    case Compression::zstd:
+      return "zstd";
+    default:
+      return "plain";
   }
 }
 

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -68,14 +68,18 @@ void install_signal_handlers() {
 void check_filter_matches(const Options& o, const tlbf::FilterConfig& saved, const std::string& source,
                           const std::string& fix) {
   auto conflict = [&](const char* option, const std::string& saved_value) {
-    throw UsageError(std::string(option) + " differs from " + source + " (which has " + saved_value + "); drop the option, or " + fix);
+    throw UsageError(std::string(option) + " differs from " + source + " (which has " + saved_value +
+                     "); drop the option, or " + fix);
   };
   const FilterOverrides& given = o.given;
-  if (given.span && saved.span != *given.span) conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
+  if (given.span && saved.span != *given.span)
+    conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
   if (given.window_count && saved.window_count != *given.window_count)
     conflict("-n/--window-count", saved.window_count ? std::to_string(saved.window_count) : "a time window");
-  if (given.algorithm && saved.algorithm != *given.algorithm) conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));
-  if (given.error_rate && saved.error_rate != *given.error_rate) conflict("-e/--error-rate", fmt::format("{:g}", saved.error_rate));
+  if (given.algorithm && saved.algorithm != *given.algorithm)
+    conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));
+  if (given.error_rate && saved.error_rate != *given.error_rate)
+    conflict("-e/--error-rate", fmt::format("{:g}", saved.error_rate));
   if (given.capacity && saved.capacity != *given.capacity) conflict("-c/--capacity", std::to_string(saved.capacity));
   if (given.max_memory_bytes && saved.max_memory_bytes != *given.max_memory_bytes)
     conflict("--max-memory", std::to_string(saved.max_memory_bytes) + " bytes");
@@ -114,8 +118,8 @@ std::vector<std::string> saved_key_time_args(const Options& o, const std::vector
   for (const RecordedOption& given : o.key_time_options) {
     const RecordedOption* had = find(saved, given.name);
     if (!had || had->values != given.values)
-      throw UsageError(given.name + describe_values(given) + " differs from the state file " + path + " (made with " + describe(saved) +
-                       "); drop the option, or use --state-reset to start over");
+      throw UsageError(given.name + describe_values(given) + " differs from the state file " + path + " (made with " +
+                       describe(saved) + "); drop the option, or use --state-reset to start over");
   }
   std::vector<std::string> args;
   for (const RecordedOption& had : saved) {
@@ -134,7 +138,8 @@ std::uint64_t fresh_hash_seed() {
     errno = 0;
     const unsigned long long v = std::strtoull(fixed, &end, 0);
     if (*fixed == '\0' || *fixed == '-' || *end != '\0' || errno == ERANGE)
-      throw std::runtime_error(std::string("TLBF_DEDUP_HASH_SEED '") + fixed + "': expected a 64-bit number, e.g. 42 or 0x2a");
+      throw std::runtime_error(std::string("TLBF_DEDUP_HASH_SEED '") + fixed +
+                               "': expected a 64-bit number, e.g. 42 or 0x2a");
     return v;
   }
   std::uint64_t seed = 0;
@@ -159,8 +164,10 @@ class StderrDiagnostics final : public Diagnostics {
     if (!quiet_) std::fprintf(stderr, "tlbf-dedup: warning: %s\n", w.message.c_str());
   }
   void summary(const RunStats& s) override {
-    if (stats_ != StatsFormat::none) std::fputs(format_stats(s, stats_).c_str(), stderr);
-    else std::fputs(format_top(s.top).c_str(), stderr);  // --top alone (empty without it)
+    if (stats_ != StatsFormat::none)
+      std::fputs(format_stats(s, stats_).c_str(), stderr);
+    else
+      std::fputs(format_top(s.top).c_str(), stderr);  // --top alone (empty without it)
   }
 
  private:
@@ -173,13 +180,16 @@ class StderrDiagnostics final : public Diagnostics {
 std::optional<ExclusiveLock> lock_state(const Options& o) {
   const std::string lock_path = o.state_file + ".lock";
   try {
-    return ExclusiveLock::acquire(lock_path, std::chrono::milliseconds(o.lock_timeout / tlbf::kMillisecond), &g_stop_signal);
+    return ExclusiveLock::acquire(lock_path, std::chrono::milliseconds(o.lock_timeout / tlbf::kMillisecond),
+                                  &g_stop_signal);
   } catch (const LockBusy& e) {
-    const std::string holder = e.holder_pid() > 0 ? "pid " + std::to_string(e.holder_pid()) : "a process whose pid is unknown";
-    throw std::runtime_error("state file '" + o.state_file + "' is in use by another run (" + holder + " holds the lock '" +
-                             lock_path + "')" +
-                             (o.lock_timeout > 0 ? " and was not released within --lock-timeout " + format_duration(o.lock_timeout)
-                                                 : "; --lock-timeout DUR waits for it"));
+    const std::string holder =
+        e.holder_pid() > 0 ? "pid " + std::to_string(e.holder_pid()) : "a process whose pid is unknown";
+    throw std::runtime_error("state file '" + o.state_file + "' is in use by another run (" + holder +
+                             " holds the lock '" + lock_path + "')" +
+                             (o.lock_timeout > 0
+                                  ? " and was not released within --lock-timeout " + format_duration(o.lock_timeout)
+                                  : "; --lock-timeout DUR waits for it"));
   } catch (const FileError& e) {
     throw std::runtime_error(std::string("state file lock ") + e.what());
   }
@@ -208,7 +218,8 @@ int run(Options o, int argc, const char* const* argv) {
     o.pipeline.hash_seed = fresh_hash_seed();
     remote = std::make_unique<RedisBackend>(*o.redis, o.filter, o.pipeline.hash_seed, system_clock, diagnostics);
     config = remote->filter_config();
-    check_filter_matches(o, config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text, "name another --redis-key");
+    check_filter_matches(o, config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text,
+                         "name another --redis-key");
   } else if (!o.state_file.empty() && !o.state_reset) {
     if (auto saved = load_state_file(o.state_file)) {
       check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
@@ -247,14 +258,18 @@ int run(Options o, int argc, const char* const* argv) {
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.clock.window = config.span;  // the state file's (or Redis's) window when there is one
   std::optional<Pipeline> pipeline;
-  if (remote) pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
-  else pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
+  if (remote)
+    pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
+  else
+    pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
   try {
     pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
   } catch (const OutputStopped& e) {
     std::string where;
-    if (remote) where = "; their keys are in the Redis filter already, so a rerun inside the window takes them for duplicates";
-    else if (!o.state_file.empty()) where = "; the state was not saved, so a run resumed from " + o.state_file + " writes them again";
+    if (remote)
+      where = "; their keys are in the Redis filter already, so a rerun inside the window takes them for duplicates";
+    else if (!o.state_file.empty())
+      where = "; the state was not saved, so a run resumed from " + o.state_file + " writes them again";
     std::fprintf(stderr,
                  "tlbf-dedup: stopped by signal %d while the output took nothing for %d ms: at least %llu bytes of "
                  "kept records were not written%s\n",

@@ -35,7 +35,8 @@ class Decider {
  public:
   static constexpr bool answers_later = false;
 
-  Decider(F& filter, Refresh refresh, std::uint64_t hash_seed) : filter_(filter), refresh_(refresh), hash_seed_(hash_seed) {}
+  Decider(F& filter, Refresh refresh, std::uint64_t hash_seed)
+      : filter_(filter), refresh_(refresh), hash_seed_(hash_seed) {}
 
   bool is_duplicate(std::string_view key, tlbf::Time now) { return is_duplicate(tlbf::hash_key(key, hash_seed_), now); }
   bool is_duplicate(tlbf::KeyHash h, tlbf::Time now) {

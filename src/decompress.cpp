@@ -152,11 +152,16 @@ struct Block {
 class DecompressingSource final : public ByteSource {
  public:
   DecompressingSource(int fd, bool regular, std::string prefix, Compression kind)
-      : fd_(fd), regular_(regular), kind_(kind), ready_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      : fd_(fd),
+        regular_(regular),
+        kind_(kind),
+        ready_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         cancel_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     if (!ready_ || !cancel_) throw std::system_error(errno, std::generic_category(), "eventfd");
-    if (kind == Compression::gzip) decoder_ = std::make_unique<GzipDecoder>();
-    else decoder_ = std::make_unique<ZstdDecoder>();
+    if (kind == Compression::gzip)
+      decoder_ = std::make_unique<GzipDecoder>();
+    else
+      decoder_ = std::make_unique<ZstdDecoder>();
     thread_ = signal_free_thread([this, p = std::move(prefix)] { produce(p); });
   }
 
@@ -305,10 +310,10 @@ class DecompressingSource final : public ByteSource {
       if (n == 0) break;
       if (!decode(in.data(), in.data() + n, out)) return;
     }
-    finish(out, decoder_->at_boundary() ? std::string()
-                                        : fmt::format("truncated {} data: the input ends inside a {} at compressed byte {}",
-                                                      compression_name(kind_), kind_ == Compression::gzip ? "member" : "frame",
-                                                      consumed_));
+    finish(out, decoder_->at_boundary()
+                    ? std::string()
+                    : fmt::format("truncated {} data: the input ends inside a {} at compressed byte {}",
+                                  compression_name(kind_), kind_ == Compression::gzip ? "member" : "frame", consumed_));
   }
 
   const int fd_;

@@ -19,8 +19,8 @@ enum class WarningKind {
   future_time,       // a record time beyond --max-future ahead of the wall clock
   jump_forward,      // consecutive record times further apart than the jump threshold
   jump_back,
-  date_only,         // a time read as a date without a time of day
-  redis_fallback,    // the Redis server was lost and a local filter decides from then on
+  date_only,       // a time read as a date without a time of day
+  redis_fallback,  // the Redis server was lost and a local filter decides from then on
 };
 
 struct Warning {

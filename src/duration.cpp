@@ -87,14 +87,12 @@ bool is_duration_too_long(std::string_view text) {
   return nanoseconds_per(text.substr(i)).has_value();
 }
 
-std::string longest_duration() {
-  return format_duration(kLongestOptionDuration);
-}
+std::string longest_duration() { return format_duration(kLongestOptionDuration); }
 
 std::string format_duration(tlbf::Duration d) {
   static constexpr std::pair<tlbf::Duration, const char*> kUnits[] = {
-      {86400 * tlbf::kSecond, "d"}, {3600 * tlbf::kSecond, "h"}, {60 * tlbf::kSecond, "m"}, {tlbf::kSecond, "s"},
-      {tlbf::kMillisecond, "ms"},   {tlbf::kMicrosecond, "us"}};
+      {86400 * tlbf::kSecond, "d"}, {3600 * tlbf::kSecond, "h"}, {60 * tlbf::kSecond, "m"},
+      {tlbf::kSecond, "s"},         {tlbf::kMillisecond, "ms"},  {tlbf::kMicrosecond, "us"}};
   if (d == 0) return "0s";
   for (const auto& [unit, name] : kUnits)
     if (d % unit == 0) return std::to_string(d / unit) + name;
@@ -105,15 +103,23 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   auto d = leading_decimal(text);
   if (!d) return std::nullopt;
   std::string_view unit = text.substr(d->length);
-  if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "iB") unit.remove_suffix(2);
-  else if (unit.size() >= 2 && (unit.back() == 'B' || unit.back() == 'b')) unit.remove_suffix(1);
+  if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "iB")
+    unit.remove_suffix(2);
+  else if (unit.size() >= 2 && (unit.back() == 'B' || unit.back() == 'b'))
+    unit.remove_suffix(1);
   std::uint64_t mult;
-  if (unit.empty() || unit == "B" || unit == "b") mult = 1;
-  else if (unit == "K" || unit == "k") mult = 1ULL << 10;
-  else if (unit == "M" || unit == "m") mult = 1ULL << 20;
-  else if (unit == "G" || unit == "g") mult = 1ULL << 30;
-  else if (unit == "T" || unit == "t") mult = 1ULL << 40;
-  else return std::nullopt;
+  if (unit.empty() || unit == "B" || unit == "b")
+    mult = 1;
+  else if (unit == "K" || unit == "k")
+    mult = 1ULL << 10;
+  else if (unit == "M" || unit == "m")
+    mult = 1ULL << 20;
+  else if (unit == "G" || unit == "g")
+    mult = 1ULL << 30;
+  else if (unit == "T" || unit == "t")
+    mult = 1ULL << 40;
+  else
+    return std::nullopt;
   return scale(*d, mult);
 }
 

@@ -31,7 +31,8 @@ void ascii_fold(std::string_view in, std::string& out) {
 
 void append_key_part(std::string& out, std::string_view part, bool fold) {
   std::uint32_t n = static_cast<std::uint32_t>(part.size());
-  char len[4] = {static_cast<char>(n), static_cast<char>(n >> 8), static_cast<char>(n >> 16), static_cast<char>(n >> 24)};
+  char len[4] = {static_cast<char>(n), static_cast<char>(n >> 8), static_cast<char>(n >> 16),
+                 static_cast<char>(n >> 24)};
   out.append(len, 4);
   const std::size_t at = out.size();
   out.append(part.data(), part.size());
@@ -146,8 +147,11 @@ class RegexKey {
 class LineExtractor final : public Extractor {
  public:
   LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
-      : splitter_(cfg.delimiter), sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
-        ignore_case_(cfg.ignore_case), mask_(cfg.mask), time_parser_(std::move(time_parser)) {
+      : splitter_(cfg.delimiter),
+        sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
+        ignore_case_(cfg.ignore_case),
+        mask_(cfg.mask),
+        time_parser_(std::move(time_parser)) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
     if (!cfg.key_regex.empty()) {
       if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
@@ -155,7 +159,8 @@ class LineExtractor final : public Extractor {
     }
     for (const std::string& k : cfg.keys) {
       auto list = FieldList::parse(k);
-      if (!list) throw SpecError("-k/--key '" + k + "': not a field list such as 3, 1,4, 2-5 or 6- (fields count from 1)");
+      if (!list)
+        throw SpecError("-k/--key '" + k + "': not a field list such as 3, 1,4, 2-5 or 6- (fields count from 1)");
       parts_.push_back(FieldCollector{*list, {}, {}, 0});
       last_field_ = std::max(last_field_, list->last_field());
     }
@@ -167,7 +172,9 @@ class LineExtractor final : public Extractor {
       last_field_ = std::max(last_field_, list->last_field());
     }
     // The common shape: one key field and at most one time field, each a single number.
-    auto single = [](const FieldList& l) { return l.ranges().size() == 1 && l.ranges()[0].first == l.ranges()[0].last; };
+    auto single = [](const FieldList& l) {
+      return l.ranges().size() == 1 && l.ranges()[0].first == l.ranges()[0].last;
+    };
     if (parts_.size() == 1 && single(parts_[0].list) && (!wants_time_ || single(time_.list))) {
       key_field_ = parts_[0].list.ranges()[0].first;
       time_field_ = wants_time_ ? time_.list.ranges()[0].first : 0;
@@ -258,9 +265,7 @@ class LineExtractor final : public Extractor {
 
   // A key part with --mask applied (in `masked_`, valid until the next call), or the part
   // itself without --mask: a run without masks takes the branch and nothing else.
-  std::string_view masked(std::string_view part) {
-    return mask_.masks_anything() ? mask_.apply(part, masked_) : part;
-  }
+  std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
 
   FieldSplitter splitter_;
   char sep_;
@@ -283,6 +288,5 @@ class LineExtractor final : public Extractor {
 std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser) {
   return std::make_unique<LineExtractor>(cfg, std::move(time_parser));
 }
-
 
 }  // namespace tlbf_dedup

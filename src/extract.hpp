@@ -43,11 +43,11 @@ enum class MissingMember : std::uint8_t {
 };
 
 struct ExtractConfig {
-  std::vector<std::string> keys;  // -k, in order; empty = the whole record
-  int delimiter = -1;             // -d; -1 = runs of blanks
-  std::string key_regex;          // --key-regex
-  bool ignore_case = false;       // -i
-  std::string time;               // -t; empty = no record time
+  std::vector<std::string> keys;                 // -k, in order; empty = the whole record
+  int delimiter = -1;                            // -d; -1 = runs of blanks
+  std::string key_regex;                         // --key-regex
+  bool ignore_case = false;                      // -i
+  std::string time;                              // -t; empty = no record time
   MissingMember missing = MissingMember::error;  // --missing
   // --mask: applied to each key part before parts are joined or case-folded; for JSON to
   // string values only (key_mask.hpp).

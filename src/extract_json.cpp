@@ -44,7 +44,8 @@
 
 namespace tlbf_dedup {
 
-static_assert(simdjson::SIMDJSON_PADDING <= RecordReader::kTailPadding, "the reader must keep simdjson's padding after each record");
+static_assert(simdjson::SIMDJSON_PADDING <= RecordReader::kTailPadding,
+              "the reader must keep simdjson's padding after each record");
 constexpr std::size_t kPlainDigits = 40;  // integers up to this many digits print plainly
 static_assert(kPlainDigits + 8 <= RecordReader::kTailPadding, "a plain integer key is copied with the bytes after it");
 
@@ -152,14 +153,17 @@ bool is_plain_integer(std::string_view s) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
 bool is_json_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // A scalar simdjson gives a type (number, boolean, null) by its first byte: its text is a time's.
-bool is_typed_scalar(char first) { return first == '-' || is_digit(first) || first == 't' || first == 'f' || first == 'n'; }
+bool is_typed_scalar(char first) {
+  return first == '-' || is_digit(first) || first == 't' || first == 'f' || first == 'n';
+}
 
 }  // namespace
 
@@ -205,7 +209,8 @@ const char* next_quote(const char* p, const char* end) {
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"');
   for (; p < end; p += 16) {  // the record's tail padding keeps the last load readable
-    const auto hits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), quote)));
+    const auto hits = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), quote)));
     if (hits) {
       const char* q = p + __builtin_ctz(hits);
       return q < end ? q : nullptr;
@@ -320,7 +325,8 @@ namespace {
 
 void append_length(std::string& out, std::size_t n) {
   const auto u = static_cast<std::uint32_t>(n);
-  const char len[4] = {static_cast<char>(u), static_cast<char>(u >> 8), static_cast<char>(u >> 16), static_cast<char>(u >> 24)};
+  const char len[4] = {static_cast<char>(u), static_cast<char>(u >> 8), static_cast<char>(u >> 16),
+                       static_cast<char>(u >> 24)};
   out.append(len, 4);
 }
 
@@ -378,8 +384,10 @@ class KeyEncoder {
         if (depth == Depth::nested) append_length(out, 0);
         const std::size_t at = out.size();
         // Masked before folding, as line keys are; the length is the masked text's.
-        if (mask_.masks_anything()) mask_.append_masked(s, out);
-        else out.append(s.data(), s.size());
+        if (mask_.masks_anything())
+          mask_.append_masked(s, out);
+        else
+          out.append(s.data(), s.size());
         if (fold_)
           for (std::size_t i = at; i < out.size(); ++i)
             if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
@@ -415,7 +423,8 @@ class KeyEncoder {
         for (auto element : arr) {
           od::value ev;
           od::json_type et;
-          if ((err = element.get(ev)) || (err = ev.type().get(et)) || (err = append(ev, et, out, Depth::nested))) return err;
+          if ((err = element.get(ev)) || (err = ev.type().get(et)) || (err = append(ev, et, out, Depth::nested)))
+            return err;
         }
         out += json_key::kEnd;
         return simdjson::SUCCESS;
@@ -442,7 +451,8 @@ class KeyEncoder {
       od::json_type type;
       if ((err = std::move(field).get(f)) || (err = f.unescaped_key().get(name))) return err;
       members.push_back({std::string(name), {}});
-      if ((err = f.value().type().get(type)) || (err = append(f.value(), type, members.back().value, Depth::nested))) return err;
+      if ((err = f.value().type().get(type)) || (err = append(f.value(), type, members.back().value, Depth::nested)))
+        return err;
     }
     std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.name < b.name; });
     out += json_key::kObject;
@@ -458,20 +468,25 @@ class KeyEncoder {
   }
 
   bool fold_;
-  KeyMask mask_;  // applied to string values, never to member names or other types
+  KeyMask mask_;                       // applied to string values, never to member names or other types
   char number_key_[kPlainDigits + 9];  // kNumber and a plain integer, for part()
 };
 
 class JsonExtractor final : public Extractor {
  public:
   JsonExtractor(const ExtractConfig& cfg, TimeParser time_parser, bool fast_path)
-      : keys_(cfg.keys), missing_(cfg.missing), encoder_(cfg.ignore_case, cfg.mask), mask_(cfg.mask), time_path_(cfg.time),
+      : keys_(cfg.keys),
+        missing_(cfg.missing),
+        encoder_(cfg.ignore_case, cfg.mask),
+        mask_(cfg.mask),
+        time_path_(cfg.time),
         time_parser_(std::move(time_parser)) {
     if (!cfg.key_regex.empty()) throw SpecError("--key-regex applies to lines, not to JSON records");
     if (cfg.delimiter >= 0) throw SpecError("-d/--delimiter applies to lines, not to JSON records");
     for (const std::string& k : keys_) {
       if (k.empty()) throw SpecError("-k/--key: an empty JSON path");
-      if (k[0] == '/' && !valid_pointer(k)) throw SpecError("-k/--key '" + k + "': '~' in a JSON pointer must be ~0 or ~1");
+      if (k[0] == '/' && !valid_pointer(k))
+        throw SpecError("-k/--key '" + k + "': '~' in a JSON pointer must be ~0 or ~1");
     }
     if (!time_path_.empty() && time_path_[0] == '/' && !valid_pointer(time_path_))
       throw SpecError("-t/--time '" + time_path_ + "': '~' in a JSON pointer must be ~0 or ~1");
@@ -664,8 +679,10 @@ bool append_canonical_number(std::string& out, std::string_view text) {
   const std::string_view int_digits = text.substr(int_begin, i - int_begin);
   // The common case: a short integer is its own canonical form (but -0 is 0).
   if (i == n && int_digits.size() <= kPlainDigits) {
-    if (int_digits == "0") out += '0';
-    else out.append(text.data(), text.size());
+    if (int_digits == "0")
+      out += '0';
+    else
+      out.append(text.data(), text.size());
     return true;
   }
   std::string_view frac_digits;
@@ -683,8 +700,10 @@ bool append_canonical_number(std::string& out, std::string_view text) {
     if (i < n && (text[i] == '+' || text[i] == '-')) exp_negative = text[i++] == '-';
     const std::size_t begin = i;
     for (; i < n && is_digit(text[i]); ++i) {
-      if (exponent >= 1'000'000'000'000'000) huge_exponent = true;
-      else exponent = exponent * 10 + (text[i] - '0');
+      if (exponent >= 1'000'000'000'000'000)
+        huge_exponent = true;
+      else
+        exponent = exponent * 10 + (text[i] - '0');
     }
     if (i == begin) return false;
     if (exp_negative) exponent = -exponent;
@@ -693,7 +712,9 @@ bool append_canonical_number(std::string& out, std::string_view text) {
 
   // value = digits (int_digits then frac_digits) x 10^(exponent - frac size); drop the zeros
   // on both ends of the digits, counting the trailing ones into the exponent.
-  auto digit_at = [&](std::size_t k) { return k < int_digits.size() ? int_digits[k] : frac_digits[k - int_digits.size()]; };
+  auto digit_at = [&](std::size_t k) {
+    return k < int_digits.size() ? int_digits[k] : frac_digits[k - int_digits.size()];
+  };
   const std::size_t total = int_digits.size() + frac_digits.size();
   std::size_t first = 0, last = total;
   while (first < total && digit_at(first) == '0') ++first;
@@ -727,6 +748,5 @@ std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimePar
 std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractConfig& cfg, TimeParser time_parser) {
   return std::make_unique<JsonExtractor>(cfg, std::move(time_parser), false);
 }
-
 
 }  // namespace tlbf_dedup

@@ -43,8 +43,10 @@ class Scanner {
     bool& unclosed = q == '"' ? double_unclosed_ : single_unclosed_;
     if (unclosed || word_before(i)) return 0;
     for (std::size_t j = i + 1; j < n_; ++j) {
-      if (p_[j] == '\\') ++j;
-      else if (p_[j] == q && !word_at(j + 1)) return j + 1;
+      if (p_[j] == '\\')
+        ++j;
+      else if (p_[j] == q && !word_at(j + 1))
+        return j + 1;
     }
     unclosed = true;
     return 0;
@@ -84,7 +86,8 @@ class Scanner {
       return port(end + 1);
     }
     if (word_before(i) || (i > 0 && (p_[i - 1] == '.' || p_[i - 1] == ':'))) return 0;
-    if (const std::size_t end = ipv4(i); end != 0 && !word_at(end) && !(at(end, '.') && end + 1 < n_ && is_digit(p_[end + 1])))
+    if (const std::size_t end = ipv4(i);
+        end != 0 && !word_at(end) && !(at(end, '.') && end + 1 < n_ && is_digit(p_[end + 1])))
       return port(end);
     const std::size_t end = ipv6(i);
     return end != 0 && !word_at(end) ? end : 0;
@@ -202,13 +205,17 @@ std::optional<KeyMask> KeyMask::parse(std::string_view list, std::string* error)
   static constexpr struct {
     const char* name;
     MaskClass mask;
-  } kNames[] = {{"numbers", MaskClass::numbers}, {"hex", MaskClass::hex}, {"uuid", MaskClass::uuid},
-                {"ip", MaskClass::ip},           {"quoted", MaskClass::quoted}};
+  } kNames[] = {{"numbers", MaskClass::numbers},
+                {"hex", MaskClass::hex},
+                {"uuid", MaskClass::uuid},
+                {"ip", MaskClass::ip},
+                {"quoted", MaskClass::quoted}};
   unsigned classes = 0;
   std::size_t at = 0;
   while (true) {
     const std::size_t comma = list.find(',', at);
-    const std::string_view name = list.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
+    const std::string_view name =
+        list.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
     unsigned found = 0;
     for (const auto& n : kNames)
       if (name == n.name) found = bit(n.mask);

@@ -28,12 +28,12 @@ class UsageError : public std::runtime_error {
 // The filter settings given on the command line, each as the value it set, so that a saved
 // state's parameters can win over defaults but not over what the user asked for.
 struct FilterOverrides {
-  std::optional<tlbf::Duration> span;              // -w
-  std::optional<std::uint64_t> window_count;       // -n
-  std::optional<tlbf::Algorithm> algorithm;        // -a
-  std::optional<double> error_rate;                // -e
-  std::optional<std::uint64_t> capacity;           // -c
-  std::optional<std::uint64_t> max_memory_bytes;   // --max-memory
+  std::optional<tlbf::Duration> span;             // -w
+  std::optional<std::uint64_t> window_count;      // -n
+  std::optional<tlbf::Algorithm> algorithm;       // -a
+  std::optional<double> error_rate;               // -e
+  std::optional<std::uint64_t> capacity;          // -c
+  std::optional<std::uint64_t> max_memory_bytes;  // --max-memory
 };
 
 struct Options {
@@ -70,8 +70,8 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
 
 // The long names of the options that decide what a key and a record's time are. A new such
 // option is added here, and state files then record it and hold later runs to it.
-inline constexpr const char* kKeyTimeOptions[] = {"--key",     "--key-regex", "--delimiter",  "--ignore-case",
-                                                  "--missing", "--mask",      "--time",       "--time-format"};
+inline constexpr const char* kKeyTimeOptions[] = {"--key",     "--key-regex", "--delimiter", "--ignore-case",
+                                                  "--missing", "--mask",      "--time",      "--time-format"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

@@ -134,8 +134,9 @@ std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
 }
 
 std::string format_distance(std::uint64_t d) {
-  return d > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max()) ? std::string("centuries")
-                                                                                      : format_duration(static_cast<tlbf::Duration>(d));
+  return d > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())
+             ? std::string("centuries")
+             : format_duration(static_cast<tlbf::Duration>(d));
 }
 
 }  // namespace
@@ -172,10 +173,11 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
       warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back,
               fmt::format("time {} {} {} from the record before ({}){}; concatenated logs? merge them by time "
                           "(sort -m) or run once per file with --state (further jumps are counted, see --stats)",
-                          quoted(t), forward ? "jumps forward" : "steps back", format_distance(distance(t.time, *previous_time_)),
-                          format_rfc3339(*previous_time_),
-                          forward ? "" : fmt::format("; until the records reach the clock {}, they are judged at it",
-                                                     format_rfc3339(clock_))));
+                          quoted(t), forward ? "jumps forward" : "steps back",
+                          format_distance(distance(t.time, *previous_time_)), format_rfc3339(*previous_time_),
+                          forward ? ""
+                                  : fmt::format("; until the records reach the clock {}, they are judged at it",
+                                                format_rfc3339(clock_))));
   }
   previous_time_ = t.time;
   if (t.time > clock_) {
@@ -206,7 +208,8 @@ void Pipeline::warn_at(WarningKind kind, std::string what) {
 void Pipeline::choose_extractor(std::string_view first_record) {
   std::size_t i = first_record.find_first_not_of(" \t\r\n");
   json_ = i != std::string_view::npos && first_record[i] == '{';
-  extractor_ = json_ ? make_json_extractor(cfg_.extract, cfg_.time_parser) : make_line_extractor(cfg_.extract, cfg_.time_parser);
+  extractor_ =
+      json_ ? make_json_extractor(cfg_.extract, cfg_.time_parser) : make_line_extractor(cfg_.extract, cfg_.time_parser);
   wants_time_ = extractor_->wants_time();
 }
 
@@ -218,35 +221,39 @@ void Pipeline::warn_first(WarningKind kind, const char* what) {
 void Pipeline::warn_totals() {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
   if (stats_.malformed)
-    diagnostics_->warning(Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
-                                  fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
+    diagnostics_->warning(
+        Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
+                fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
   if (stats_.missing_key)
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   if (stats_.untimed)
-    diagnostics_->warning(Warning{WarningKind::untimed, "", 0, stats_.untimed,
-                                  fmt::format("{} record(s) had no readable time at -t {} (judged at the current clock)",
-                                              stats_.untimed, cfg_.extract.time)});
+    diagnostics_->warning(
+        Warning{WarningKind::untimed, "", 0, stats_.untimed,
+                fmt::format("{} record(s) had no readable time at -t {} (judged at the current clock)", stats_.untimed,
+                            cfg_.extract.time)});
   if (stats_.future)
-    diagnostics_->warning(Warning{WarningKind::future_time, "", 0, stats_.future,
-                                  fmt::format("{} record(s) were stamped more than --max-future {} ahead of the wall clock "
-                                              "(judged as untimed)",
-                                              stats_.future, format_duration(*cfg_.clock.max_future))});
+    diagnostics_->warning(
+        Warning{WarningKind::future_time, "", 0, stats_.future,
+                fmt::format("{} record(s) were stamped more than --max-future {} ahead of the wall clock "
+                            "(judged as untimed)",
+                            stats_.future, format_duration(*cfg_.clock.max_future))});
   if (stats_.jumps_forward + stats_.jumps_back)
-    diagnostics_->warning(Warning{WarningKind::jump_forward, "", 0, stats_.jumps_forward + stats_.jumps_back,
-                                  fmt::format("the record time jumped {} time(s) forward and {} time(s) back by more than {}; "
-                                              "{} record(s) were late (judged at the clock)",
-                                              stats_.jumps_forward, stats_.jumps_back, format_duration(jump_), stats_.late)});
+    diagnostics_->warning(
+        Warning{WarningKind::jump_forward, "", 0, stats_.jumps_forward + stats_.jumps_back,
+                fmt::format("the record time jumped {} time(s) forward and {} time(s) back by more than {}; "
+                            "{} record(s) were late (judged at the clock)",
+                            stats_.jumps_forward, stats_.jumps_back, format_duration(jump_), stats_.late)});
   if (stats_.date_only > 1)
     diagnostics_->warning(Warning{WarningKind::date_only, "", 0, stats_.date_only,
                                   fmt::format("{} record time(s) were dates without a time of day", stats_.date_only)});
   if (filter_ && filter_->cap_binds() > 0)
-    diagnostics_->warning(Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
-                                  fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
-                                              "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
-                                              "they expired; older duplicates may have passed)",
-                                              filter_->cap_binds(), cap_window(stats_.filter),
-                                              stats_.filter.cap_evictions)});
+    diagnostics_->warning(
+        Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
+                fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
+                            "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
+                            "they expired; older duplicates may have passed)",
+                            filter_->cap_binds(), cap_window(stats_.filter), stats_.filter.cap_evictions)});
 }
 
 void Pipeline::cap_bound(Writer& out) {
@@ -254,9 +261,10 @@ void Pipeline::cap_bound(Writer& out) {
   const std::string kept = cap_window(filter_->stats(clock_));
   if (cfg_.on_cap == OnCap::fail) {
     out.flush();
-    throw CapError(fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
-                               "shrink the window to {} (--on-cap fail)",
-                               *place_name_, record_number(), kept));
+    throw CapError(
+        fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
+                    "shrink the window to {} (--on-cap fail)",
+                    *place_name_, record_number(), kept));
   }
   warn_at(WarningKind::memory_cap,
           fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
@@ -272,11 +280,12 @@ void Pipeline::save_state(Writer& out) {
 }
 
 void Pipeline::maybe_checkpoint(Writer& out) {
-  if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state(out);
+  if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every)
+    save_state(out);
 }
 
 inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup,
-                                     BytesLive live) {
+                                    BytesLive live) {
   if (cfg_.output.mark) {
     if (!cfg_.output.only_dups || dup) {
       write_marked(out, bytes, text_size, json, dup, mark_name_);
@@ -284,8 +293,10 @@ inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::si
       return true;
     }
   } else if (dup == cfg_.output.only_dups) {
-    if (live == BytesLive::in_reader) out.write_borrowed(bytes);
-    else out.write(bytes);
+    if (live == BytesLive::in_reader)
+      out.write_borrowed(bytes);
+    else
+      out.write(bytes);
     ++stats_.emitted;
     return true;
   }
@@ -299,8 +310,10 @@ void Pipeline::write_undecided(Writer& out, const Record& rec, bool marked) {
     held_.push_back(Held{rec.bytes().size(), rec.size, json_, marked ? HeldKind::marked_new : HeldKind::as_read});
     return;
   }
-  if (marked) write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
-  else out.write(rec.bytes());
+  if (marked)
+    write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
+  else
+    out.write(rec.bytes());
 }
 
 void Pipeline::release_answered(Writer& out) {
@@ -346,8 +359,10 @@ void Pipeline::drain(Writer& out) {
 bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x) {
   const bool explain = cfg_.explain > 0;
   const bool only_dups = cfg_.output.only_dups;
-  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x, json_);
-  const WarningKind kind = x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
+  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object"
+                                                                : describe_missing_key(cfg_.extract, x, json_);
+  const WarningKind kind =
+      x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
   if (cfg_.on_error == OnError::fail) {
     drain(out);
@@ -573,8 +588,7 @@ void Pipeline::read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, 
       b->clear();
       bool more = true;
       std::size_t named = std::size_t(-1);  // the input whose name the batch has last
-      while (b->bytes.size() < RecordBatch::kBytes && b->items.size() < RecordBatch::kItems &&
-             (more = in.next(rec))) {
+      while (b->bytes.size() < RecordBatch::kBytes && b->items.size() < RecordBatch::kItems && (more = in.next(rec))) {
         // What decide_all() does at a new input, for the extractor this thread owns.
         if (!rec.continues && in.input_number() != input) {
           input = in.input_number();
@@ -646,8 +660,8 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   place_name_ = &in.current_name();
   // A second thread reads ahead only where it can always be stopped and joined (regular
   // files: reads never block for long) and where output timing does not matter.
-  const bool read_ahead = cfg_.threads > 1 && !deferred_ && cfg_.explain == 0 && !cfg_.line_buffered &&
-                          in.inputs_are_regular_files();
+  const bool read_ahead =
+      cfg_.threads > 1 && !deferred_ && cfg_.explain == 0 && !cfg_.line_buffered && in.inputs_are_regular_files();
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {

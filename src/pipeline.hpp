@@ -120,7 +120,8 @@ class Pipeline {
   Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
            Diagnostics& diagnostics, StateHooks hooks = {});
   // Decisions by a filter that answers later (a remote one); it keeps no state file.
-  Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics);
+  Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock,
+           Diagnostics& diagnostics);
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
@@ -163,7 +164,8 @@ class Pipeline {
     // (previous_time_ <= clock_ <= t.time, so the step is t.time - previous_time_.)
     if (t.parsed && !t.date_only && previous_time_ && t.time >= clock_ &&
         (!cfg_.clock.max_future || t.time <= future_limit_) &&
-        static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_time_) <= static_cast<std::uint64_t>(jump_)) {
+        static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_time_) <=
+            static_cast<std::uint64_t>(jump_)) {
       timed_seen_ = true;
       previous_time_ = t.time;
       clock_ = t.time;
@@ -198,8 +200,8 @@ class Pipeline {
   void drain(Writer& out);
 
   PipelineConfig cfg_;
-  tlbf::WindowFilter* filter_ = nullptr;   // the filter that decides, or:
-  DeferredDecider* deferred_ = nullptr;     // the one that answers later
+  tlbf::WindowFilter* filter_ = nullptr;  // the filter that decides, or:
+  DeferredDecider* deferred_ = nullptr;   // the one that answers later
   // With deferred_: the records waiting for their answers (or behind one that waits), in
   // input order, their bytes in held_bytes_ from held_start_ on.
   enum class HeldKind : unsigned char { awaits_answer, as_read, marked_new };
@@ -212,14 +214,14 @@ class Pipeline {
   std::deque<std::string> held_keys_;  // with --top: the keys of the records awaiting answers, in order
   std::string held_bytes_;
   std::size_t held_start_ = 0;
-  tlbf::Time clock_;  // the decision clock: the largest record time accepted (or wall time)
+  tlbf::Time clock_;             // the decision clock: the largest record time accepted (or wall time)
   tlbf::Time future_limit_ = 0;  // record times above it are judged as untimed
   tlbf::Duration jump_ = 0;
   std::optional<tlbf::Time> previous_time_;  // the last accepted record time
   bool timed_seen_ = false;                  // a record had a readable time
   std::size_t input_ = 0;                    // the reader's input_number() of the last record
   std::string first_untimed_text_;
-  bool untimed_stop_ = false;  // the untimed probe failed: stop reading
+  bool untimed_stop_ = false;           // the untimed probe failed: stop reading
   std::uint64_t replaying_record_ = 0;  // see record_number()
   // The record being judged: the name of its input (the reader's, or with read-ahead
   // thread_name_) and its number there.
@@ -240,7 +242,7 @@ class Pipeline {
   StateHooks hooks_;
   std::unique_ptr<Extractor> extractor_;  // with read-ahead: the producer's from the hand-over on
   bool json_ = false;
-  bool wants_time_ = false;  // extractor_->wants_time(), kept when the producer takes the extractor
+  bool wants_time_ = false;    // extractor_->wants_time(), kept when the producer takes the extractor
   bool cap_reported_ = false;  // the memory cap's first bind was reported
   std::string mark_name_;
   RunStats stats_;

@@ -35,7 +35,8 @@ void Progress::maybe_draw(std::uint64_t bytes, std::uint64_t records, std::uint6
     double frac = static_cast<double>(bytes) / static_cast<double>(total_);
     if (frac > 1) frac = 1;
     double eta = frac > 0 ? secs * (1 - frac) / frac : 0;
-    line = fmt::format("{:5.1f}%  {} records, {} emitted  {:.1f} MiB/s  ETA {:.0f}s", frac * 100, records, emitted, mbps, eta);
+    line = fmt::format("{:5.1f}%  {} records, {} emitted  {:.1f} MiB/s  ETA {:.0f}s", frac * 100, records, emitted,
+                       mbps, eta);
   } else {
     line = fmt::format("{} records, {} emitted  {:.0f} records/s  {:.1f} MiB/s", records, emitted, rps, mbps);
   }

@@ -103,12 +103,12 @@ struct RecordBatch {
   static constexpr std::size_t kItems = 4096;
 
   struct Item {
-    std::size_t offset;         // into bytes: the record as read, terminator included
-    std::size_t size;           // without the terminator
+    std::size_t offset;  // into bytes: the record as read, terminator included
+    std::size_t size;    // without the terminator
     std::uint32_t term_len;
-    bool continues;             // Record::continues
-    std::uint64_t record;       // its number in its input
-    std::size_t input;          // its input's number (RecordReader::input_number())
+    bool continues;        // Record::continues
+    std::uint64_t record;  // its number in its input
+    std::size_t input;     // its input's number (RecordReader::input_number())
     ExtractStatus status;
     std::uint32_t absent_part;
     // With status ok: the key hashed as the decider would (tlbf::hash_key with the run's
@@ -117,14 +117,14 @@ struct RecordBatch {
     // Where the key and the time text are: in the record (kInRecord) or in `side`.
     bool key_in_record, time_in_record;
     std::size_t key_offset, key_size, time_offset, time_size;
-    TimeReading time;           // text left empty; see time_text()
+    TimeReading time;  // text left empty; see time_text()
   };
 
   std::string bytes;  // the records, one after the other
   std::string side;   // keys and time texts that were not inside their record
   std::vector<Item> items;
   std::vector<std::pair<std::size_t, std::string>> names;  // the inputs the items name: number, name
-  std::uint64_t in_bytes = 0;      // bytes of records with content, as counted by RunStats::bytes_in
+  std::uint64_t in_bytes = 0;  // bytes of records with content, as counted by RunStats::bytes_in
   // Set on the last batch: an error of the reader (after the items), or the end of the input.
   std::exception_ptr error;
   bool end = false;

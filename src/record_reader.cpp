@@ -51,15 +51,19 @@ std::string with_digit_classes(const std::string& re) {
     const char c = re[i];
     if (bracket) {
       out += c;
-      if (c == ']' && out.size() >= 2 && out[out.size() - 2] != '[' && out.compare(out.size() - 3, 2, "[^") != 0) bracket = false;
+      if (c == ']' && out.size() >= 2 && out[out.size() - 2] != '[' && out.compare(out.size() - 3, 2, "[^") != 0)
+        bracket = false;
     } else if (c == '[') {
       out += c;
       bracket = true;
     } else if (c == '\\' && i + 1 < re.size()) {
       const char n = re[++i];
-      if (n == 'd') out += "[0-9]";
-      else if (n == 'D') out += "[^0-9]";
-      else (out += c) += n;
+      if (n == 'd')
+        out += "[0-9]";
+      else if (n == 'D')
+        out += "[^0-9]";
+      else
+        (out += c) += n;
     } else {
       out += c;
     }
@@ -68,7 +72,8 @@ std::string with_digit_classes(const std::string& re) {
 }
 
 std::int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string format_size(std::size_t n) {
@@ -143,7 +148,7 @@ bool RecordReader::inputs_are_regular_files() const {
 RecordReader::~RecordReader() { close_current(); }
 
 void RecordReader::close_current() {
-  source_.reset();  // first: a decompressing source's thread reads fd_ until it is joined
+  source_.reset();            // first: a decompressing source's thread reads fd_ until it is joined
   if (fd_ > 0) ::close(fd_);  // stdin (0) stays open for whoever else reads it
   fd_ = -1;
 }
@@ -272,7 +277,7 @@ bool RecordReader::fill(int hold_ms) {
       }
       continue;
     }
-    if (errno == EAGAIN) {  // a non-blocking stdin, or a decompressor that is behind: wait
+    if (errno == EAGAIN) {        // a non-blocking stdin, or a decompressor that is behind: wait
       if (pause_hook_) continue;  // wait_for_input() waits, with the hook
       pollfd pfd{source_->ready_fd(), POLLIN, -1};
       if (::poll(&pfd, 1, -1) < 0 && errno == EINTR && stop_ && *stop_) {
@@ -287,9 +292,10 @@ bool RecordReader::fill(int hold_ms) {
 
 void RecordReader::check_record_size(std::size_t size) const {
   if (size > config_.max_record)
-    throw InputError(name_ + ": record " + std::to_string(record_in_input_ + 1) + " is longer than --max-record " +
-                     format_size(config_.max_record) +
-                     " (the records before it were processed; raise --max-record, or check the terminator: -z, --multiline)");
+    throw InputError(
+        name_ + ": record " + std::to_string(record_in_input_ + 1) + " is longer than --max-record " +
+        format_size(config_.max_record) +
+        " (the records before it were processed; raise --max-record, or check the terminator: -z, --multiline)");
 }
 
 bool RecordReader::advance_input() {

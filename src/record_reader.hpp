@@ -20,8 +20,8 @@ class ByteSource;
 
 struct Record {
   const char* data = nullptr;
-  std::size_t size = 0;       // without the terminator
-  std::uint32_t term_len = 0; // 0 (the last input's last record without one), 1 (LF or NUL), 2 (CR LF)
+  std::size_t size = 0;        // without the terminator
+  std::uint32_t term_len = 0;  // 0 (the last input's last record without one), 1 (LF or NUL), 2 (CR LF)
   // A multi-line record's first line, without its terminator (its key and time are read
   // there); size or more: the whole record (the default, for records made elsewhere).
   std::size_t head_size = static_cast<std::size_t>(-1);

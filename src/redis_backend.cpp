@@ -208,7 +208,8 @@ struct RedisBackend::Impl {
       const std::string address = text.substr(space + 1);
       if (moved && slot >= 0 && slot < kSlots && cfg.url.cluster) {
         const std::size_t colon = address.rfind(':');
-        slot_node[static_cast<std::size_t>(slot)] = node_for(address.substr(0, colon), std::atoi(address.c_str() + colon + 1));
+        slot_node[static_cast<std::size_t>(slot)] =
+            node_for(address.substr(0, colon), std::atoi(address.c_str() + colon + 1));
       }
       RedisConnection& c = redirect_connection(address);
       if (!moved) {
@@ -227,14 +228,14 @@ struct RedisBackend::Impl {
 
   [[noreturn]] void refused(const std::string& what, const std::string& text) const {
     if (text.find("unknown command") != std::string::npos)
-      throw std::runtime_error(fmt::format(
-          "{}: the server does not know {}: load the TLBF module tlbf_redis.so (redis-server --loadmodule "
-          "/usr/lib/redis/modules/tlbf_redis.so, docs/redis.md)",
-          cfg.url.text, what));
+      throw std::runtime_error(
+          fmt::format("{}: the server does not know {}: load the TLBF module tlbf_redis.so (redis-server --loadmodule "
+                      "/usr/lib/redis/modules/tlbf_redis.so, docs/redis.md)",
+                      cfg.url.text, what));
     if (starts_with(text, "WRONGTYPE"))
       throw std::runtime_error(
-          fmt::format("{}: the key '{}' holds something other than a TLBF filter; choose another --redis-key", cfg.url.text,
-                      shard_keys.empty() ? cfg.key : shard_keys[0]));
+          fmt::format("{}: the key '{}' holds something other than a TLBF filter; choose another --redis-key",
+                      cfg.url.text, shard_keys.empty() ? cfg.key : shard_keys[0]));
     throw std::runtime_error(fmt::format("{}: {} refused: {}", cfg.url.text, what, text));
   }
 
@@ -253,7 +254,8 @@ struct RedisBackend::Impl {
   void name_shards(std::uint32_t shards) {
     shard_keys.clear();
     if (!cfg.url.cluster) shard_keys.push_back(cfg.key);
-    for (std::uint32_t i = 0; cfg.url.cluster && i < shards; ++i) shard_keys.push_back(cfg.key + "{" + std::to_string(i) + "}");
+    for (std::uint32_t i = 0; cfg.url.cluster && i < shards; ++i)
+      shard_keys.push_back(cfg.key + "{" + std::to_string(i) + "}");
   }
 
   // Step 2 of the start: the filter's shard count from shard 0, reserving every shard that
@@ -262,19 +264,22 @@ struct RedisBackend::Impl {
     name_shards(1);
     RedisReply first = call_shard(0, {"TLBF.INFO", shard_keys[0]});
     std::uint32_t shards = default_shards;
-    if (is_error(*first) && reply_text(*first).find("no filter") == std::string::npos) refused("TLBF.INFO", reply_text(*first));
+    if (is_error(*first) && reply_text(*first).find("no filter") == std::string::npos)
+      refused("TLBF.INFO", reply_text(*first));
     if (!is_error(*first)) shards = static_cast<std::uint32_t>(std::stoul(info(0)["shards"]));
     if (!cfg.url.cluster) shards = 1;
     name_shards(shards);
-    const std::string window = std::to_string(requested.span / kNsPerMs), error = fmt::format("{:.17g}", requested.error_rate),
+    const std::string window = std::to_string(requested.span / kNsPerMs),
+                      error = fmt::format("{:.17g}", requested.error_rate),
                       capacity = std::to_string((requested.capacity + shards - 1) / shards),
                       memory = std::to_string(std::max<std::uint64_t>(4096, requested.max_memory_bytes / shards)),
                       count = std::to_string(shards);
     const std::string algorithm = requested.algorithm == tlbf::Algorithm::gebf ? "gebf" : "tlbf";
     for (std::uint32_t s = 0; s < shards; ++s) {
-      RedisReply r = call_shard(s, {"TLBF.RESERVE", shard_keys[s], "WINDOW", window, "ERROR", error, "CAPACITY", capacity,
-                                    "ALGORITHM", algorithm, "MAXMEMORY", memory, "SHARDS", count});
-      if (is_error(*r) && reply_text(*r).find("already exists") == std::string::npos) refused("TLBF.RESERVE", reply_text(*r));
+      RedisReply r = call_shard(s, {"TLBF.RESERVE", shard_keys[s], "WINDOW", window, "ERROR", error, "CAPACITY",
+                                    capacity, "ALGORITHM", algorithm, "MAXMEMORY", memory, "SHARDS", count});
+      if (is_error(*r) && reply_text(*r).find("already exists") == std::string::npos)
+        refused("TLBF.RESERVE", reply_text(*r));
     }
     // Step 3: what the filter is, as Redis holds it (it may predate this run).
     std::map<std::string, std::string> f = info(0);
@@ -291,12 +296,14 @@ struct RedisBackend::Impl {
 
   void lost(const RedisUnreachable& e) {
     if (cfg.fallback == RedisFallback::stop)
-      throw DecisionsLost(fmt::format("{}: {}; the records decided before were written, the rest were not", cfg.url.text, e.what()));
+      throw DecisionsLost(
+          fmt::format("{}: {}; the records decided before were written, the rest were not", cfg.url.text, e.what()));
     local = tlbf::make_filter(remote);
-    diagnostics->warning(Warning{WarningKind::redis_fallback, "", 0, 1,
-                                 fmt::format("{}: {}; deciding with a local filter from here on (--redis-fallback local): "
-                                             "keys other producers send are not seen by it",
-                                             cfg.url.text, e.what())});
+    diagnostics->warning(
+        Warning{WarningKind::redis_fallback, "", 0, 1,
+                fmt::format("{}: {}; deciding with a local filter from here on (--redis-fallback local): "
+                            "keys other producers send are not seen by it",
+                            cfg.url.text, e.what())});
     for (Batch& b : in_flight)
       for (const Item& it : b.items) answers.push_back(decide_locally(b.key(it), it.now));
     for (const Item& it : open.items) answers.push_back(decide_locally(open.key(it), it.now));
@@ -357,8 +364,9 @@ struct RedisBackend::Impl {
         for (std::uint32_t i : c.items) args.push_back(b.key(b.items[i]));
         r = follow_redirects(std::move(r), args);
         if (is_error(*r))
-          throw DecisionsLost(fmt::format("{}: TLBF.ADD refused: {}; the records decided before were written, the rest were not",
-                                          cfg.url.text, reply_text(*r)));
+          throw DecisionsLost(
+              fmt::format("{}: TLBF.ADD refused: {}; the records decided before were written, the rest were not",
+                          cfg.url.text, reply_text(*r)));
       }
       if (r->type != REDIS_REPLY_ARRAY || r->elements != c.items.size())
         throw DecisionsLost(cfg.url.text + ": TLBF.ADD answered in an unknown form");
@@ -424,7 +432,9 @@ void RedisBackend::submit(std::string_view key, tlbf::Time now) {
   const std::int64_t steady = m.clock->steady_ns();
   if (b.items.empty()) b.opened_ns = steady;
   const std::uint32_t shard =
-      m.shard_keys.size() > 1 ? tlbf_redis::shard_of(tlbf::hash_key(key), static_cast<std::uint32_t>(m.shard_keys.size())) : 0;
+      m.shard_keys.size() > 1
+          ? tlbf_redis::shard_of(tlbf::hash_key(key), static_cast<std::uint32_t>(m.shard_keys.size()))
+          : 0;
   b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now});
   b.keys.append(key);
   if (b.items.size() >= kBatchItems || steady - b.opened_ns >= kBatchAgeNs) m.guarded([&] { m.send_open(); });

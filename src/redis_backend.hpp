@@ -42,9 +42,9 @@ struct RedisConfig {
 
 class RedisBackend final : public DeferredDecider {
  public:
-  static constexpr std::size_t kBatchItems = 1000;          // a batch is sent when this full,
-  static constexpr std::int64_t kBatchAgeNs = 2'000'000;    // or when its first key is this old
-  static constexpr std::size_t kBatchesInFlight = 16;       // sent batches whose answers are awaited
+  static constexpr std::size_t kBatchItems = 1000;        // a batch is sent when this full,
+  static constexpr std::int64_t kBatchAgeNs = 2'000'000;  // or when its first key is this old
+  static constexpr std::size_t kBatchesInFlight = 16;     // sent batches whose answers are awaited
 
   // Connects, reads the slot map (cluster), and reserves the filter with `filter`'s window,
   // error rate, capacity, algorithm and memory bound unless it exists; an existing filter

@@ -110,7 +110,8 @@ RunRecord load_run(tlbf::ByteReader& in) {
     RecordedOption o;
     o.name = std::string(in.bytes());
     const std::uint32_t values = in.u32();
-    if (values > kMaxRecordedValues) throw tlbf::state_error("state: " + std::to_string(values) + " values of " + o.name);
+    if (values > kMaxRecordedValues)
+      throw tlbf::state_error("state: " + std::to_string(values) + " values of " + o.name);
     for (std::uint32_t j = 0; j < values; ++j) o.values.emplace_back(in.bytes());
     run.key_time_options->push_back(std::move(o));
   }
@@ -127,7 +128,8 @@ SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   if (version >= 2) s.run = load_run(in);
   if (!in.at_end()) throw tlbf::state_error("state: bytes after the filter");
   // The filter's tag byte repeats the algorithm; a disagreement means the parts do not belong together.
-  if (filter_bytes.empty() || static_cast<std::uint8_t>(filter_bytes[0]) != static_cast<std::uint8_t>(s.config.algorithm))
+  if (filter_bytes.empty() ||
+      static_cast<std::uint8_t>(filter_bytes[0]) != static_cast<std::uint8_t>(s.config.algorithm))
     throw tlbf::state_error("state: the filter does not match the saved configuration");
   tlbf::ByteReader filter_in(filter_bytes);
   s.filter = tlbf::load_filter(filter_in);
@@ -193,7 +195,8 @@ SavedState load_state_bytes(std::string_view bytes, const std::string& name) {
                         : std::to_string(length + kHeaderSize + kChecksumSize)) +
                    ")");
   if (available - length > kChecksumSize)
-    fail(name, "corrupted (" + std::to_string(available - length - kChecksumSize) + " unexpected bytes after the checksum)");
+    fail(name,
+         "corrupted (" + std::to_string(available - length - kChecksumSize) + " unexpected bytes after the checksum)");
 
   // 3. Checksum over the payload.
   const std::string_view payload = bytes.substr(kHeaderSize, length);

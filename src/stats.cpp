@@ -25,10 +25,10 @@ std::string top_json(const TopReport& top) {
   if (top.counters == 0) return {};
   std::string keys;
   for (const TopKey& k : top.keys)
-    keys += fmt::format("{}{{\"key\":{},\"count\":{},\"overestimate\":{},\"truncated\":{}}}", keys.empty() ? "" : ",", k.key,
-                        k.count, k.overestimate, k.truncated ? "true" : "false");
-  return fmt::format(",\"top\":[{}],\"top_counted\":{},\"top_counters\":{},\"top_bound\":{}", keys, top.added, top.counters,
-                     top.bound);
+    keys += fmt::format("{}{{\"key\":{},\"count\":{},\"overestimate\":{},\"truncated\":{}}}", keys.empty() ? "" : ",",
+                        k.key, k.count, k.overestimate, k.truncated ? "true" : "false");
+  return fmt::format(",\"top\":[{}],\"top_counted\":{},\"top_counters\":{},\"top_bound\":{}", keys, top.added,
+                     top.counters, top.bound);
 }
 
 }  // namespace
@@ -53,8 +53,10 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
                                                   f.slices, f.slice0_bits);
     std::string window;
     if (f.effective_span > 0) window = fmt::format(",\"effective_window_ns\":{}", f.effective_span);
-    if (f.effective_count > 0) window = fmt::format(",\"effective_window_keys\":{}", f.effective_count);
-    else if (f.memory_capped && f.effective_span == 0) window = ",\"effective_window_ns\":0";
+    if (f.effective_count > 0)
+      window = fmt::format(",\"effective_window_keys\":{}", f.effective_count);
+    else if (f.memory_capped && f.effective_span == 0)
+      window = ",\"effective_window_ns\":0";
     return fmt::format(
         "{{\"records\":{},\"emitted\":{},\"duplicates\":{},\"errors\":{},\"malformed\":{},\"missing_key\":{},"
         "\"untimed\":{},\"future\":{},\"late\":{},\"jumps_forward\":{},\"jumps_back\":{},\"date_only\":{},"
@@ -80,10 +82,13 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
   out += fmt::format("bytes in     {}\n", s.bytes_in);
   out += fmt::format("bytes out    {}\n", s.bytes_out);
   out += fmt::format("seconds      {:.3f} ({:.0f} records/s)\n", s.seconds, rate);
-  const std::string memory = fmt::format("memory={:.1f} KiB peak={:.1f} KiB", static_cast<double>(f.bits_allocated) / 8192.0,
-                                         static_cast<double>(peak_bits(f)) / 8192.0);
-  if (is_exact(f)) out += fmt::format("filter       {} {}\n", f.algorithm, memory);
-  else out += fmt::format("filter       {} k={} l={} slices={} {}\n", f.algorithm, f.k, f.l, f.slices, memory);
+  const std::string memory =
+      fmt::format("memory={:.1f} KiB peak={:.1f} KiB", static_cast<double>(f.bits_allocated) / 8192.0,
+                  static_cast<double>(peak_bits(f)) / 8192.0);
+  if (is_exact(f))
+    out += fmt::format("filter       {} {}\n", f.algorithm, memory);
+  else
+    out += fmt::format("filter       {} k={} l={} slices={} {}\n", f.algorithm, f.k, f.l, f.slices, memory);
   out += fmt::format("keys         {} inserted, {} live, {:.2f} {} per key\n", f.keys_inserted, f.live_keys, per_key(f),
                      is_exact(f) ? "bytes" : "bits");
   if (f.memory_capped)
@@ -95,11 +100,13 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
 
 std::string format_top(const TopReport& top) {
   if (top.counters == 0) return {};
-  std::string out = fmt::format("top          {} key(s) by duplicates (top counted {}, top counters {}, top bound {}: each "
-                                "count is at most its overestimate above the true one, no overestimate exceeds the bound)\n",
-                                top.keys.size(), top.added, top.counters, top.bound);
+  std::string out = fmt::format(
+      "top          {} key(s) by duplicates (top counted {}, top counters {}, top bound {}: each "
+      "count is at most its overestimate above the true one, no overestimate exceeds the bound)\n",
+      top.keys.size(), top.added, top.counters, top.bound);
   for (const TopKey& k : top.keys)
-    out += fmt::format("  {:>10} overestimate {:<6} {}{}\n", k.count, k.overestimate, k.key, k.truncated ? " (truncated)" : "");
+    out += fmt::format("  {:>10} overestimate {:<6} {}{}\n", k.count, k.overestimate, k.key,
+                       k.truncated ? " (truncated)" : "");
   return out;
 }
 

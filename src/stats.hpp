@@ -14,32 +14,32 @@ enum class StatsFormat { none, text, json };
 
 // One key of --top (top_keys.hpp).
 struct TopKey {
-  std::string key;                  // its parts as a JSON array of strings, as --explain shows them
-  std::uint64_t count = 0;          // duplicates counted for it: at least the true number,
-  std::uint64_t overestimate = 0;   // and at most this many more
-  bool truncated = false;           // shown by its first bytes only
+  std::string key;                 // its parts as a JSON array of strings, as --explain shows them
+  std::uint64_t count = 0;         // duplicates counted for it: at least the true number,
+  std::uint64_t overestimate = 0;  // and at most this many more
+  bool truncated = false;          // shown by its first bytes only
 };
 
 // --top N: the keys with the most duplicates, and the sketch's error bound.
 struct TopReport {
-  std::vector<TopKey> keys;   // most duplicates first; empty without --top
-  std::uint64_t counters = 0; // the sketch's counters (0: no --top)
-  std::uint64_t added = 0;    // duplicates counted
-  std::uint64_t bound = 0;    // no overestimate exceeds it; at most added / counters
+  std::vector<TopKey> keys;    // most duplicates first; empty without --top
+  std::uint64_t counters = 0;  // the sketch's counters (0: no --top)
+  std::uint64_t added = 0;     // duplicates counted
+  std::uint64_t bound = 0;     // no overestimate exceeds it; at most added / counters
 };
 
 struct RunStats {
   std::uint64_t records = 0;
-  std::uint64_t emitted = 0;     // records written (with --mark: all written records)
-  std::uint64_t duplicates = 0;  // records judged duplicates
-  std::uint64_t malformed = 0;   // JSON records that could not be read as objects
-  std::uint64_t missing_key = 0; // records without the key field/path/regex match
-  std::uint64_t untimed = 0;     // -t given but the time was missing or unparseable
-  std::uint64_t future = 0;      // stamped beyond --max-future ahead of the wall clock (judged as untimed)
-  std::uint64_t late = 0;        // older than the clock minus the window (judged at the clock)
+  std::uint64_t emitted = 0;        // records written (with --mark: all written records)
+  std::uint64_t duplicates = 0;     // records judged duplicates
+  std::uint64_t malformed = 0;      // JSON records that could not be read as objects
+  std::uint64_t missing_key = 0;    // records without the key field/path/regex match
+  std::uint64_t untimed = 0;        // -t given but the time was missing or unparseable
+  std::uint64_t future = 0;         // stamped beyond --max-future ahead of the wall clock (judged as untimed)
+  std::uint64_t late = 0;           // older than the clock minus the window (judged at the clock)
   std::uint64_t jumps_forward = 0;  // consecutive record times further apart than the jump threshold
   std::uint64_t jumps_back = 0;
-  std::uint64_t date_only = 0;   // times read as a date without a time of day (midnight)
+  std::uint64_t date_only = 0;  // times read as a date without a time of day (midnight)
   std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
   double seconds = 0;

@@ -180,7 +180,7 @@ struct Scanner {
     static constexpr struct {
       const char* name;
       int hours;
-    } kZones[] = {{"ut", 0},  {"utc", 0}, {"gmt", 0}, {"est", -5}, {"edt", -4}, {"cst", -6},
+    } kZones[] = {{"ut", 0},   {"utc", 0},  {"gmt", 0},  {"est", -5}, {"edt", -4}, {"cst", -6},
                   {"cdt", -5}, {"mst", -7}, {"mdt", -6}, {"pst", -8}, {"pdt", -7}};
     std::size_t end = i;
     while (end < s.size() && lower(s[end]) >= 'a' && lower(s[end]) <= 'z') ++end;
@@ -223,7 +223,8 @@ struct Scanner {
     return false;
   }
   bool weekday_name() {
-    static constexpr const char* kNames[7] = {"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"};
+    static constexpr const char* kNames[7] = {"sunday",   "monday", "tuesday", "wednesday",
+                                              "thursday", "friday", "saturday"};
     if (i + 3 > s.size()) return false;
     for (const char* n : kNames) {
       if (lower(s[i]) == n[0] && lower(s[i + 1]) == n[1] && lower(s[i + 2]) == n[2]) {
@@ -270,7 +271,8 @@ std::uint64_t eight_digits_value(std::uint64_t v) {
 // parse_epoch(text, kSecond) and false for anything else (which then takes the general
 // path). A whole part of 9e9 or more also goes the general way, which checks overflow.
 bool fast_epoch_seconds(std::string_view text, Time& out) {
-  static constexpr std::int64_t kScale[10] = {1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1};
+  static constexpr std::int64_t kScale[10] = {1000000000, 100000000, 10000000, 1000000, 100000,
+                                              10000,      1000,      100,      10,      1};
   const std::size_t n = text.size();
   // The usual shape, ten digits, a dot and 1-8 fraction digits ("1763750000.001", any time
   // from 2001 to 2286), in three SWAR steps: the first eight digits, the next two, and the
@@ -351,7 +353,8 @@ std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
   const char* start = p;
   for (; p < end && static_cast<unsigned>(*p - '0') < 10; ++p) {
     if (p - start >= 18) {
-      if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, *p - '0', &whole)) return std::nullopt;
+      if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, *p - '0', &whole))
+        return std::nullopt;
     } else {
       whole = whole * 10 + (*p - '0');
     }
@@ -376,7 +379,8 @@ std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
   // text is finer than a nanosecond (no division on the common path).
   int unit_digits = 0;
   while (unit_digits < 18 && kPow10[unit_digits] < unit) ++unit_digits;
-  std::int64_t part = frac_digits <= unit_digits ? frac * kPow10[unit_digits - frac_digits] : frac / kPow10[frac_digits - unit_digits];
+  std::int64_t part =
+      frac_digits <= unit_digits ? frac * kPow10[unit_digits - frac_digits] : frac / kPow10[frac_digits - unit_digits];
   if (__builtin_add_overflow(ns, part, &ns)) return std::nullopt;
   return negative ? -ns : ns;
 }
@@ -387,7 +391,10 @@ std::optional<Time> parse_epoch_auto(std::string_view text) {
   std::size_t digits = 0;
   while (i + digits < text.size() && is_digit(text[i + digits])) ++digits;
   while (digits > 1 && text[i] == '0') ++i, --digits;  // leading zeros do not add magnitude
-  tlbf::Duration unit = digits <= 11 ? tlbf::kSecond : digits <= 14 ? tlbf::kMillisecond : digits <= 17 ? tlbf::kMicrosecond : 1;
+  tlbf::Duration unit = digits <= 11   ? tlbf::kSecond
+                        : digits <= 14 ? tlbf::kMillisecond
+                        : digits <= 17 ? tlbf::kMicrosecond
+                                       : 1;
   return parse_epoch(text, unit);
 }
 
@@ -398,7 +405,8 @@ namespace {
 
 bool scan_rfc3339(std::string_view text, Civil& c) {
   Scanner sc{text};
-  if (!sc.num64(4, 4, c.year) || !sc.lit('-') || !sc.num(1, 2, c.month) || !sc.lit('-') || !sc.num(1, 2, c.day)) return false;
+  if (!sc.num64(4, 4, c.year) || !sc.lit('-') || !sc.num(1, 2, c.month) || !sc.lit('-') || !sc.num(1, 2, c.day))
+    return false;
   if (sc.done()) {
     c.has_time_of_day = false;
     return true;
@@ -520,17 +528,50 @@ std::optional<TimePattern> TimePattern::compile(std::string_view pattern, std::s
     if (++i == pattern.size()) return fail("pattern ends with a lone '%'");
     char d = pattern[i];
     switch (d) {
-      case 'T': p.ops_.insert(p.ops_.end(), {{'H', {}}, {0, ":"}, {'M', {}}, {0, ":"}, {'S', {}}}); any_field = true; break;
-      case 'F': p.ops_.insert(p.ops_.end(), {{'Y', {}}, {0, "-"}, {'m', {}}, {0, "-"}, {'d', {}}}); any_field = true; break;
-      case 'D': p.ops_.insert(p.ops_.end(), {{'m', {}}, {0, "/"}, {'d', {}}, {0, "/"}, {'y', {}}}); any_field = true; break;
-      case '%': p.ops_.push_back({0, "%"}); break;
-      case 'n': case 't': p.ops_.push_back({' ', {}}); break;
-      case 'Y': case 'y': case 'm': case 'd': case 'e': case 'H': case 'I': case 'M': case 'S': case 'f':
-      case 'z': case 'Z': case 'b': case 'h': case 'B': case 'a': case 'A': case 'j': case 'p': case 's':
+      case 'T':
+        p.ops_.insert(p.ops_.end(), {{'H', {}}, {0, ":"}, {'M', {}}, {0, ":"}, {'S', {}}});
+        any_field = true;
+        break;
+      case 'F':
+        p.ops_.insert(p.ops_.end(), {{'Y', {}}, {0, "-"}, {'m', {}}, {0, "-"}, {'d', {}}});
+        any_field = true;
+        break;
+      case 'D':
+        p.ops_.insert(p.ops_.end(), {{'m', {}}, {0, "/"}, {'d', {}}, {0, "/"}, {'y', {}}});
+        any_field = true;
+        break;
+      case '%':
+        p.ops_.push_back({0, "%"});
+        break;
+      case 'n':
+      case 't':
+        p.ops_.push_back({' ', {}});
+        break;
+      case 'Y':
+      case 'y':
+      case 'm':
+      case 'd':
+      case 'e':
+      case 'H':
+      case 'I':
+      case 'M':
+      case 'S':
+      case 'f':
+      case 'z':
+      case 'Z':
+      case 'b':
+      case 'h':
+      case 'B':
+      case 'a':
+      case 'A':
+      case 'j':
+      case 'p':
+      case 's':
         p.ops_.push_back({d == 'h' ? 'b' : d == 'B' ? 'b' : d == 'A' ? 'a' : d == 'e' ? 'd' : d, {}});
         any_field = true;
         break;
-      default: return fail(std::string("unsupported directive %") + d);
+      default:
+        return fail(std::string("unsupported directive %") + d);
     }
   }
   if (!any_field) return fail("the pattern has no time field");
@@ -553,7 +594,9 @@ bool TimePattern::scan(std::string_view text, Civil& c) const {
         if (sc.s.substr(sc.i, op.text.size()) != op.text) return false;
         sc.i += op.text.size();
         break;
-      case ' ': sc.blanks(); break;
+      case ' ':
+        sc.blanks();
+        break;
       case 'Y': {
         bool neg = sc.lit('-');
         if (!sc.num64(1, 4, c.year)) return false;
@@ -566,17 +609,41 @@ bool TimePattern::scan(std::string_view text, Civil& c) const {
         c.year = year_of_two_digits(yy);
         break;
       }
-      case 'm': if (!sc.num(1, 2, c.month)) return false; break;
-      case 'd': sc.blanks(); if (!sc.num(1, 2, c.day)) return false; break;
-      case 'H': if (!sc.num(1, 2, c.hour)) return false; break;
-      case 'I': if (!sc.num(1, 2, c.hour) || c.hour < 1 || c.hour > 12) return false; twelve = true; break;
-      case 'M': if (!sc.num(1, 2, c.minute)) return false; break;
-      case 'S': if (!sc.num(1, 2, c.second)) return false; break;
-      case 'f': if (!sc.fraction(c.nanos)) return false; break;
-      case 'z': if (!sc.zone(c.offset_seconds)) return false; break;
-      case 'Z': while (!sc.done() && ((sc.peek() >= 'A' && sc.peek() <= 'Z') || (sc.peek() >= 'a' && sc.peek() <= 'z'))) ++sc.i; break;
-      case 'b': if (!sc.month_name(c.month)) return false; break;
-      case 'a': if (!sc.weekday_name()) return false; break;
+      case 'm':
+        if (!sc.num(1, 2, c.month)) return false;
+        break;
+      case 'd':
+        sc.blanks();
+        if (!sc.num(1, 2, c.day)) return false;
+        break;
+      case 'H':
+        if (!sc.num(1, 2, c.hour)) return false;
+        break;
+      case 'I':
+        if (!sc.num(1, 2, c.hour) || c.hour < 1 || c.hour > 12) return false;
+        twelve = true;
+        break;
+      case 'M':
+        if (!sc.num(1, 2, c.minute)) return false;
+        break;
+      case 'S':
+        if (!sc.num(1, 2, c.second)) return false;
+        break;
+      case 'f':
+        if (!sc.fraction(c.nanos)) return false;
+        break;
+      case 'z':
+        if (!sc.zone(c.offset_seconds)) return false;
+        break;
+      case 'Z':
+        while (!sc.done() && ((sc.peek() >= 'A' && sc.peek() <= 'Z') || (sc.peek() >= 'a' && sc.peek() <= 'z'))) ++sc.i;
+        break;
+      case 'b':
+        if (!sc.month_name(c.month)) return false;
+        break;
+      case 'a':
+        if (!sc.weekday_name()) return false;
+        break;
       case 'j': {
         unsigned j;
         if (!sc.num(1, 3, j) || j == 0) return false;
@@ -601,7 +668,8 @@ bool TimePattern::scan(std::string_view text, Civil& c) const {
         have_epoch = true;
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   sc.blanks();
@@ -667,7 +735,8 @@ TimeReading TimeParser::parse(std::string_view text) {
 
 TimeReading TimeParser::parse_trimmed(std::string_view text) {
   // Plain epoch seconds need no trimming (they start and end with a digit).
-  if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t)) return read_as(t);
+  if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t))
+    return read_as(t);
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
   if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '"' && text.back() == '"') ||
@@ -679,16 +748,36 @@ TimeReading TimeParser::parse_trimmed(std::string_view text) {
   Civil c;
   bool scanned = false;
   switch (format_) {
-    case TimeFormat::auto_detect: scanned = scan_auto(text, c); break;
-    case TimeFormat::epoch: c.instant = parse_epoch(text, tlbf::kSecond); break;
-    case TimeFormat::epoch_ms: c.instant = parse_epoch(text, tlbf::kMillisecond); break;
-    case TimeFormat::epoch_us: c.instant = parse_epoch(text, tlbf::kMicrosecond); break;
-    case TimeFormat::epoch_ns: c.instant = parse_epoch(text, 1); break;
-    case TimeFormat::rfc3339: scanned = scan_rfc3339(text, c); break;
-    case TimeFormat::clf: scanned = scan_clf(text, c); break;
-    case TimeFormat::syslog: scanned = scan_syslog(text, c); break;
-    case TimeFormat::ctime: scanned = scan_ctime(text, c); break;
-    case TimeFormat::pattern: scanned = pattern_ && pattern_->scan(text, c); break;
+    case TimeFormat::auto_detect:
+      scanned = scan_auto(text, c);
+      break;
+    case TimeFormat::epoch:
+      c.instant = parse_epoch(text, tlbf::kSecond);
+      break;
+    case TimeFormat::epoch_ms:
+      c.instant = parse_epoch(text, tlbf::kMillisecond);
+      break;
+    case TimeFormat::epoch_us:
+      c.instant = parse_epoch(text, tlbf::kMicrosecond);
+      break;
+    case TimeFormat::epoch_ns:
+      c.instant = parse_epoch(text, 1);
+      break;
+    case TimeFormat::rfc3339:
+      scanned = scan_rfc3339(text, c);
+      break;
+    case TimeFormat::clf:
+      scanned = scan_clf(text, c);
+      break;
+    case TimeFormat::syslog:
+      scanned = scan_syslog(text, c);
+      break;
+    case TimeFormat::ctime:
+      scanned = scan_ctime(text, c);
+      break;
+    case TimeFormat::pattern:
+      scanned = pattern_ && pattern_->scan(text, c);
+      break;
   }
   if (c.instant) return read_as(*c.instant);
   if (!scanned) return {};

@@ -20,7 +20,8 @@
 
 namespace tlbf_dedup {
 
-TopKeys::TopKeys(std::size_t counters, std::uint64_t hash_seed) : capacity_(std::max<std::size_t>(counters, 1)), hash_seed_(hash_seed) {
+TopKeys::TopKeys(std::size_t counters, std::uint64_t hash_seed)
+    : capacity_(std::max<std::size_t>(counters, 1)), hash_seed_(hash_seed) {
   heap_.reserve(capacity_);
   where_.reserve(capacity_);
 }
@@ -99,7 +100,8 @@ TopReport TopKeys::report(std::size_t n, bool composite) const {
   // The smallest count bounds every overestimate; until the counters fill, nothing was replaced.
   r.bound = heap_.size() < capacity_ || heap_.empty() ? 0 : heap_[0].count;
   for (std::size_t i = 0; i < std::min(n, order.size()); ++i)
-    r.keys.push_back(TopKey{describe_key_parts(order[i]->text, composite), order[i]->count, order[i]->overestimate, order[i]->truncated});
+    r.keys.push_back(TopKey{describe_key_parts(order[i]->text, composite), order[i]->count, order[i]->overestimate,
+                            order[i]->truncated});
   return r;
 }
 

@@ -163,8 +163,10 @@ bool is_json_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '
 // npos when it does not close.
 std::size_t skip_string(std::string_view text, std::size_t i) {
   for (++i; i < text.size(); ++i) {
-    if (text[i] == '\\') ++i;
-    else if (text[i] == '"') return i + 1;
+    if (text[i] == '\\')
+      ++i;
+    else if (text[i] == '"')
+      return i + 1;
   }
   return std::string_view::npos;
 }
@@ -240,7 +242,9 @@ void write_marked(Writer& out, std::string_view bytes, std::size_t text_size, bo
     return;
   }
   std::size_t before = close;
-  while (before > 0 && (bytes[before - 1] == ' ' || bytes[before - 1] == '\t' || bytes[before - 1] == '\n' || bytes[before - 1] == '\r')) --before;
+  while (before > 0 && (bytes[before - 1] == ' ' || bytes[before - 1] == '\t' || bytes[before - 1] == '\n' ||
+                        bytes[before - 1] == '\r'))
+    --before;
   bool empty_object = before > 0 && bytes[before - 1] == '{';
   out.write(bytes.substr(0, close));
   out.write(empty_object ? "\"" : ",\"");

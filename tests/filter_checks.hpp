@@ -1,6 +1,6 @@
 // Checks shared by the filters' unit tests: keys from integers, time- and count-window
-// configurations, save/load round trips and damaged-state loading, prefetch() as a hint only. A filter type F here has save(), static load(ByteReader&),
-// may_contain(), insert() and stats().
+// configurations, save/load round trips and damaged-state loading, prefetch() as a hint only. A filter type F here has
+// save(), static load(ByteReader&), may_contain(), insert() and stats().
 #pragma once
 
 #include <doctest/doctest.h>

@@ -45,8 +45,13 @@ tlbf::FilterConfig count_config(std::uint64_t window, std::uint32_t k, std::uint
 class SliceMajorReference {
  public:
   SliceMajorReference(const tlbf::AgePartitionedFilter& f, std::uint64_t window)
-      : k_(f.k()), l_(f.l()), window_(window), bits_(f.slice(0).bits), generation_(f.generation()),
-        slices_(f.slices(), std::vector<std::uint64_t>(bits_ / 64)), last_(f.slices()) {}
+      : k_(f.k()),
+        l_(f.l()),
+        window_(window),
+        bits_(f.slice(0).bits),
+        generation_(f.generation()),
+        slices_(f.slices(), std::vector<std::uint64_t>(bits_ / 64)),
+        last_(f.slices()) {}
 
   bool may_contain(tlbf::KeyHash h) const {
     std::vector<std::uint64_t> x(k_);
@@ -64,7 +69,8 @@ class SliceMajorReference {
     if (gen_count_ == generation_) shift();
     std::vector<std::uint64_t> x(k_);
     tlbf::detail::run_probes(h, k_, x.data());
-    for (std::uint32_t p = 0; p < k_; ++p) tlbf::detail::set_bit(slices_[physical(p)].data(), tlbf::reduce(x[p], bits_));
+    for (std::uint32_t p = 0; p < k_; ++p)
+      tlbf::detail::set_bit(slices_[physical(p)].data(), tlbf::reduce(x[p], bits_));
     ++gen_count_;
     ++inserted_;
     last_[head_] = inserted_;
@@ -134,7 +140,8 @@ class DecisionStream {
     std::uint64_t key;
     From from;
   };
-  DecisionStream(Range first, Range second) : first_(first), second_(second), ring_(std::max({first.hi, second.hi, std::uint64_t{1}})) {}
+  DecisionStream(Range first, Range second)
+      : first_(first), second_(second), ring_(std::max({first.hi, second.hi, std::uint64_t{1}})) {}
 
   Decision next() {
     const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
@@ -211,8 +218,8 @@ TEST_SUITE("apbf") {
   }
 
   TEST_CASE("prefetch() changes no decision and no state") {
-    filter_checks::check_prefetch_is_a_hint([] { return std::make_unique<tlbf::AgePartitionedFilter>(count_config(1000, 4, 3)); },
-                                            0);
+    filter_checks::check_prefetch_is_a_hint(
+        [] { return std::make_unique<tlbf::AgePartitionedFilter>(count_config(1000, 4, 3)); }, 0);
   }
 
   TEST_CASE("sizing: l generations cover the window and a generation fills slices to one half") {
@@ -305,7 +312,8 @@ TEST_SUITE("apbf") {
       fp += f.may_contain(key((std::uint64_t{1} << 62) + i), 0);
     }
     MESSAGE("capped apbf: effective window " << s.effective_count << ", first bound after " << first_bind
-                                             << " inserts, " << f.stats(0).cap_evictions << " generations dropped early");
+                                             << " inserts, " << f.stats(0).cap_evictions
+                                             << " generations dropped early");
     CHECK(misses == 0);  // the shortened window holds in full
     CHECK(first_bind > s.effective_count);
     CHECK(first_bind <= s.effective_count + 2 * f.generation());
@@ -325,7 +333,7 @@ TEST_SUITE("apbf") {
         const tlbf::SliceView fresh = f.slice(0);
         CHECK(fresh.run_last == static_cast<std::int64_t>(i + 1));  // a new run, of this insert
         CHECK(fresh.inserts == 1);
-        CHECK(fresh.ones <= 1);  // only the bit of the insert just made
+        CHECK(fresh.ones <= 1);                                // only the bit of the insert just made
         if (shifts > 8) CHECK(oldest.ones > oldest.bits / 4);  // it held real data before
       }
     }
@@ -446,7 +454,7 @@ TEST_SUITE("apbf") {
     for (int round = 0; round < 20; ++round) {
       std::uint64_t rows[64], before[64];
       for (auto& r : rows) r = round == 0 ? 0 : rng() & rng();  // sparse rows, and all zero once
-      if (round == 1) rows[0] = rows[63] = ~std::uint64_t{0};  // the corners' rows full
+      if (round == 1) rows[0] = rows[63] = ~std::uint64_t{0};   // the corners' rows full
       std::copy(rows, rows + 64, before);
       tlbf::detail::RunCells::transpose_bits(rows);
       int wrong = 0;
@@ -462,40 +470,42 @@ TEST_SUITE("apbf") {
     // dense slices, and sparse ones, which are given in bit by bit rather than transposed.
     std::mt19937_64 rng(11);
     for (std::uint32_t s = 2; s <= 64; s += (s < 8 ? 1 : 7))
-    for (const bool sparse : {false, true}) {
-      INFO("S=" << s << " sparse=" << sparse);
-      const std::uint64_t cells = 192, words = cells / 64;
-      std::vector<std::uint64_t> slices(std::size_t{s} * words);
-      for (auto& w : slices) w = sparse ? (rng() & rng() & rng() & rng() & rng()) : rng();
-      std::vector<std::uint32_t> order(s);
-      std::iota(order.begin(), order.end(), 0u);
-      std::shuffle(order.begin(), order.end(), rng);
-      tlbf::detail::RunCells in;
-      in.reset(s, cells);
-      // order[i]'s slice is slices[order[i]]: given in groups of 3 (sparse) or all at once
-      // (dense: past kSparseBlockBits from S = 5 on, so transposed).
-      const std::uint32_t group = sparse ? 3 : s;
-      for (std::uint32_t i = 0; i < s; i += group) {
-        const std::uint32_t n = std::min(group, s - i);
-        std::vector<std::uint64_t> given;
-        for (std::uint32_t g = 0; g < n; ++g)
-          given.insert(given.end(), slices.begin() + order[i + g] * words, slices.begin() + (order[i + g] + 1) * words);
-        in.copy_slices_in(&order[i], n, given.data());
+      for (const bool sparse : {false, true}) {
+        INFO("S=" << s << " sparse=" << sparse);
+        const std::uint64_t cells = 192, words = cells / 64;
+        std::vector<std::uint64_t> slices(std::size_t{s} * words);
+        for (auto& w : slices) w = sparse ? (rng() & rng() & rng() & rng() & rng()) : rng();
+        std::vector<std::uint32_t> order(s);
+        std::iota(order.begin(), order.end(), 0u);
+        std::shuffle(order.begin(), order.end(), rng);
+        tlbf::detail::RunCells in;
+        in.reset(s, cells);
+        // order[i]'s slice is slices[order[i]]: given in groups of 3 (sparse) or all at once
+        // (dense: past kSparseBlockBits from S = 5 on, so transposed).
+        const std::uint32_t group = sparse ? 3 : s;
+        for (std::uint32_t i = 0; i < s; i += group) {
+          const std::uint32_t n = std::min(group, s - i);
+          std::vector<std::uint64_t> given;
+          for (std::uint32_t g = 0; g < n; ++g)
+            given.insert(given.end(), slices.begin() + order[i + g] * words,
+                         slices.begin() + (order[i + g] + 1) * words);
+          in.copy_slices_in(&order[i], n, given.data());
+        }
+        for (std::uint32_t pos = 0; pos < s; ++pos) {
+          std::uint64_t ones = 0;
+          for (std::uint64_t w = 0; w < words; ++w)
+            ones += static_cast<std::uint64_t>(__builtin_popcountll(slices[pos * words + w]));
+          CHECK(in.ones_at(pos) == ones);  // ones_at() reads the cells bit by bit
+        }
+        std::vector<std::uint64_t> all(slices.size());
+        std::vector<std::uint32_t> positions(s);
+        std::iota(positions.begin(), positions.end(), 0u);
+        in.copy_slices_out(positions.data(), s, all.data());
+        CHECK(all == slices);
+        std::vector<std::uint64_t> one(words);
+        in.copy_slices_out(&order[s - 1], 1, one.data());
+        CHECK(std::equal(one.begin(), one.end(), slices.begin() + order[s - 1] * words));
       }
-      for (std::uint32_t pos = 0; pos < s; ++pos) {
-        std::uint64_t ones = 0;
-        for (std::uint64_t w = 0; w < words; ++w) ones += static_cast<std::uint64_t>(__builtin_popcountll(slices[pos * words + w]));
-        CHECK(in.ones_at(pos) == ones);  // ones_at() reads the cells bit by bit
-      }
-      std::vector<std::uint64_t> all(slices.size());
-      std::vector<std::uint32_t> positions(s);
-      std::iota(positions.begin(), positions.end(), 0u);
-      in.copy_slices_out(positions.data(), s, all.data());
-      CHECK(all == slices);
-      std::vector<std::uint64_t> one(words);
-      in.copy_slices_out(&order[s - 1], 1, one.data());
-      CHECK(std::equal(one.begin(), one.end(), slices.begin() + order[s - 1] * words));
-    }
   }
 
   TEST_CASE("save and load give a filter that answers and evolves identically") {

@@ -57,7 +57,8 @@ std::string read_bytes(tlbf_dedup::RecordReader& r, std::string* error = nullptr
 // Lines with numbers, long enough to fill several of the decompressor's blocks.
 std::string numbered_lines(int n) {
   std::string s;
-  for (int i = 0; i < n; ++i) s += "record " + std::to_string(i) + " " + std::string(static_cast<std::size_t>(i % 97), 'x') + "\n";
+  for (int i = 0; i < n; ++i)
+    s += "record " + std::to_string(i) + " " + std::string(static_cast<std::size_t>(i % 97), 'x') + "\n";
   return s;
 }
 
@@ -92,7 +93,10 @@ TEST_SUITE("byte_source") {
   }
 
   TEST_CASE("members and frames one after another are one stream, skippable frames skipped") {
-    const std::string skippable("\x50\x2a\x4d\x18\x03\x00\x00\x00" "abc", 11);
+    const std::string skippable(
+        "\x50\x2a\x4d\x18\x03\x00\x00\x00"
+        "abc",
+        11);
     TempFile gz(gzip("a\nb") + gzip("c\n")), zs(skippable + zstd("a\n") + skippable + zstd("b\n"));
     RecordReader a({gz.path()}, '\n'), b({zs.path()}, '\n');
     CHECK(read_bytes(a) == "a\nbc\n");
@@ -162,7 +166,8 @@ TEST_SUITE("byte_source") {
         z.next_out = reinterpret_cast<Bytef*>(out);
         z.avail_out = sizeof out;
         deflate(&z, flush);
-        REQUIRE(::write(pipe.write_fd(), out, sizeof out - z.avail_out) == static_cast<ssize_t>(sizeof out - z.avail_out));
+        REQUIRE(::write(pipe.write_fd(), out, sizeof out - z.avail_out) ==
+                static_cast<ssize_t>(sizeof out - z.avail_out));
       };
       send("a\n", Z_SYNC_FLUSH);
       std::thread writer([&] {

@@ -41,11 +41,16 @@ enum class Scenario { steady, burst, ramp, idle_gaps, periodic };
 
 std::string name(Scenario s) {
   switch (s) {
-    case Scenario::steady: return "steady";
-    case Scenario::burst: return "10x burst";
-    case Scenario::ramp: return "ramp";
-    case Scenario::idle_gaps: return "idle gaps";
-    case Scenario::periodic: return "periodic keys at 1.05 windows";
+    case Scenario::steady:
+      return "steady";
+    case Scenario::burst:
+      return "10x burst";
+    case Scenario::ramp:
+      return "ramp";
+    case Scenario::idle_gaps:
+      return "idle gaps";
+    case Scenario::periodic:
+      return "periodic keys at 1.05 windows";
   }
   return "?";
 }
@@ -93,8 +98,10 @@ class Stream {
     } else {
       id = fresh_++;
     }
-    if (recent_.size() < 3 * per_window_) recent_.push_back(id);
-    else recent_[rng_() % recent_.size()] = id;
+    if (recent_.size() < 3 * per_window_)
+      recent_.push_back(id);
+    else
+      recent_[rng_() % recent_.size()] = id;
     return id;
   }
 
@@ -166,9 +173,9 @@ Outcome run(tlbf::WindowFilter& f, const Window& w, Scenario sc, Feed feed, std:
 }
 
 void report(const std::string& what, Scenario sc, Feed feed, const Outcome& o) {
-  MESSAGE(what << ", " << name(sc) << " (" << std::string(feed == Feed::always ? "insert-always" : "insert_if_absent") << "): "
-               << o.records << " records, " << o.inserts << " inserts, " << o.false_negatives << " false negatives of "
-               << o.inside << " inside; " << o.beyond_reported << " of " << o.beyond
+  MESSAGE(what << ", " << name(sc) << " (" << std::string(feed == Feed::always ? "insert-always" : "insert_if_absent")
+               << "): " << o.records << " records, " << o.inserts << " inserts, " << o.false_negatives
+               << " false negatives of " << o.inside << " inside; " << o.beyond_reported << " of " << o.beyond
                << " beyond window + slack reported (rate " << o.fpr() << "); periodic " << o.periodic_reported << " of "
                << o.periodic_beyond);
 }

@@ -68,9 +68,12 @@ void run_against_oracle(const tlbf::FilterConfig& cfg, Refresh refresh, std::uin
   const std::int64_t step = o.count ? 1 : std::max<std::int64_t>(1, cfg.span / 50);
   for (int i = 0; i < 30000; ++i) {
     std::uint64_t r = rng();
-    if (r % 997 == 0) now += 3 * step * 50;                        // idle gap beyond the window
-    else if (r % 101 == 0) now -= step;                            // clock going backwards
-    else now += static_cast<std::int64_t>(rng() % (2 * static_cast<std::uint64_t>(step) + 1));
+    if (r % 997 == 0)
+      now += 3 * step * 50;  // idle gap beyond the window
+    else if (r % 101 == 0)
+      now -= step;  // clock going backwards
+    else
+      now += static_cast<std::int64_t>(rng() % (2 * static_cast<std::uint64_t>(step) + 1));
     tlbf::KeyHash h = key(rng() % 400);
     bool expect = o.contains(h, now);
     REQUIRE(f.may_contain(h, now) == expect);
@@ -83,7 +86,8 @@ void run_against_oracle(const tlbf::FilterConfig& cfg, Refresh refresh, std::uin
     }
     // A look ahead in time (const query) must agree too.
     tlbf::KeyHash q = key(rng() % 400);
-    std::int64_t later = now + static_cast<std::int64_t>(rng() % (static_cast<std::uint64_t>(o.window) * (o.count ? 0 : 2) + 1));
+    std::int64_t later =
+        now + static_cast<std::int64_t>(rng() % (static_cast<std::uint64_t>(o.window) * (o.count ? 0 : 2) + 1));
     REQUIRE(f.may_contain(q, later) == o.contains(q, later));
   }
   std::uint64_t live = 0;
@@ -174,7 +178,8 @@ TEST_SUITE("exact") {
       REQUIRE(rd.u8() == static_cast<std::uint8_t>(tlbf::Algorithm::exact));
       auto b = tlbf::ExactWindow::load(rd);
       CHECK(rd.at_end());
-      for (std::uint64_t i = 0; i < 2000; ++i) REQUIRE(a.may_contain(key(i), now + 100) == b->may_contain(key(i), now + 100));
+      for (std::uint64_t i = 0; i < 2000; ++i)
+        REQUIRE(a.may_contain(key(i), now + 100) == b->may_contain(key(i), now + 100));
       CHECK(a.stats(now).live_keys == b->stats(now).live_keys);
       CHECK(a.stats(now).keys_inserted == b->stats(now).keys_inserted);
       for (int i = 0; i < 3000; ++i) {
@@ -265,8 +270,8 @@ TEST_SUITE("exact") {
       CHECK(s.cap_evictions == f.cap_binds());
       const std::uint64_t kept = count ? s.effective_count : static_cast<std::uint64_t>(s.effective_span);
       CAPTURE(kept);
-      CHECK(kept > 1000);   // 64 KiB at most 48 bytes per key
-      CHECK(kept < 4096);   // and at least 16
+      CHECK(kept > 1000);  // 64 KiB at most 48 bytes per key
+      CHECK(kept < 4096);  // and at least 16
       for (std::uint64_t i = 100000 - kept + 1; i <= 100000; ++i) REQUIRE(f.may_contain(key(i), 100000));
       CHECK_FALSE(f.may_contain(key(1), 100000));  // evicted, though inside the configured window
     }

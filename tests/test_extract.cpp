@@ -390,7 +390,8 @@ TEST_SUITE("extract") {
         R"({"id":-7,"ts":null,"host":"h"})",
         R"({"id":"a","ts":1 x})",
         R"({"id":"a","ts":1}{"id":"b"})",
-        R"({"id":"a","ts":1})" "}",
+        R"({"id":"a","ts":1})"
+        "}",
         R"({"id":"a" "ts":1})",
         R"({"id":1.5e3,"host":true,"ts":"t\n"})",
         R"(  {"id":"a","ts":1}  )",
@@ -428,9 +429,15 @@ TEST_SUITE("extract") {
       for (std::size_t edits = 1 + next(3); edits > 0 && !r.empty(); --edits) {
         const std::size_t at = next(r.size());
         switch (next(3)) {
-          case 0: r.insert(at, 1, alphabet[next(alphabet.size())]); break;
-          case 1: r.erase(at, 1); break;
-          default: std::swap(r[at], r[next(r.size())]); break;
+          case 0:
+            r.insert(at, 1, alphabet[next(alphabet.size())]);
+            break;
+          case 1:
+            r.erase(at, 1);
+            break;
+          default:
+            std::swap(r[at], r[next(r.size())]);
+            break;
         }
       }
       records.push_back(r);

@@ -111,9 +111,12 @@ TEST_SUITE("field_list") {
       // Sometimes long fields, sometimes long blank runs, sometimes a mix byte by byte.
       const auto style = static_cast<unsigned>(rng() % 3);
       for (char& c : line) {
-        if (style == 0) c = alphabet[rng() % sizeof alphabet];
-        else if (style == 1) c = rng() % 20 == 0 ? ' ' : 'x';
-        else c = rng() % 20 == 0 ? 'x' : '\t';
+        if (style == 0)
+          c = alphabet[rng() % sizeof alphabet];
+        else if (style == 1)
+          c = rng() % 20 == 0 ? ' ' : 'x';
+        else
+          c = rng() % 20 == 0 ? 'x' : '\t';
       }
       const auto last = static_cast<std::uint32_t>(rng() % 4 == 0 ? 1 + rng() % 5 : UINT32_MAX);
       INFO("line [" << line << "] last " << last);

@@ -44,7 +44,6 @@
 namespace {
 namespace age_partitioned {
 
-
 using filter_checks::key;
 using tlbf::Time;
 
@@ -76,8 +75,10 @@ class Records {
   explicit Records(std::uint64_t size) : recent_(3 * size), rng_(size) {}
   std::uint64_t next() {
     std::uint64_t id = (ring_.size() == recent_ && rng_() % 4 == 0) ? ring_[rng_() % recent_] : fresh_++;
-    if (ring_.size() < recent_) ring_.push_back(id);
-    else ring_[pos_++ % recent_] = id;
+    if (ring_.size() < recent_)
+      ring_.push_back(id);
+    else
+      ring_[pos_++ % recent_] = id;
     return id;
   }
 
@@ -92,7 +93,8 @@ class Records {
 // last one. step(f, id) feeds one record; fpr(f) is the state rate; query(f, i) asks for
 // the i-th never-inserted key.
 template <class F, class Feed, class Fpr, class Query>
-Measured measure(F& f, std::uint64_t per_window, double target, Refresh refresh, Feed&& feed, Fpr&& fpr, Query&& query) {
+Measured measure(F& f, std::uint64_t per_window, double target, Refresh refresh, Feed&& feed, Fpr&& fpr,
+                 Query&& query) {
   Records records(per_window);
   // A 10^6-key window is measured over its second window, to keep the test quick.
   const std::uint64_t windows = per_window >= 1000000 ? 2 : 3;
@@ -145,8 +147,10 @@ void table(const char* name, const std::vector<std::uint64_t>& sizes, const std:
 Measured run_apbf(std::uint64_t size, double target, Refresh refresh) {
   tlbf::AgePartitionedFilter f(filter_checks::count_config(size, target));
   auto feed = [](tlbf::AgePartitionedFilter& g, std::uint64_t id, Refresh r) {
-    if (r == Refresh::yes) g.insert(key(id), 0);
-    else g.insert_if_absent(key(id), 0);
+    if (r == Refresh::yes)
+      g.insert(key(id), 0);
+    else
+      g.insert_if_absent(key(id), 0);
   };
   auto fpr = [size](const tlbf::AgePartitionedFilter& g) {
     const std::uint64_t inserted = g.stats(0).keys_inserted;
@@ -165,8 +169,10 @@ Measured run_tlbf(std::uint64_t size, double target, Refresh refresh) {
   Time now = 0;
   auto feed = [&now, step](tlbf::TimeLimitedFilter& g, std::uint64_t id, Refresh r) {
     now += step;
-    if (r == Refresh::yes) g.insert(key(id), now);
-    else g.insert_if_absent(key(id), now);
+    if (r == Refresh::yes)
+      g.insert(key(id), now);
+    else
+      g.insert_if_absent(key(id), now);
   };
   auto fpr = [&now, span](const tlbf::TimeLimitedFilter& g) {
     return state_fpr(g, g.slice_count(), [&](const tlbf::SliceView& v) { return v.run_last > now - span; });
@@ -181,7 +187,6 @@ const std::vector<double> kTargets{1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-
 
 namespace epoch_and_exact {
 
-
 using tlbf::Duration;
 using tlbf::Time;
 
@@ -192,12 +197,18 @@ enum class Kind { gebf_count, gebf_blocked_count, gebf_time, gebf_blocked_time, 
 
 std::string name(Kind k) {
   switch (k) {
-    case Kind::gebf_count: return "gebf count";
-    case Kind::gebf_blocked_count: return "gebf-blocked count";
-    case Kind::gebf_time: return "gebf time";
-    case Kind::gebf_blocked_time: return "gebf-blocked time";
-    case Kind::exact_count: return "exact count";
-    case Kind::exact_time: return "exact time";
+    case Kind::gebf_count:
+      return "gebf count";
+    case Kind::gebf_blocked_count:
+      return "gebf-blocked count";
+    case Kind::gebf_time:
+      return "gebf time";
+    case Kind::gebf_blocked_time:
+      return "gebf-blocked time";
+    case Kind::exact_count:
+      return "exact count";
+    case Kind::exact_time:
+      return "exact time";
   }
   return "?";
 }
@@ -216,12 +227,15 @@ Measured measure(Kind kind, std::uint64_t live, double target, bool insert_alway
   const bool time = kind == Kind::gebf_time || kind == Kind::gebf_blocked_time || kind == Kind::exact_time;
   const Duration span = 100 * tlbf::kSecond;
   tlbf::FilterConfig c;
-  c.algorithm = (kind == Kind::exact_count || kind == Kind::exact_time) ? tlbf::Algorithm::exact : tlbf::Algorithm::gebf;
+  c.algorithm =
+      (kind == Kind::exact_count || kind == Kind::exact_time) ? tlbf::Algorithm::exact : tlbf::Algorithm::gebf;
   c.gebf_blocked = kind == Kind::gebf_blocked_count || kind == Kind::gebf_blocked_time;
   c.error_rate = target;
   c.capacity = live;
-  if (time) c.span = span;
-  else c.window_count = live;
+  if (time)
+    c.span = span;
+  else
+    c.window_count = live;
   std::unique_ptr<tlbf::WindowFilter> f = tlbf::make_filter(c);
   // Two windows of inserts; a time window gets `live` inserts per span.
   std::mt19937_64 rng(live * 31 + static_cast<std::uint64_t>(kind));
@@ -230,7 +244,8 @@ Measured measure(Kind kind, std::uint64_t live, double target, bool insert_alway
   std::uint64_t next = 0, inserts = 0;
   while (inserts < 2 * live) {
     now += step;
-    const std::uint64_t id = (next > 8 && rng() % 4 == 0) ? next - 1 - rng() % std::min<std::uint64_t>(next, live / 2 + 1) : next++;
+    const std::uint64_t id =
+        (next > 8 && rng() % 4 == 0) ? next - 1 - rng() % std::min<std::uint64_t>(next, live / 2 + 1) : next++;
     if (insert_always) {
       f->insert(key(id), now);
       ++inserts;

@@ -274,7 +274,8 @@ TEST_SUITE("gebf") {
             bool expect = tlbf::detail::all_set(segs[s].data(), probes, k);
             for (std::uint32_t p = 0; p < k; ++p) {
               const bool want = (segs[s][probes[p].word] & probes[p].mask) != 0;
-              REQUIRE((blocked ? kp_blocked.hits(segs[s].data(), bits, p) : kp_plain.hits(segs[s].data(), bits, p)) == want);
+              REQUIRE((blocked ? kp_blocked.hits(segs[s].data(), bits, p) : kp_plain.hits(segs[s].data(), bits, p)) ==
+                      want);
             }
             // The insert after the query sets exactly the bits gebf_probes() names.
             std::vector<std::uint64_t> by_key(bits / 64, 0), by_segment(bits / 64, 0);
@@ -371,7 +372,6 @@ TEST_SUITE("gebf") {
     CHECK(s.bits_allocated == 9 * f.segment_bits());
     CHECK(s.bits_per_live_key <= 14.0);
     CHECK(s.bits_per_live_key > 13.9);
-
   }
 
   TEST_CASE("count window: the memory cap shortens the epoch, keeps the rate, and says so at the first early clear") {
@@ -416,8 +416,8 @@ TEST_SUITE("gebf") {
         std::uint64_t next_key = 0, fn = 0, checked = 0, fp = 0, negatives = 0;
         std::vector<std::uint64_t> recent;
         for (int i = 0; i < 60000; ++i) {
-          tlbf::Duration step = 10 * tlbf::kMillisecond;                               // 100/s
-          if (profile == 1 && (i / 5000) % 3 == 1) step = tlbf::kMillisecond;           // 10x bursts
+          tlbf::Duration step = 10 * tlbf::kMillisecond;                              // 100/s
+          if (profile == 1 && (i / 5000) % 3 == 1) step = tlbf::kMillisecond;         // 10x bursts
           if (profile == 2 && i % 7000 == 6999) step = (1 + i % 3) * span + (i % 2);  // idle gaps
           now += static_cast<tlbf::Duration>(rng() % static_cast<std::uint64_t>(2 * step + 1));
           // Half the events repeat a recent key (some inside the window, some beyond it).
@@ -451,7 +451,8 @@ TEST_SUITE("gebf") {
     tlbf::TimedEpochFilter f(time_cfg(span, 1e-9, 8));
     const tlbf::Duration e = f.epoch_ns();
     CHECK(e == 125);
-    for (tlbf::Time t0 : {tlbf::Time{-5000}, tlbf::Time{0}, tlbf::Time{1}, tlbf::Time{124}, tlbf::Time{125}, tlbf::Time{7777}}) {
+    for (tlbf::Time t0 :
+         {tlbf::Time{-5000}, tlbf::Time{0}, tlbf::Time{1}, tlbf::Time{124}, tlbf::Time{125}, tlbf::Time{7777}}) {
       CAPTURE(t0);
       tlbf::TimedEpochFilter g(time_cfg(span, 1e-9, 8));
       g.insert(key(1), t0);
@@ -562,7 +563,8 @@ TEST_SUITE("gebf") {
       tlbf::Time now = 0;
       for (std::uint64_t i = 0; i < 500; ++i) a->insert(key(i), now += 3 * tlbf::kMillisecond);
       const std::string saved = roundtrip(*a);
-      for (std::size_t cut = 0; cut < saved.size(); ++cut) CHECK_THROWS_AS(reload(saved.substr(0, cut)), tlbf::state_error);
+      for (std::size_t cut = 0; cut < saved.size(); ++cut)
+        CHECK_THROWS_AS(reload(saved.substr(0, cut)), tlbf::state_error);
       // Flip every bit of the header and of the first block header: either refused, or a
       // filter that still loads, saves and answers (bit-array bits are legitimately free).
       std::size_t refused = 0;
@@ -587,16 +589,20 @@ TEST_SUITE("gebf") {
   }
 
   TEST_CASE("invalid parameters name the parameter") {
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(0, 8, 14)), doctest::Contains("window_count"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 70000, 14)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(0, 8, 14)), doctest::Contains("window_count"),
+                         tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 70000, 14)), doctest::Contains("gebf_r"),
+                         tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(count_cfg(100, 8, -1)), doctest::Contains("gebf_bits_per_key"),
                          tlbf::invalid_parameter);
     tlbf::FilterConfig c = count_cfg(100, 8, 0);
     c.error_rate = 1.0;
     CHECK_THROWS_WITH_AS(tlbf::GuardedEpochFilter::make(c), doctest::Contains("error_rate"), tlbf::invalid_parameter);
     CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(0, 1e-3)), doctest::Contains("span"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 0)), doctest::Contains("error_rate"), tlbf::invalid_parameter);
-    CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 1e-3, 70000)), doctest::Contains("gebf_r"), tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 0)), doctest::Contains("error_rate"),
+                         tlbf::invalid_parameter);
+    CHECK_THROWS_WITH_AS(tlbf::TimedEpochFilter(time_cfg(10, 1e-3, 70000)), doctest::Contains("gebf_r"),
+                         tlbf::invalid_parameter);
   }
 
   TEST_CASE("the three count-window layouts hold the same bits and give the same answers") {

@@ -89,7 +89,8 @@ TEST_SUITE("key_mask") {
     CHECK(masked("ip", "2001:0db8:0000:0000:0000:ff00:0042:8329") == "<IP>");
     CHECK(masked("ip", "[2001:db8::1]:443 [::1]") == "<IP> <IP>");
     // Not addresses: times, MAC addresses, seven groups without "::", hex words without a digit.
-    CHECK(masked("ip", "12:30:45 00:1a:2b:3c:4d:5e 1:2:3:4:5:6:7 add::bad") == "12:30:45 00:1a:2b:3c:4d:5e 1:2:3:4:5:6:7 add::bad");
+    CHECK(masked("ip", "12:30:45 00:1a:2b:3c:4d:5e 1:2:3:4:5:6:7 add::bad") ==
+          "12:30:45 00:1a:2b:3c:4d:5e 1:2:3:4:5:6:7 add::bad");
     CHECK(masked("ip", "at fe80::1: down") == "at <IP>: down");
   }
 

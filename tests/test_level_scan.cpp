@@ -164,9 +164,10 @@ TEST_SUITE("level_scan") {
           auto hit_at = [&](std::size_t pos, std::uint32_t p) { return static_cast<bool>(hit[pos][p]); };
           const bool expect = one_run_at_a_time(slices, k, is_accepted, hit_at);
           std::size_t bad_prefetches = 0;
-          const bool found = tlbf::detail::any_run_hit(slices, k, is_accepted, hit_at, [&](std::size_t pos, std::uint32_t p) {
-            bad_prefetches += pos >= slices || p >= k || pos < p || pos - p >= accepted;
-          });
+          const bool found =
+              tlbf::detail::any_run_hit(slices, k, is_accepted, hit_at, [&](std::size_t pos, std::uint32_t p) {
+                bad_prefetches += pos >= slices || p >= k || pos < p || pos - p >= accepted;
+              });
           CHECK(bad_prefetches == 0);
           if (found != expect) {
             INFO("slices=" << slices << " k=" << k << " accepted=" << accepted << " trial=" << trial);

@@ -63,7 +63,7 @@ double best_bits_per_key(double target, std::uint32_t max_kl) {
 TEST_SUITE("params") {
   TEST_CASE("apbf_fpr reproduces the published F(0,0) values") {
     // From issue 2 (APBF paper, Table 1).
-    const Known known[] = {{4, 3, 0.100586}, {5, 7, 0.101603}, {7, 5, 0.011232},
+    const Known known[] = {{4, 3, 0.100586},  {5, 7, 0.101603},   {7, 5, 0.011232},
                            {10, 7, 0.001211}, {14, 11, 0.000099}, {17, 13, 0.000011}};
     for (const Known& c : known) {
       const double f = tlbf::apbf_fpr(c.k, c.l);
@@ -121,8 +121,8 @@ TEST_SUITE("params") {
       double target;
       int paper_min, paper_max;
     };
-    const Row rows[] = {{1e-1, 10, 13}, {1e-2, 19, 24}, {1e-3, 26, 35}, {1e-4, 32, 45}, {1e-5, 41, 56},
-                        {1e-6, 0, 0},   {1e-9, 0, 0}};
+    const Row rows[] = {{1e-1, 10, 13}, {1e-2, 19, 24}, {1e-3, 26, 35}, {1e-4, 32, 45},
+                        {1e-5, 41, 56}, {1e-6, 0, 0},   {1e-9, 0, 0}};
     for (const Row& r : rows) {
       const tlbf::SliceLayout s = tlbf::choose_kl(r.target);
       MESSAGE("target " << r.target << ": k=" << s.k << " l=" << s.l << " F(0,0)=" << s.fpr
@@ -150,8 +150,8 @@ TEST_SUITE("params") {
         const double f = tlbf::tlbf_fpr(k, l, h);
         INFO("k=" << k << " l=" << l << " tlbf_fpr=" << f << " runs_fpr=" << tlbf::runs_fpr(k, l));
         CHECK(f > 0.0);
-        CHECK(tlbf::tlbf_fpr(k, l + 1, h) > f);     // one more accepted run
-        CHECK(tlbf::tlbf_fpr(k, l, 1.1) < f);       // emptier slices
+        CHECK(tlbf::tlbf_fpr(k, l + 1, h) > f);  // one more accepted run
+        CHECK(tlbf::tlbf_fpr(k, l, 1.1) < f);    // emptier slices
         // Without headroom the slices end their k-th generation half full, as runs_fpr
         // assumes; the phase average and the exponential fill move it by a few percent.
         CHECK(tlbf::tlbf_fpr(k, l, 1.0) == doctest::Approx(tlbf::runs_fpr(k, l)).epsilon(0.06));

@@ -62,8 +62,10 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
       if (save) save(f, c);
     };
     std::optional<Pipeline> p;
-    if (deferred) p.emplace(cfg, *deferred, 0, *clock, r.diagnostics);
-    else p.emplace(cfg, *filter, 0, *clock, r.diagnostics, hooks);
+    if (deferred)
+      p.emplace(cfg, *deferred, 0, *clock, r.diagnostics);
+    else
+      p.emplace(cfg, *filter, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
     r.stats = p->run(reader, writer, &no_stop);
     r.clock = p->clock();
@@ -233,7 +235,7 @@ TEST_SUITE("pipeline") {
     CHECK(w[1].kind == WarningKind::missing_key);
     CHECK(w[1].record == 3);
     CHECK(w[1].message.find("record 3: the key (-k k) is absent") != std::string::npos);  // names the -k
-    CHECK(w[2].kind == WarningKind::untimed);  // {"k":2} has no t
+    CHECK(w[2].kind == WarningKind::untimed);                                             // {"k":2} has no t
     CHECK(w[2].record == 5);
     CHECK(w[2].message.find("record 5: no readable time at -t t: (field absent)") != std::string::npos);
     // At the end, totals: no file, no record, the count.
@@ -265,9 +267,11 @@ TEST_SUITE("pipeline") {
     CHECK(w[0].kind == WarningKind::memory_cap);
     CHECK(w[0].record > 1000);
     CHECK(w[0].record < 5000);
-    CHECK(w[0].message.find("record " + std::to_string(w[0].record) + ": the memory cap (--max-memory) bound: the filter now keeps the last ") !=
+    CHECK(w[0].message.find("record " + std::to_string(w[0].record) +
+                            ": the memory cap (--max-memory) bound: the filter now keeps the last ") !=
           std::string::npos);
-    CHECK(w[0].message.find("s of the window; older duplicates may pass, no unique record is lost") != std::string::npos);
+    CHECK(w[0].message.find("s of the window; older duplicates may pass, no unique record is lost") !=
+          std::string::npos);
     CHECK(w[1].kind == WarningKind::memory_cap);
     CHECK(w[1].record == 0);
     CHECK(w[1].count == 20000 - w[0].record + 1);  // every later new key evicted one
@@ -318,9 +322,10 @@ TEST_SUITE("pipeline") {
   TEST_CASE("a stamp beyond --max-future is judged as untimed and does not move the clock") {
     // The reproduction: a 2099 stamp used to freeze the clock, so the second b, four
     // days after the first, was judged a duplicate.
-    const std::string in = "{\"id\":\"z\",\"ts\":\"2099-01-01T00:00:00Z\"}\n"
-                           "{\"id\":\"b\",\"ts\":\"2020-01-01T00:01:00Z\"}\n"
-                           "{\"id\":\"b\",\"ts\":\"2020-01-05T00:01:00Z\"}\n";
+    const std::string in =
+        "{\"id\":\"z\",\"ts\":\"2099-01-01T00:00:00Z\"}\n"
+        "{\"id\":\"b\",\"ts\":\"2020-01-01T00:01:00Z\"}\n"
+        "{\"id\":\"b\",\"ts\":\"2020-01-05T00:01:00Z\"}\n";
     ManualClock wall;
     wall.advance(1700000000 * kS);  // November 2023
     Run r = run(in, keyed("id", "ts"), exact(60 * kS), {}, &wall);
@@ -349,9 +354,11 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.jumps_back == 2);
     CHECK(r.stats.late == 3);  // 3 d, 4 a, 6 f: judged at the clock 5001 and 5002
     CHECK(r.out == "0 a\n1 b\n5000 c\n5001 a\n3 d\n5002 e\n6 f\n");
-    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::jump_forward, WarningKind::jump_back, WarningKind::jump_forward});
+    REQUIRE(kinds(r) ==
+            std::vector<WarningKind>{WarningKind::jump_forward, WarningKind::jump_back, WarningKind::jump_forward});
     CHECK(r.diagnostics.warnings[0].record == 3);
-    CHECK(r.diagnostics.warnings[0].message.find("\"5000\" jumps forward 4999s from the record before (1970-01-01T00:00:01Z)") != std::string::npos);
+    CHECK(r.diagnostics.warnings[0].message.find(
+              "\"5000\" jumps forward 4999s from the record before (1970-01-01T00:00:01Z)") != std::string::npos);
     CHECK(r.diagnostics.warnings[1].record == 5);
     CHECK(r.diagnostics.warnings[1].message.find("\"3\" steps back 4998s") != std::string::npos);
     CHECK(r.diagnostics.warnings[2].count == 4);  // the total at the end
@@ -367,10 +374,12 @@ TEST_SUITE("pipeline") {
     Run r = run("2017-05-16 x\nnot-a-time y\n3 z\n", keyed("2", "1"), exact(10 * kS));
     REQUIRE(r.diagnostics.warnings.size() >= 2);
     CHECK(r.diagnostics.warnings[0].kind == WarningKind::date_only);
-    CHECK(r.diagnostics.warnings[0].message.find("\"2017-05-16\" at -t 1 is a date without a time of day") != std::string::npos);
+    CHECK(r.diagnostics.warnings[0].message.find("\"2017-05-16\" at -t 1 is a date without a time of day") !=
+          std::string::npos);
     CHECK(r.diagnostics.warnings[1].kind == WarningKind::untimed);
     CHECK(r.diagnostics.warnings[1].record == 2);
-    CHECK(r.diagnostics.warnings[1].message.find("record 2: no readable time at -t 1: \"not-a-time\"") != std::string::npos);
+    CHECK(r.diagnostics.warnings[1].message.find("record 2: no readable time at -t 1: \"not-a-time\"") !=
+          std::string::npos);
 
     // None of 1000 records has a time: stop after the 1000th, its output written.
     std::string spark;
@@ -393,7 +402,8 @@ TEST_SUITE("pipeline") {
     PipelineConfig c = keyed("1", "2-");
     c.clock.year = 2023;
     c.time_parser = TimeParser(TimeFormat::auto_detect, std::nullopt, 2023);
-    Run r = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n", "b Dec 31 23:59:59\n"}, c, exact(60 * kS));
+    Run r = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n", "b Dec 31 23:59:59\n"}, c,
+                exact(60 * kS));
     CHECK(r.out == "a Dec 31 23:59:50\na Jan  1 05:00:00\nb Dec 31 23:59:59\n");
     CHECK(r.stats.jumps_back == 1);  // the second file starts a year earlier: warned
     // Without --year, the year comes from the file's modification time (now, here: 2020s).
@@ -528,4 +538,3 @@ TEST_SUITE("pipeline with a decider that answers later") {
     CHECK(out.read() == "a\nb\nc\n");
   }
 }
-

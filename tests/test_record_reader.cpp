@@ -105,7 +105,8 @@ TEST_SUITE("record_reader") {
   TEST_CASE("handed-out records stay unchanged until the buffer-reuse hook runs") {
     // Lines of varied lengths over a small buffer (slides and a growth), then a second input.
     std::string a, b;
-    for (int i = 0; i < 3000; ++i) a += "line-" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'x') + "\n";
+    for (int i = 0; i < 3000; ++i)
+      a += "line-" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'x') + "\n";
     a += std::string(9000, 'L') + "\n";  // longer than the buffer: it grows
     for (int i = 0; i < 500; ++i) b += "second-" + std::to_string(i) + "\n";
     TempFile fa(a), fb(b);
@@ -180,7 +181,8 @@ TEST_SUITE("record_reader") {
       CHECK(got == std::vector<std::string>{"a", "b"});
     }
     CHECK(pauses >= 1);
-    CHECK(std::find(seen_at_pause.begin(), seen_at_pause.end(), "a") != seen_at_pause.end());  // "a" was out before the wait
+    CHECK(std::find(seen_at_pause.begin(), seen_at_pause.end(), "a") !=
+          seen_at_pause.end());  // "a" was out before the wait
   }
 
   TEST_CASE("--multiline: a start line and its continuation lines are one record, head first") {
@@ -196,7 +198,8 @@ TEST_SUITE("record_reader") {
       CHECK(!rec.continues);
     }
     // Lines before the first start line are a record of their own; every byte is kept.
-    CHECK(bytes == std::vector<std::string>{"pre\n", "2024-01 a\n  at x\r\n  at y\n", "2024-02 b\n", "2024-03 c\n  tail"});
+    CHECK(bytes ==
+          std::vector<std::string>{"pre\n", "2024-01 a\n  at x\r\n  at y\n", "2024-02 b\n", "2024-03 c\n  tail"});
     CHECK(heads == std::vector<std::string>{"pre", "2024-01 a", "2024-02 b", "2024-03 c"});
     CHECK(r.record_in_input() == 4);
   }

@@ -359,8 +359,8 @@ TEST_SUITE("state_store") {
     auto f = tlbf::make_filter(c);
     tlbf_dedup::RunRecord run;
     run.hash_seed = 0x9e3779b97f4a7c15ULL;
-    run.key_time_options = std::vector<tlbf_dedup::RecordedOption>{
-        {"--key", {"3", "1-2"}}, {"--ignore-case", {}}, {"--time", {"ts"}}};
+    run.key_time_options =
+        std::vector<tlbf_dedup::RecordedOption>{{"--key", {"3", "1-2"}}, {"--ignore-case", {}}, {"--time", {"ts"}}};
     tlbf_dedup::save_state_file(path, *f, c, 7, run);
     auto loaded = tlbf_dedup::load_state_file(path);
     REQUIRE(loaded.has_value());
@@ -426,8 +426,9 @@ TEST_SUITE("state_store") {
         if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
         std::fclose(statm);
       }
-      const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{512} << 20);
-      const struct rlimit limit {cap, cap};
+      const rlim_t cap =
+          static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{512} << 20);
+      const struct rlimit limit { cap, cap };
       if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
 #endif
       int refused = 0, bad = 0;

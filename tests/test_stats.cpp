@@ -63,7 +63,8 @@ TEST_SUITE("stats") {
     r.filter.cap_evictions = 7;
     r.filter.effective_span = 12 * tlbf::kSecond + 500 * tlbf::kMillisecond;
     CHECK(has(format_stats(r, StatsFormat::text), "memory cap   reached (7 early evictions; window kept: 12.5s)\n"));
-    CHECK(has(format_stats(r, StatsFormat::json), "\"memory_capped\":true,\"cap_evictions\":7,\"effective_window_ns\":12500000000}"));
+    CHECK(has(format_stats(r, StatsFormat::json),
+              "\"memory_capped\":true,\"cap_evictions\":7,\"effective_window_ns\":12500000000}"));
     r.filter.effective_span = 0;
     r.filter.effective_count = 3000;
     CHECK(has(format_stats(r, StatsFormat::text), "window kept: 3000 keys)\n"));

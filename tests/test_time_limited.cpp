@@ -8,10 +8,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <memory>
-#include <stdexcept>
 #include <limits>
+#include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -176,7 +176,6 @@ struct Payload {
   }
 };
 
-
 // The query as the filter made it before the level-by-level run search, over a parsed state:
 // each accepted run in turn (youngest slice first, stopping at its first miss), then any k
 // consecutive live legacy slices holding the key's bits at their own hash index.
@@ -198,8 +197,8 @@ bool one_run_at_a_time(const Payload& st, tlbf::KeyHash h, Time now) {
     bool all = true;
     for (std::size_t i = first; i < first + st.k && all; ++i) {
       const auto& s = st.legacy[i];
-      all = s.age > threshold &&
-            tlbf::detail::test_bit(s.words.data(), tlbf::reduce(tlbf::probe_hash(h, s.hash_index), s.words.size() * 64));
+      all = s.age > threshold && tlbf::detail::test_bit(s.words.data(), tlbf::reduce(tlbf::probe_hash(h, s.hash_index),
+                                                                                     s.words.size() * 64));
     }
     if (all) return true;
   }
@@ -291,11 +290,11 @@ TEST_SUITE("time_limited") {
         if (i % 61 == 0) violations += invariant_violations(f);
       }
     };
-    run(3000, kMs);          // steady, 1000/s for 3 spans
-    run(20000, kMs / 10);    // 10x burst
-    run(20000, 0);           // one clock tick
-    run(300, 20 * kMs);      // trickle
-    run(3000, kMs);          // steady again
+    run(3000, kMs);        // steady, 1000/s for 3 spans
+    run(20000, kMs / 10);  // 10x burst
+    run(20000, 0);         // one clock tick
+    run(300, 20 * kMs);    // trickle
+    run(3000, kMs);        // steady again
     CHECK(violations == 0);
     CHECK(invariant_violations(f) == 0);
 
@@ -825,7 +824,8 @@ TEST_SUITE("time_limited") {
     CHECK(positives < queries * 19 / 20);
   }
 
-  TEST_CASE("insert_if_absent() counts the accepted runs as may_contain() does: gaps, bursts, late times, caps, reloads") {
+  TEST_CASE(
+      "insert_if_absent() counts the accepted runs as may_contain() does: gaps, bursts, late times, caps, reloads") {
     // insert_if_absent() walks from its previous count of accepted runs; may_contain()
     // bisects. Each record is asked of both, on one filter, before it is inserted: a count
     // too high accepts an expired run (an old key reported), too low refuses a live one (a
@@ -848,11 +848,18 @@ TEST_SUITE("time_limited") {
       for (std::uint64_t i = 0; i < 20000; ++i) {
         Time at = now;
         switch (rng() % 64) {
-          case 0: now += static_cast<Duration>(rng() % (3 * kSec)); break;   // idle, up to 3 windows
-          case 1: at = now - static_cast<Duration>(rng() % (kSec / 2)); break;  // an earlier time
-          case 2: at = now + static_cast<Duration>(rng() % kSec); break;      // later, this record only
-          default: now += i % 5000 < 1000 ? static_cast<Duration>(rng() % 40000)  // a burst
-                                          : static_cast<Duration>(rng() % (8 * kMs));
+          case 0:
+            now += static_cast<Duration>(rng() % (3 * kSec));
+            break;  // idle, up to 3 windows
+          case 1:
+            at = now - static_cast<Duration>(rng() % (kSec / 2));
+            break;  // an earlier time
+          case 2:
+            at = now + static_cast<Duration>(rng() % kSec);
+            break;  // later, this record only
+          default:
+            now += i % 5000 < 1000 ? static_cast<Duration>(rng() % 40000)  // a burst
+                                   : static_cast<Duration>(rng() % (8 * kMs));
         }
         const tlbf::KeyHash h = key(rng() % 400);
         const bool seen = f->may_contain(h, at);
@@ -879,7 +886,8 @@ TEST_SUITE("time_limited") {
     CHECK(reloads >= 20);
   }
 
-  TEST_CASE("what stats(), slice() and save() show after any insert is what they showed when every insert updated k slices") {
+  TEST_CASE(
+      "what stats(), slice() and save() show after any insert is what they showed when every insert updated k slices") {
     // Each insert counts once in the slices at positions 0..k-1 and stamps them; the filter
     // may keep those updates aside until they are read. Whatever it does, every observer
     // must show them done: after 1 to 8 inserts of a random stream (bursts that shift by
@@ -902,9 +910,14 @@ TEST_SUITE("time_limited") {
       for (std::uint64_t i = 0; i < 6000; ++i) {
         Time at = now;
         switch (rng() % 64) {
-          case 0: now += static_cast<Duration>(rng() % (3 * kSec)); break;
-          case 1: at = now - static_cast<Duration>(rng() % (kSec / 2)); break;
-          default: now += i % 2000 < 500 ? static_cast<Duration>(rng() % 40000) : static_cast<Duration>(rng() % (8 * kMs));
+          case 0:
+            now += static_cast<Duration>(rng() % (3 * kSec));
+            break;
+          case 1:
+            at = now - static_cast<Duration>(rng() % (kSec / 2));
+            break;
+          default:
+            now += i % 2000 < 500 ? static_cast<Duration>(rng() % 40000) : static_cast<Duration>(rng() % (8 * kMs));
         }
         f->insert_if_absent(key(rng() % 400), at);
         if (i + 1 < next_check) continue;
@@ -913,8 +926,8 @@ TEST_SUITE("time_limited") {
         for (unsigned char c : filter_checks::saved(*f)) mix(c);
         for (std::size_t pos = 0; pos < f->slice_count(); ++pos) {
           const tlbf::SliceView v = f->slice(pos);
-          for (std::uint64_t x : {v.bits, v.inserts, static_cast<std::uint64_t>(v.stamp),
-                                  static_cast<std::uint64_t>(v.run_last), v.ones})
+          for (std::uint64_t x :
+               {v.bits, v.inserts, static_cast<std::uint64_t>(v.stamp), static_cast<std::uint64_t>(v.run_last), v.ones})
             mix(x);
         }
         for (Time t : {now, now + kSec / 2}) {
@@ -943,8 +956,8 @@ TEST_SUITE("time_limited") {
     }
   }
   TEST_CASE("prefetch() changes no decision and no state") {
-    filter_checks::check_prefetch_is_a_hint([] { return std::make_unique<TimeLimitedFilter>(time_config(kSec, 1000, 4, 3)); },
-                                            kMs / 2);
+    filter_checks::check_prefetch_is_a_hint(
+        [] { return std::make_unique<TimeLimitedFilter>(time_config(kSec, 1000, 4, 3)); }, kMs / 2);
   }
 
   TEST_CASE("damaged saved state is refused or still loads into a working filter") {

@@ -46,9 +46,9 @@ TEST_SUITE("timestamp") {
     CHECK_FALSE(parse_epoch(".", kS));
     CHECK_FALSE(parse_epoch("12a", kS));
     CHECK_FALSE(parse_epoch("1 2", kS));
-    CHECK_FALSE(parse_epoch("99999999999", kS * 1000000000));  // overflows int64 ns
+    CHECK_FALSE(parse_epoch("99999999999", kS * 1000000000));             // overflows int64 ns
     CHECK(parse_epoch("1234567890123456789", 1) == 1234567890123456789);  // 19 digits fit
-    CHECK_FALSE(parse_epoch("9234567890123456789", 1));                      // but not this one
+    CHECK_FALSE(parse_epoch("9234567890123456789", 1));                   // but not this one
   }
 
   TEST_CASE("epoch unit chosen by magnitude") {
@@ -69,7 +69,7 @@ TEST_SUITE("timestamp") {
     CHECK(parse_rfc3339("2018-03-24T12:15:20-0500") == t);
     CHECK(parse_rfc3339("2018-03-24T18:15:20+01") == t);
     CHECK(parse_rfc3339("2018-03-24 17:15:20,999") == t + 999000000);  // log4j comma
-    CHECK(parse_rfc3339("2018-03-24 17:15:20,") == t);                // Windows CBS
+    CHECK(parse_rfc3339("2018-03-24 17:15:20,") == t);                 // Windows CBS
     CHECK(parse_rfc3339("2018-03-24T17:15") == reference(2018, 3, 24, 17, 15, 0));
     CHECK(parse_rfc3339("2018-03-24") == reference(2018, 3, 24, 0, 0, 0));
     CHECK_FALSE(parse_rfc3339("2018-02-30T00:00:00Z"));
@@ -170,8 +170,8 @@ TEST_SUITE("timestamp") {
     CHECK_FALSE(parse_rfc2822("Thu, 29 Feb 1900 00:00:00 +0000"));
     CHECK_FALSE(parse_rfc2822("Wed, 29 Feb 2017 00:00:00 +0000"));
     CHECK_FALSE(parse_rfc2822("Tue, 10 Oct 2023 24:00:00 +0000"));
-    CHECK_FALSE(parse_rfc2822("Tue 10 Oct 2023 10:00:05 +0000"));   // the weekday needs its comma
-    CHECK_FALSE(parse_rfc2822("Tue, 10 Oct 23 10:00:05 +0000"));    // obsolete two-digit year
+    CHECK_FALSE(parse_rfc2822("Tue 10 Oct 2023 10:00:05 +0000"));  // the weekday needs its comma
+    CHECK_FALSE(parse_rfc2822("Tue, 10 Oct 23 10:00:05 +0000"));   // obsolete two-digit year
     CHECK_FALSE(parse_rfc2822("Tue, 10 Oct 2023 10:00:05 XYZ"));
     CHECK_FALSE(parse_rfc2822("Tue, 10 Oct 2023 10:00:05 +0000 (UTC)"));
     CHECK_FALSE(parse_rfc2822("Tue, 10 Oct 2023 10:00:05 +2500"));
@@ -276,7 +276,8 @@ TEST_SUITE("timestamp") {
     TimeParser years(TimeFormat::syslog, std::nullopt, 2020);
     int advanced = 0;
     for (int i = 0; i < 36; ++i) {
-      static const char* const kNames[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+      static const char* const kNames[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
       r = years.parse(std::string(kNames[i % 12]) + " 15 12:00:00");
       CHECK(r.time == reference(2020 + i / 12, i % 12 + 1, 15, 12, 0, 0));
       advanced += r.year_advanced;
@@ -357,7 +358,8 @@ TEST_SUITE("timestamp") {
     CHECK(parse_strftime("2005-06-03-15.42.50.675872", "%Y-%m-%d-%H.%M.%S.%f", 1970) ==
           reference(2005, 6, 3, 15, 42, 50) + 675872000);
     CHECK(parse_strftime("20171223-22:15:5", "%Y%m%d-%H:%M:%S", 1970) == reference(2017, 12, 23, 22, 15, 5));
-    CHECK(parse_strftime("03-17 16:13:38.811", "%m-%d %H:%M:%S.%f", 2017) == reference(2017, 3, 17, 16, 13, 38) + 811000000);
+    CHECK(parse_strftime("03-17 16:13:38.811", "%m-%d %H:%M:%S.%f", 2017) ==
+          reference(2017, 3, 17, 16, 13, 38) + 811000000);
     CHECK(parse_strftime("10/Oct/2000:13:55:36 -0700", "%d/%b/%Y:%H:%M:%S %z", 1970) == kClfExample);
     CHECK(parse_strftime("Sun Dec  4 04:47:44 2005", "%a %b %e %T %Y", 1970) == reference(2005, 12, 4, 4, 47, 44));
     CHECK(parse_strftime("2005 338 04:47:44", "%Y %j %T", 1970) == reference(2005, 12, 4, 4, 47, 44));
@@ -380,7 +382,8 @@ TEST_SUITE("timestamp") {
     auto pattern = TimePattern::compile("%Y-%m-%dT%H:%M:%S");
     REQUIRE(pattern);
     for (int i = 0; i < 2000; ++i) {
-      int y = 1971 + static_cast<int>(rng() % 250), mo = 1 + static_cast<int>(rng() % 12), d = 1 + static_cast<int>(rng() % 28);
+      int y = 1971 + static_cast<int>(rng() % 250), mo = 1 + static_cast<int>(rng() % 12),
+          d = 1 + static_cast<int>(rng() % 28);
       int h = static_cast<int>(rng() % 24), mi = static_cast<int>(rng() % 60), s = static_cast<int>(rng() % 60);
       char buf[64];
       std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", y, mo, d, h, mi, s);
@@ -390,7 +393,8 @@ TEST_SUITE("timestamp") {
       buf[4] = buf[7] = '/';
       buf[10] = ' ';
       CHECK(parse_slash_date(buf) == want);
-      static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+      static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
       std::snprintf(buf, sizeof buf, "%d %s %04d %02d:%02d:%02d +0000", d, kMonths[mo - 1], y, h, mi, s);
       CHECK(parse_rfc2822(buf) == want);
     }

@@ -35,7 +35,8 @@ void check_bound(const TopKeys& top, const std::map<std::string, std::uint64_t>&
     CHECK(k.count - k.overestimate <= exact);
   }
   for (const auto& [key, n] : truth)
-    if (n > added / counters) CHECK_MESSAGE(reported.count(describe_key_parts(key, false)) == 1, key << " with " << n << " is not tracked");
+    if (n > added / counters)
+      CHECK_MESSAGE(reported.count(describe_key_parts(key, false)) == 1, key << " with " << n << " is not tracked");
 }
 }  // namespace
 

@@ -37,8 +37,8 @@ constexpr Duration kSec = tlbf::kSecond;
 
 enum class Refresh { no, yes };
 
-using filter_checks::key;
 using filter_checks::count_config;
+using filter_checks::key;
 using filter_checks::time_config;
 
 // Keys never inserted anywhere in these tests.
@@ -116,7 +116,8 @@ std::vector<Event> id_stream_events(std::uint64_t seed, std::uint64_t n, Step st
 
 // `keys` keys each repeating every `period` (random phases), among `unique_per_period` keys
 // seen once per period, until `n` records; ids of the periodic keys are below `keys`.
-std::vector<Event> periodic_events(Duration period, std::uint64_t keys, std::uint64_t unique_per_period, std::uint64_t n) {
+std::vector<Event> periodic_events(Duration period, std::uint64_t keys, std::uint64_t unique_per_period,
+                                   std::uint64_t n) {
   std::mt19937_64 rng(11);
   std::vector<Event> ev;
   ev.reserve(n + keys + unique_per_period);
@@ -125,9 +126,11 @@ std::vector<Event> periodic_events(Duration period, std::uint64_t keys, std::uin
   for (Time base = 0; ev.size() < n; base += period) {
     std::mt19937_64 phases(5);  // the same phase for a key in every period
     for (std::uint64_t k = 0; k < keys; ++k) ev.push_back({base + static_cast<Time>(phases() % period), k});
-    for (std::uint64_t u = 0; u < unique_per_period; ++u) ev.push_back({base + static_cast<Time>(rng() % period), fresh++});
+    for (std::uint64_t u = 0; u < unique_per_period; ++u)
+      ev.push_back({base + static_cast<Time>(rng() % period), fresh++});
   }
-  std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) { return a.t < b.t || (a.t == b.t && a.id < b.id); });
+  std::sort(ev.begin(), ev.end(),
+            [](const Event& a, const Event& b) { return a.t < b.t || (a.t == b.t && a.id < b.id); });
   ev.resize(n - n % per_period);
   for (Event& e : ev) e.t += kSec;
   return ev;
@@ -187,7 +190,7 @@ Outcome run_count_window(tlbf::AgePartitionedFilter& f, std::uint64_t window, Re
                          const std::vector<std::uint64_t>& ids) {
   Outcome out;
   std::unordered_map<std::uint64_t, std::uint64_t> last;  // id -> index of its last insert
-  std::vector<std::uint64_t> by_index(window);             // ring: id of insert number i
+  std::vector<std::uint64_t> by_index(window);            // ring: id of insert number i
   for (const std::uint64_t id : ids) {
     auto it = last.find(id);
     const bool in_window = it != last.end() && it->second + window >= out.inserts;
@@ -208,16 +211,17 @@ Outcome run_count_window(tlbf::AgePartitionedFilter& f, std::uint64_t window, Re
   return out;
 }
 
-double rate(std::uint64_t hits, std::uint64_t of) { return of ? static_cast<double>(hits) / static_cast<double>(of) : 0.0; }
+double rate(std::uint64_t hits, std::uint64_t of) {
+  return of ? static_cast<double>(hits) / static_cast<double>(of) : 0.0;
+}
 
 std::string name(Refresh r) { return r == Refresh::yes ? "insert-always" : "insert_if_absent"; }
 
 void report(const std::string& what, Refresh r, const Outcome& o) {
-  MESSAGE(what << " (" << name(r) << "): " << o.events << " records, " << o.inserts << " inserts, "
-               << o.edge_checks << " window-edge checks, " << o.false_negatives << " false negatives; "
-               << o.beyond_reported << " of " << o.beyond << " records beyond window + slack reported ("
-               << rate(o.beyond_reported, o.beyond) << "), of them stale keys " << o.stale_reported << " of "
-               << o.stale);
+  MESSAGE(what << " (" << name(r) << "): " << o.events << " records, " << o.inserts << " inserts, " << o.edge_checks
+               << " window-edge checks, " << o.false_negatives << " false negatives; " << o.beyond_reported << " of "
+               << o.beyond << " records beyond window + slack reported (" << rate(o.beyond_reported, o.beyond)
+               << "), of them stale keys " << o.stale_reported << " of " << o.stale);
 }
 
 // The tight window at the false-positive level: what lies beyond window + slack is reported
@@ -386,8 +390,8 @@ TEST_SUITE("window_properties") {
         for (std::uint64_t q = 0; q < queries / points; ++q, ++asked) hits += t.may_contain(absent_key(asked), now);
       }
       const double tlbf_rate = static_cast<double>(hits) / static_cast<double>(asked);
-      MESSAGE("target " << target << ": apbf (k=" << a.k() << ", l=" << a.l() << ") " << apbf_rate << ", tlbf (k="
-                        << t.k() << ", l=" << t.l() << ", " << t.slice_count() << " slices, "
+      MESSAGE("target " << target << ": apbf (k=" << a.k() << ", l=" << a.l() << ") " << apbf_rate
+                        << ", tlbf (k=" << t.k() << ", l=" << t.l() << ", " << t.slice_count() << " slices, "
                         << t.stats(now).bits_per_live_key << " bits per live key) " << tlbf_rate << " over " << asked
                         << " absent keys");
       CHECK(apbf_rate <= 1.5 * target);
@@ -412,15 +416,15 @@ TEST_SUITE("window_properties") {
         if (i % 1500 == 0) trace << f.slice_count() << '/' << f.slice(0).bits << ' ';
         if (i >= 27000) slice0_last_span.push_back(f.slice(0).bits);
       }
-      MESSAGE("capacity " << capacity << " (k=" << f.k() << ", l=" << f.l() << "): slices/slice-0 bits every 150 s: "
-                          << trace.str());
+      MESSAGE("capacity " << capacity << " (k=" << f.k() << ", l=" << f.l()
+                          << "): slices/slice-0 bits every 150 s: " << trace.str());
       // Expected slice 0 at the settled rate: k generations of 3000/l records, the headroom.
       const double expected = f.k() * 3000.0 / f.l() * tlbf::TimeLimitedFilter::kHeadroom / 0.6931471805599453;
       const auto [lo, hi] = std::minmax_element(slice0_last_span.begin(), slice0_last_span.end());
       CHECK(f.slice_count() == base);
       CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));
       CHECK(static_cast<double>(f.slice(0).bits) == doctest::Approx(expected).epsilon(0.1));
-      if (capacity == 1000) CHECK(peak > base);  // under-dimensioned: it had to grow
+      if (capacity == 1000) CHECK(peak > base);    // under-dimensioned: it had to grow
       if (capacity == 10000) CHECK(peak == base);  // over-dimensioned: never grows
     }
   }

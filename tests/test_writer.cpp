@@ -166,7 +166,7 @@ TEST_SUITE("writer") {
     mark("{\"k\":1}\n", 7, true, true);
     mark("{\"k\":1}  \r\n", 9, true, false);
     mark("{ }\n", 3, true, false);
-    mark("[1]\n", 3, true, false);   // not an object: unchanged
+    mark("[1]\n", 3, true, false);      // not an object: unchanged
     mark("{\"k\":1}", 7, true, false);  // no terminator stays without one
     w.flush();
     CHECK(f.read() ==

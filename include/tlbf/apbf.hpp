@@ -45,9 +45,9 @@
 // generation, u32 head, u64 keys inserted, u64 cap evictions, word array (the slices one
 // after the other in physical order, whichever layout is in memory: the bit-sliced one is
 // transposed on save and load), then per physical slice its u64 last insert number, then
-// the format-1 slices still answering (detail::LegacySlices). Format 1 (no marker; it starts with k, never 0) is still read:
-// its slices become legacy slices, queried with their one hash per slice for one more
-// window (until window_count further inserts), beside fresh slices that take the inserts.
+// the format-1 slices still answering (detail::LegacySlices). Format 1 (no marker; it starts with k, never 0) is still
+// read: its slices become legacy slices, queried with their one hash per slice for one more window (until window_count
+// further inserts), beside fresh slices that take the inserts.
 #pragma once
 
 #include <algorithm>
@@ -189,7 +189,7 @@ class RunCells {
       for (std::uint32_t i = 0; i < n; ++i) ones += static_cast<std::uint32_t>(__builtin_popcountll(in[i * words + b]));
       if (ones <= kSparseBlockBits) {
         for (std::uint32_t i = 0; i < n; ++i)
-          for (std::uint64_t v = in[i * words + b]; v != 0; v &= v - 1)
+          for (std::uint64_t v = in [i * words + b]; v != 0; v &= v - 1)
             set_bit(words_.data(), (b * 64 + static_cast<unsigned>(__builtin_ctzll(v))) * slices_ + pos[i]);
         continue;
       }
@@ -262,8 +262,8 @@ class AgePartitionedFilter final : public WindowFilter {
       capped_ = true;
       if (bits == 0 || generation_ == 0)
         throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
-                                "is too small for an apbf with k = " + std::to_string(k_) + ", l = " +
-                                    std::to_string(l_) + ": " + std::to_string(k_ + l_) + " slices of " +
+                                "is too small for an apbf with k = " + std::to_string(k_) +
+                                    ", l = " + std::to_string(l_) + ": " + std::to_string(k_ + l_) + " slices of " +
                                     std::to_string(detail::slice_bits_for(k_, 64, detail::kMaxTotalBits)) +
                                     " bits are needed at least");
     }
@@ -272,7 +272,9 @@ class AgePartitionedFilter final : public WindowFilter {
     last_.assign(slices(), 0);
   }
 
-  static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) { return SavedForm::load<AgePartitionedFilter>(in); }
+  static std::unique_ptr<AgePartitionedFilter> load(ByteReader& in) {
+    return SavedForm::load<AgePartitionedFilter>(in);
+  }
 
   bool may_contain(KeyHash h, Time /*now*/) const override {
     if (sliced_) {
@@ -283,7 +285,9 @@ class AgePartitionedFilter final : public WindowFilter {
     const auto x = probes(h);
     return detail::any_run_hit(
                slices(), k_, [&](std::size_t j) { return accepted(last_[physical(j)]); },
-               [&](std::size_t pos, std::uint32_t p) { return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_)); },
+               [&](std::size_t pos, std::uint32_t p) {
+                 return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_));
+               },
                [&](std::size_t pos, std::uint32_t p) {
                  __builtin_prefetch(slice_words(physical(pos)) + (reduce(x[p], bits_) >> 6));
                }) ||
@@ -366,7 +370,8 @@ class AgePartitionedFilter final : public WindowFilter {
     v.bits = bits_;
     v.inserts = position == 0 ? gen_count_ : 0;
     v.run_last = static_cast<std::int64_t>(last_[j]);
-    v.ones = sliced_ ? cells_.ones_at(static_cast<std::uint32_t>(position)) : detail::count_ones(slice_words(j), words_per_slice_);
+    v.ones = sliced_ ? cells_.ones_at(static_cast<std::uint32_t>(position))
+                     : detail::count_ones(slice_words(j), words_per_slice_);
     return v;
   }
 
@@ -519,7 +524,8 @@ class AgePartitionedFilter final : public WindowFilter {
     return x;
   }
   bool legacy_may_contain(KeyHash h) const {
-    return !legacy_.slices.empty() && legacy_.may_contain(h, k_, [](const detail::LegacySlices::Slice&) { return true; });
+    return !legacy_.slices.empty() &&
+           legacy_.may_contain(h, k_, [](const detail::LegacySlices::Slice&) { return true; });
   }
 
   // An insert: a shift first when the generation is full (returns whether it shifted), then
@@ -566,8 +572,8 @@ class AgePartitionedFilter final : public WindowFilter {
     if (sliced_)
       cells_.age();
     else
-      std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(std::size_t{head_} * words_per_slice_),
-                  words_per_slice_, std::uint64_t{0});
+      std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(std::size_t{head_} * words_per_slice_), words_per_slice_,
+                  std::uint64_t{0});
     last_[head_] = 0;
     gen_count_ = 0;
     const auto done = static_cast<std::int64_t>(keys_inserted_);

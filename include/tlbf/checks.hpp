@@ -25,7 +25,8 @@ inline std::string parameter_value(double v) {
 }
 
 inline void check_error_rate(double p) {
-  if (!(p > 0.0 && p < 1.0)) throw invalid_parameter("error_rate", parameter_value(p), "must be between 0 and 1 (exclusive)");
+  if (!(p > 0.0 && p < 1.0))
+    throw invalid_parameter("error_rate", parameter_value(p), "must be between 0 and 1 (exclusive)");
 }
 
 inline void check_capacity(std::uint64_t n) {
@@ -52,7 +53,9 @@ inline void check_algorithm(const FilterConfig& cfg) {
     throw invalid_parameter("algorithm", name, "needs a time window; use apbf, gebf or exact for a count window");
   if (cfg.algorithm == Algorithm::apbf && cfg.is_time_window())
     throw invalid_parameter("algorithm", name, "needs a count window; use tlbf, gebf or exact for a time window");
-  if (name == "unknown") throw invalid_parameter("algorithm", parameter_value(std::uint32_t{static_cast<std::uint8_t>(cfg.algorithm)}), "unknown algorithm");
+  if (name == "unknown")
+    throw invalid_parameter("algorithm", parameter_value(std::uint32_t{static_cast<std::uint8_t>(cfg.algorithm)}),
+                            "unknown algorithm");
 }
 
 }  // namespace tlbf

@@ -25,20 +25,20 @@ struct FilterConfig {
   Duration span = 0;
   std::uint64_t window_count = 0;
 
-  double error_rate = 1e-5;        // target false-positive rate, in (0, 1)
-  std::uint64_t capacity = 100000; // expected distinct keys per window (initial sizing)
+  double error_rate = 1e-5;         // target false-positive rate, in (0, 1)
+  std::uint64_t capacity = 100000;  // expected distinct keys per window (initial sizing)
 
   // APBF/TLBF: slice layout. When unset, choose_kl(error_rate, max_slices) picks it.
   std::optional<std::uint32_t> k;
   std::optional<std::uint32_t> l;
-  std::uint32_t max_kl = 64;       // bound on k + l when choosing (queries scan the slices)
+  std::uint32_t max_kl = 64;  // bound on k + l when choosing (queries scan the slices)
 
   // GEBF: segments beyond the guard (r), and the one-cache-line-per-segment variant. 0 picks
   // the window's default (gebf_r_for()): the paper's r = 8 for a count window, r = 20 for a
   // time window, whose keys are reported at most span/r beyond the span.
   std::uint32_t gebf_r = 0;
   bool gebf_blocked = false;
-  double gebf_bits_per_key = 0;    // count window: memory budget per live key; 0 = from error_rate
+  double gebf_bits_per_key = 0;  // count window: memory budget per live key; 0 = from error_rate
 
   // Bound on the filter's data. When adaptive growth would pass it, the filter keeps working
   // within the bound and reports memory_capped in its stats (each filter documents what is
@@ -60,10 +60,14 @@ inline std::uint32_t gebf_r_for(const FilterConfig& cfg) {
 
 inline std::string_view algorithm_name(Algorithm a) {
   switch (a) {
-    case Algorithm::tlbf: return "tlbf";
-    case Algorithm::apbf: return "apbf";
-    case Algorithm::gebf: return "gebf";
-    case Algorithm::exact: return "exact";
+    case Algorithm::tlbf:
+      return "tlbf";
+    case Algorithm::apbf:
+      return "apbf";
+    case Algorithm::gebf:
+      return "gebf";
+    case Algorithm::exact:
+      return "exact";
   }
   return "unknown";
 }

@@ -103,8 +103,10 @@ class ExactWindow final : public WindowFilter {
     s.cap_evictions = cap_evictions_;
     s.memory_capped = cap_evictions_ > 0;
     if (cap_evictions_ > 0) {
-      if (is_count()) s.effective_count = static_cast<std::uint64_t>(shortest_window_);
-      else s.effective_span = shortest_window_;
+      if (is_count())
+        s.effective_count = static_cast<std::uint64_t>(shortest_window_);
+      else
+        s.effective_span = shortest_window_;
     }
     return s;
   }
@@ -320,8 +322,10 @@ class ExactWindow final : public WindowFilter {
   void push(Record r) {
     while (fifo_size_ == fifo_.size()) {
       const std::size_t grown = fifo_.size() + fifo_.size() / 2;
-      if (fits(sizeof(Record) * grown)) regrow_fifo(grown);
-      else evict_oldest();  // the FIFO is full, so this frees a record
+      if (fits(sizeof(Record) * grown))
+        regrow_fifo(grown);
+      else
+        evict_oldest();  // the FIFO is full, so this frees a record
     }
     fifo_[fifo_at(fifo_size_)] = r;
     ++fifo_size_;
@@ -355,9 +359,8 @@ class ExactWindow final : public WindowFilter {
     for (std::size_t i = 0; i < keys_.size(); ++i)
       if (keys_[i] != 0 && live(stamps_[i], latest_)) out.push_back(Record{stamps_[i], keys_[i]});
     if (has_zero_ && live(zero_stamp_, latest_)) out.push_back(Record{zero_stamp_, 0});
-    std::sort(out.begin(), out.end(), [](const Record& a, const Record& b) {
-      return a.stamp != b.stamp ? a.stamp < b.stamp : a.fp < b.fp;
-    });
+    std::sort(out.begin(), out.end(),
+              [](const Record& a, const Record& b) { return a.stamp != b.stamp ? a.stamp < b.stamp : a.fp < b.fp; });
     return out;
   }
 
@@ -381,9 +384,9 @@ class ExactWindow final : public WindowFilter {
   Duration span_ = 0;
   std::uint64_t window_count_ = 0;
   std::uint64_t cap_bytes_ = 0;
-  std::uint64_t peak_bytes_ = 0;      // the most held_bytes() has been, rebuilds included
-  std::uint64_t cap_evictions_ = 0;   // keys evicted inside the window for the cap
-  Time shortest_window_ = 0;          // the smallest window kept when a key was evicted (the window until then)
+  std::uint64_t peak_bytes_ = 0;     // the most held_bytes() has been, rebuilds included
+  std::uint64_t cap_evictions_ = 0;  // keys evicted inside the window for the cap
+  Time shortest_window_ = 0;         // the smallest window kept when a key was evicted (the window until then)
   Time latest_ = 0;  // time window: latest time seen (min before any insert); count window: inserts so far
   std::uint64_t keys_inserted_ = 0;
 

@@ -39,11 +39,16 @@ inline std::unique_ptr<WindowFilter> make_filter(const FilterConfig& cfg) {
 // Throws state_error when the payload is not a filter this library wrote.
 inline std::unique_ptr<WindowFilter> load_filter(ByteReader& in) {
   switch (in.u8()) {
-    case static_cast<std::uint8_t>(Algorithm::tlbf): return TimeLimitedFilter::load(in);
-    case static_cast<std::uint8_t>(Algorithm::apbf): return AgePartitionedFilter::load(in);
-    case static_cast<std::uint8_t>(Algorithm::gebf): return load_gebf(in);
-    case static_cast<std::uint8_t>(Algorithm::exact): return ExactWindow::load(in);
-    default: throw state_error("state: unknown filter type");
+    case static_cast<std::uint8_t>(Algorithm::tlbf):
+      return TimeLimitedFilter::load(in);
+    case static_cast<std::uint8_t>(Algorithm::apbf):
+      return AgePartitionedFilter::load(in);
+    case static_cast<std::uint8_t>(Algorithm::gebf):
+      return load_gebf(in);
+    case static_cast<std::uint8_t>(Algorithm::exact):
+      return ExactWindow::load(in);
+    default:
+      throw state_error("state: unknown filter type");
   }
 }
 

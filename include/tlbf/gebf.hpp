@@ -21,9 +21,12 @@ namespace tlbf {
 // Reads the sub-tag written after the Algorithm::gebf byte and loads that variant.
 inline std::unique_ptr<WindowFilter> load_gebf(ByteReader& in) {
   switch (in.u8()) {
-    case detail::kGebfCount: return GuardedEpochFilter::load(in);
-    case detail::kGebfTimed: return TimedEpochFilter::load(in);
-    default: throw state_error("state: gebf: unknown variant");
+    case detail::kGebfCount:
+      return GuardedEpochFilter::load(in);
+    case detail::kGebfTimed:
+      return TimedEpochFilter::load(in);
+    default:
+      throw state_error("state: gebf: unknown variant");
   }
 }
 

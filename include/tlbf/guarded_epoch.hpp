@@ -96,13 +96,13 @@ class GuardedEpochFilter : public WindowFilter {
     bool blocked = false;
     std::uint64_t segment_bits = 0;
     std::uint32_t k = 0;
-    std::uint32_t active = 0;      // the segment taking inserts
-    std::uint64_t in_active = 0;   // inserts it holds
+    std::uint32_t active = 0;     // the segment taking inserts
+    std::uint64_t in_active = 0;  // inserts it holds
     std::uint64_t keys_inserted = 0;
-    bool capped = false;          // the cap shortened the epoch
+    bool capped = false;  // the cap shortened the epoch
     detail::ProbeScheme scheme = detail::ProbeScheme::multiply;
-    std::uint64_t epoch_length = 0;  // ℓ: ⌈W/r⌉, or fewer when the cap shortened it
-    std::uint64_t cap_evictions = 0; // rotations that dropped keys younger than W
+    std::uint64_t epoch_length = 0;   // ℓ: ⌈W/r⌉, or fewer when the cap shortened it
+    std::uint64_t cap_evictions = 0;  // rotations that dropped keys younger than W
   };
 
   explicit GuardedEpochFilter(const State& s) : s_(s), ell_(s.epoch_length) {}
@@ -231,7 +231,8 @@ class BasicGuardedEpochFilter final : public GuardedEpochFilter {
 
 inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::with_layout(const State& s) {
   if (s.blocked) return std::make_unique<BasicGuardedEpochFilter<detail::SeparateSegments<true>>>(s);
-  if (detail::SlicedSegments::fits(s.r + 1)) return std::make_unique<BasicGuardedEpochFilter<detail::SlicedSegments>>(s);
+  if (detail::SlicedSegments::fits(s.r + 1))
+    return std::make_unique<BasicGuardedEpochFilter<detail::SlicedSegments>>(s);
   return std::make_unique<BasicGuardedEpochFilter<detail::SeparateSegments<false>>>(s);
 }
 
@@ -261,11 +262,12 @@ inline std::unique_ptr<GuardedEpochFilter> GuardedEpochFilter::make(const Filter
     seg_bits = segment_shape_for(s.blocked, static_cast<double>(ell), f).bits;
   }
   s.epoch_length = ell;
-  const std::uint64_t cap_bits = std::max(unit, std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8 / (s.r + 1) / unit * unit);
+  const std::uint64_t cap_bits =
+      std::max(unit, std::min(cfg.max_memory_bytes, detail::kGebfMaxBits / 8) * 8 / (s.r + 1) / unit * unit);
   if (seg_bits > cap_bits) {
     // The epoch shrinks with the segment, at the same rate (or the same bits per key).
-    s.epoch_length = f > 0 ? keys_fitting(s.blocked, cap_bits, f)
-                           : std::max<std::uint64_t>(1, ell * cap_bits / seg_bits);
+    s.epoch_length =
+        f > 0 ? keys_fitting(s.blocked, cap_bits, f) : std::max<std::uint64_t>(1, ell * cap_bits / seg_bits);
     seg_bits = cap_bits;
     s.capped = true;
   }

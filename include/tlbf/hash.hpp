@@ -37,14 +37,10 @@ inline KeyHash hash_key(const void* data, std::size_t size, std::uint64_t seed =
   return KeyHash{h.low64, h.high64};
 }
 
-inline KeyHash hash_key(std::string_view key, std::uint64_t seed = 0) {
-  return hash_key(key.data(), key.size(), seed);
-}
+inline KeyHash hash_key(std::string_view key, std::uint64_t seed = 0) { return hash_key(key.data(), key.size(), seed); }
 
 // The i-th hash of a key by enhanced double hashing. Unsigned wrap-around is intended.
-inline std::uint64_t probe_hash(KeyHash h, std::uint64_t i) {
-  return h.lo + i * h.hi + (i * i * i - i) / 6;
-}
+inline std::uint64_t probe_hash(KeyHash h, std::uint64_t i) { return h.lo + i * h.hi + (i * i * i - i) / 6; }
 
 namespace detail {
 

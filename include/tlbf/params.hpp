@@ -126,10 +126,12 @@ inline SliceLayout choose_kl(double target_fpr, std::uint32_t max_kl = 64) {
 inline constexpr int kTlbfPhases = 8;
 namespace detail {
 // The run products of runs 0..runs-1 at one phase, for k and the headroom.
-inline void tlbf_run_products(std::uint32_t k, double headroom, double phase, std::size_t runs, std::vector<double>& out) {
+inline void tlbf_run_products(std::uint32_t k, double headroom, double phase, std::size_t runs,
+                              std::vector<double>& out) {
   std::vector<double> fill(std::size_t{k} + runs);
   for (std::size_t i = 0; i < fill.size(); ++i)
-    fill[i] = -std::expm1(-std::log(2.0) * std::min(static_cast<double>(i) + phase, static_cast<double>(k)) / (k * headroom));
+    fill[i] =
+        -std::expm1(-std::log(2.0) * std::min(static_cast<double>(i) + phase, static_cast<double>(k)) / (k * headroom));
   out.assign(runs, 1.0);
   for (std::size_t j = 0; j < runs; ++j)
     for (std::size_t i = j; i < j + k; ++i) out[j] *= fill[i];
@@ -167,7 +169,7 @@ inline double tlbf_fpr(std::uint32_t k, std::uint32_t l, double headroom) {
 inline SliceLayout choose_tlbf_kl(double target_fpr, std::uint32_t max_kl, double headroom) {
   detail::check_layout_search(target_fpr, max_kl);
   SliceLayout best{0, 0, 1.0, 0.0};
-  std::vector<double> fills;                 // fills[t * k + i], slice i < k at phase t
+  std::vector<double> fills;                  // fills[t * k + i], slice i < k at phase t
   std::vector<double> log_none(kTlbfPhases);  // per phase: log P(none of runs 0..l is hit)
   for (std::uint32_t k = 1; k < max_kl; ++k) {
     const std::uint32_t max_l = max_kl - k;
@@ -181,8 +183,8 @@ inline SliceLayout choose_tlbf_kl(double target_fpr, std::uint32_t max_kl, doubl
     for (int t = 0; t < kTlbfPhases; ++t) {
       const double phase = (t + 0.5) / kTlbfPhases;
       for (std::uint32_t i = 0; i < k; ++i)
-        fills[t * std::size_t{k} + i] =
-            -std::expm1(-std::log(2.0) * std::min(static_cast<double>(i) + phase, static_cast<double>(k)) / (k * headroom));
+        fills[t * std::size_t{k} + i] = -std::expm1(
+            -std::log(2.0) * std::min(static_cast<double>(i) + phase, static_cast<double>(k)) / (k * headroom));
     }
     std::fill(log_none.begin(), log_none.end(), 0.0);
     for (std::uint32_t l = 0; l <= max_l; ++l) {

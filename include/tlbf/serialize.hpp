@@ -1,9 +1,9 @@
 // Endianness-independent primitives for saving filter state.
 //
-// Integers are written little-endian, doubles as the bit pattern of IEEE-754 binary64, byte strings with a u64 length prefix. ByteReader checks every read against the
-// remaining input and throws tlbf::state_error on truncation, so a loader never reads past
-// the end of a damaged file. Framing (magic, format version, checksum) is added by the
-// caller around a filter's payload.
+// Integers are written little-endian, doubles as the bit pattern of IEEE-754 binary64, byte strings with a u64 length
+// prefix. ByteReader checks every read against the remaining input and throws tlbf::state_error on truncation, so a
+// loader never reads past the end of a damaged file. Framing (magic, format version, checksum) is added by the caller
+// around a filter's payload.
 //
 // A saved format is written down once, as a function template that names every field in
 // order through an archive:
@@ -171,13 +171,31 @@ class Saver {
   explicit Saver(ByteWriter& out) : out_(out) {}
 
   // Each takes one or more fields of the type its width names, in order.
-  template <class... T> void u8(const T&... v) { (out_.u8(detail::stored_as<std::uint8_t>(v)), ...); }
-  template <class... T> void u32(const T&... v) { (out_.u32(detail::stored_as<std::uint32_t>(v)), ...); }
-  template <class... T> void u64(const T&... v) { (out_.u64(detail::stored_as<std::uint64_t>(v)), ...); }
-  template <class... T> void i64(const T&... v) { (out_.i64(detail::stored_as<std::int64_t>(v)), ...); }
-  template <class... T> void f64(const T&... v) { (out_.f64(detail::stored_as<double>(v)), ...); }
+  template <class... T>
+  void u8(const T&... v) {
+    (out_.u8(detail::stored_as<std::uint8_t>(v)), ...);
+  }
+  template <class... T>
+  void u32(const T&... v) {
+    (out_.u32(detail::stored_as<std::uint32_t>(v)), ...);
+  }
+  template <class... T>
+  void u64(const T&... v) {
+    (out_.u64(detail::stored_as<std::uint64_t>(v)), ...);
+  }
+  template <class... T>
+  void i64(const T&... v) {
+    (out_.i64(detail::stored_as<std::int64_t>(v)), ...);
+  }
+  template <class... T>
+  void f64(const T&... v) {
+    (out_.f64(detail::stored_as<double>(v)), ...);
+  }
   // One byte each, 0 or 1.
-  template <class... T> void flag(const T&... v) { (out_.u8(detail::stored_as<bool>(v) ? 1 : 0), ...); }
+  template <class... T>
+  void flag(const T&... v) {
+    (out_.u8(detail::stored_as<bool>(v) ? 1 : 0), ...);
+  }
   void bytes(const std::string_view& v) { out_.bytes(v); }
   // A presence flag, then the value (0 when absent).
   void optional_u32(const std::optional<std::uint32_t>& v) {
@@ -202,12 +220,30 @@ class Loader {
   static constexpr bool loading = true;
   explicit Loader(ByteReader& in) : in_(in) {}
 
-  template <class... T> void u8(T&... v) { ((detail::stored_as<std::uint8_t>(v) = in_.u8()), ...); }
-  template <class... T> void u32(T&... v) { ((detail::stored_as<std::uint32_t>(v) = in_.u32()), ...); }
-  template <class... T> void u64(T&... v) { ((detail::stored_as<std::uint64_t>(v) = in_.u64()), ...); }
-  template <class... T> void i64(T&... v) { ((detail::stored_as<std::int64_t>(v) = in_.i64()), ...); }
-  template <class... T> void f64(T&... v) { ((detail::stored_as<double>(v) = in_.f64()), ...); }
-  template <class... T> void flag(T&... v) { ((detail::stored_as<bool>(v) = read_flag()), ...); }
+  template <class... T>
+  void u8(T&... v) {
+    ((detail::stored_as<std::uint8_t>(v) = in_.u8()), ...);
+  }
+  template <class... T>
+  void u32(T&... v) {
+    ((detail::stored_as<std::uint32_t>(v) = in_.u32()), ...);
+  }
+  template <class... T>
+  void u64(T&... v) {
+    ((detail::stored_as<std::uint64_t>(v) = in_.u64()), ...);
+  }
+  template <class... T>
+  void i64(T&... v) {
+    ((detail::stored_as<std::int64_t>(v) = in_.i64()), ...);
+  }
+  template <class... T>
+  void f64(T&... v) {
+    ((detail::stored_as<double>(v) = in_.f64()), ...);
+  }
+  template <class... T>
+  void flag(T&... v) {
+    ((detail::stored_as<bool>(v) = read_flag()), ...);
+  }
   void bytes(std::string_view& v) { v = in_.bytes(); }
   void optional_u32(std::optional<std::uint32_t>& v) {
     const bool present = read_flag();

@@ -10,13 +10,13 @@
 namespace tlbf {
 
 struct SliceView {
-  std::uint64_t bits = 0;        // size m_i
-  std::uint64_t inserts = 0;     // n_i (TLBF; the generation count for APBF slice 0)
-  Time stamp = 0;                // t_i, time of the last update (TLBF only)
+  std::uint64_t bits = 0;     // size m_i
+  std::uint64_t inserts = 0;  // n_i (TLBF; the generation count for APBF slice 0)
+  Time stamp = 0;             // t_i, time of the last update (TLBF only)
   // The last insert of the generation that opened this slice, by which its run is accepted:
   // a time (TLBF), or an insert number counted from 1 (APBF); the least Time / 0 when none.
   std::int64_t run_last = 0;
-  std::uint64_t ones = 0;        // set bits
+  std::uint64_t ones = 0;  // set bits
 };
 
 }  // namespace tlbf

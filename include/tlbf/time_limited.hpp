@@ -130,9 +130,9 @@ class TimeLimitedFilter final : public WindowFilter {
     k_ = layout.k;
     l_ = layout.l;
     if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
-      throw invalid_parameter("max_slices", parameter_value(cfg.max_slices),
-                              "must be in [k + l = " + std::to_string(k_ + l_) + ", " +
-                                  std::to_string(detail::kMaxSlicesHard) + "]");
+      throw invalid_parameter(
+          "max_slices", parameter_value(cfg.max_slices),
+          "must be in [k + l = " + std::to_string(k_ + l_) + ", " + std::to_string(detail::kMaxSlicesHard) + "]");
     span_ = cfg.span;
     compute_cell();
     max_slices_ = cfg.max_slices;
@@ -472,7 +472,8 @@ class TimeLimitedFilter final : public WindowFilter {
     }
     Slice* s = slices_.data() + (slices_.size() - 1);
     s->own_last = now;  // also the stamp of positions 0..k-1 (stamp_of())
-    for (std::uint32_t p = 0; p < k_; ++p, --s) detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
+    for (std::uint32_t p = 0; p < k_; ++p, --s)
+      detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
     if (gen_left_ > 0) --gen_left_;
     ++gen_inserts_;
     ++keys_inserted_;
@@ -532,8 +533,8 @@ class TimeLimitedFilter final : public WindowFilter {
   // headroom, not when one generation passes its even share, so a small headroom keeps the
   // generations ending by time (shift step 1).
   std::uint64_t next_generation() const {
-    const auto reserve = static_cast<std::uint64_t>(
-        static_cast<double>(detail::half_fill_capacity(at(0).bits)) / (k_ * kHeadroom));
+    const auto reserve =
+        static_cast<std::uint64_t>(static_cast<double>(detail::half_fill_capacity(at(0).bits)) / (k_ * kHeadroom));
     std::uint64_t g = std::numeric_limits<std::uint64_t>::max();
     for (std::size_t pos = 0; pos < k_; ++pos) g = std::min(g, updates_left(pos, reserve));
     return std::max<std::uint64_t>(g, 1);

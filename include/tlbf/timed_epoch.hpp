@@ -62,7 +62,8 @@ namespace tlbf {
 class TimedEpochFilter final : public WindowFilter {
  public:
   explicit TimedEpochFilter(const FilterConfig& cfg) {
-    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 for the time-window GEBF");
+    if (cfg.span <= 0)
+      throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 for the time-window GEBF");
     detail::check_gebf_r(gebf_r_for(cfg));
     check_error_rate(cfg.error_rate);
     check_max_memory(cfg.max_memory_bytes);
@@ -130,7 +131,8 @@ class TimedEpochFilter final : public WindowFilter {
       live += share * static_cast<double>(s.count);
     }
     st.live_keys = static_cast<std::uint64_t>(std::llround(live));
-    st.bits_per_live_key = st.live_keys ? static_cast<double>(st.bits_allocated) / static_cast<double>(st.live_keys) : 0.0;
+    st.bits_per_live_key =
+        st.live_keys ? static_cast<double>(st.bits_allocated) / static_cast<double>(st.live_keys) : 0.0;
     return st;
   }
 
@@ -148,7 +150,7 @@ class TimedEpochFilter final : public WindowFilter {
   struct BlockView {
     std::uint64_t bits = 0;
     std::uint32_t k = 0;
-    std::uint64_t ones = 0;  // set bits
+    std::uint64_t ones = 0;      // set bits
     bool takes_inserts = false;  // the block an insert at the latest time seen goes to
   };
   std::vector<BlockView> consulted_blocks(Time now) const {
@@ -421,8 +423,9 @@ class TimedEpochFilter final : public WindowFilter {
     for (const Block& b : s.blocks)
       capacity_so_far = b.capacity > UINT64_MAX - capacity_so_far ? UINT64_MAX : capacity_so_far + b.capacity;
     // Elapsed share of the epoch, at least 1/16 so the first instants do not extrapolate wildly.
-    const double elapsed = std::max(static_cast<double>(now) - static_cast<double>(s.epoch - 1) * static_cast<double>(epoch_ns_),
-                                    static_cast<double>(epoch_ns_) / 16.0);
+    const double elapsed =
+        std::max(static_cast<double>(now) - static_cast<double>(s.epoch - 1) * static_cast<double>(epoch_ns_),
+                 static_cast<double>(epoch_ns_) / 16.0);
     const double count = static_cast<double>(s.count);
     const double rest = std::max(0.0, count * static_cast<double>(epoch_ns_) / elapsed - count);
     double want = 1.25 * rest + 2.0 * std::sqrt(rest) + 4.0;
@@ -497,11 +500,11 @@ class TimedEpochFilter final : public WindowFilter {
   Time latest_ = 0;
   Time current_ = 0;
   std::uint64_t keys_inserted_ = 0;
-  std::uint64_t peak_bits_ = 0;       // the most used_bits_ has been
-  std::uint64_t cap_evictions_ = 0;   // blocks still inside the window evicted for the cap
-  Duration shortest_window_ = 0;      // the smallest age kept when a block was evicted (span until then)
+  std::uint64_t peak_bits_ = 0;      // the most used_bits_ has been
+  std::uint64_t cap_evictions_ = 0;  // blocks still inside the window evicted for the cap
+  Duration shortest_window_ = 0;     // the smallest age kept when a block was evicted (span until then)
   detail::ProbeScheme scheme_ = detail::ProbeScheme::multiply;  // plain blocks' probe positions
-  std::vector<Slot> slots_;  // epoch e in slot e mod (r+1)
+  std::vector<Slot> slots_;                                     // epoch e in slot e mod (r+1)
   SegmentShapeCache shapes_;  // not saved: a loaded filter rebuilds it on its first epochs
 };
 

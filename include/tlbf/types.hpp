@@ -61,18 +61,18 @@ class state_error : public std::runtime_error {
 
 // What every filter reports about itself. Fields a filter has no notion of stay zero.
 struct FilterStats {
-  std::string algorithm;               // "tlbf", "apbf", "gebf", "gebf-blocked", "exact"
-  std::uint64_t slices = 0;            // slices (TLBF/APBF), segments (GEBF), 0 for exact
-  std::uint32_t k = 0;                 // hash functions / slices a key is set in
-  std::uint32_t l = 0;                 // APBF/TLBF: extra slices beyond k
-  std::uint64_t slice0_bits = 0;       // size of the newest slice/segment
-  std::uint64_t bits_allocated = 0;    // all memory the filter holds for its data, in bits
-  std::uint64_t keys_inserted = 0;     // inserts since creation
-  std::uint64_t live_keys = 0;         // estimate of inserts still inside the window
-  double bits_per_live_key = 0;        // bits_allocated / live_keys (0 when live_keys is 0)
+  std::string algorithm;                  // "tlbf", "apbf", "gebf", "gebf-blocked", "exact"
+  std::uint64_t slices = 0;               // slices (TLBF/APBF), segments (GEBF), 0 for exact
+  std::uint32_t k = 0;                    // hash functions / slices a key is set in
+  std::uint32_t l = 0;                    // APBF/TLBF: extra slices beyond k
+  std::uint64_t slice0_bits = 0;          // size of the newest slice/segment
+  std::uint64_t bits_allocated = 0;       // all memory the filter holds for its data, in bits
+  std::uint64_t keys_inserted = 0;        // inserts since creation
+  std::uint64_t live_keys = 0;            // estimate of inserts still inside the window
+  double bits_per_live_key = 0;           // bits_allocated / live_keys (0 when live_keys is 0)
   std::uint64_t peak_bits_allocated = 0;  // the most bits_allocated has been since creation
-  bool memory_capped = false;          // the max_memory / max_slices cap has bound at least once
-  std::uint64_t cap_evictions = 0;     // slices/segments dropped before expiry because of the cap
+  bool memory_capped = false;             // the max_memory / max_slices cap has bound at least once
+  std::uint64_t cap_evictions = 0;        // slices/segments dropped before expiry because of the cap
   // What the window has effectively shrunk to while a cap binds: the age (time window) or the
   // number of later inserts (count window) a key is still guaranteed to be reported for.
   // 0 when the cap has never bound (the full configured window holds).

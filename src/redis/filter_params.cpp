@@ -49,7 +49,8 @@ std::uint64_t parse_whole_number(std::string_view name, std::string_view text, s
 namespace {
 
 double rate_in_open_unit_interval(std::string_view name, std::string_view text) {
-  const std::string fail = std::string(name) + " must be a number between 0 and 1 (exclusive), e.g. 1e-3, got " + quoted(text);
+  const std::string fail =
+      std::string(name) + " must be a number between 0 and 1 (exclusive), e.g. 1e-3, got " + quoted(text);
   // strtod needs a terminated string; a rate needs no more than a few dozen characters.
   if (text.empty() || text.size() > 64 || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0])))
     throw CommandError(fail);
@@ -84,9 +85,12 @@ FilterParams parse_reserve_options(const std::vector<std::string_view>& args) {
       p.capacity = parse_whole_number("CAPACITY", value, 1, kMaxCapacity, "keys");
     } else if (is_keyword(keyword, "ALGORITHM")) {
       once(algorithm, "ALGORITHM");
-      if (is_keyword(value, "tlbf")) p.algorithm = tlbf::Algorithm::tlbf;
-      else if (is_keyword(value, "gebf")) p.algorithm = tlbf::Algorithm::gebf;
-      else throw CommandError("ALGORITHM must be tlbf or gebf, got " + quoted(value));
+      if (is_keyword(value, "tlbf"))
+        p.algorithm = tlbf::Algorithm::tlbf;
+      else if (is_keyword(value, "gebf"))
+        p.algorithm = tlbf::Algorithm::gebf;
+      else
+        throw CommandError("ALGORITHM must be tlbf or gebf, got " + quoted(value));
     } else if (is_keyword(keyword, "MAXMEMORY")) {
       once(max_memory, "MAXMEMORY");
       p.max_memory = parse_whole_number("MAXMEMORY", value, kMinMaxMemory, kMaxMaxMemory, "bytes");
@@ -124,7 +128,8 @@ tlbf::FilterConfig to_config(const FilterParams& p) {
 
 TimeArg parse_time(std::string_view arg) {
   if (arg == "*") return TimeArg{true, 0};
-  return TimeArg{false, static_cast<std::int64_t>(parse_whole_number("TIME", arg, 0, kMaxMillis, "milliseconds (or *)"))};
+  return TimeArg{false,
+                 static_cast<std::int64_t>(parse_whole_number("TIME", arg, 0, kMaxMillis, "milliseconds (or *)"))};
 }
 
 void check_not_ahead(std::int64_t time_ms, std::int64_t server_ms, std::int64_t window_ms) {

@@ -25,10 +25,10 @@ inline constexpr std::int64_t kNanosPerMilli = 1'000'000;
 inline constexpr std::int64_t kMaxMillis = (std::int64_t{1} << 62) / kNanosPerMilli;  // ~146,000 years
 
 inline constexpr std::uint64_t kDefaultMaxMemory = std::uint64_t{1} << 30;
-inline constexpr std::uint64_t kMinMaxMemory = 4096;            // as tlbf-dedup's --max-memory
+inline constexpr std::uint64_t kMinMaxMemory = 4096;  // as tlbf-dedup's --max-memory
 inline constexpr std::uint64_t kMaxMaxMemory = std::uint64_t{1} << 40;
 inline constexpr std::uint64_t kMaxCapacity = std::uint64_t{1} << 48;
-inline constexpr std::uint32_t kMaxShards = 16384;               // one per cluster hash slot
+inline constexpr std::uint32_t kMaxShards = 16384;  // one per cluster hash slot
 
 // Command keywords (TIME, WINDOW, ...) match in any letter case, as Redis's own do.
 bool is_keyword(std::string_view arg, std::string_view keyword);

@@ -131,7 +131,8 @@ std::vector<InfoField> FilterValue::info() const {
 }
 
 std::size_t FilterValue::memory_bytes() const {
-  return sizeof(*this) + static_cast<std::size_t>(filter_->stats(to_nanos(std::max<std::int64_t>(clock_ms_, 0))).bits_allocated / 8);
+  return sizeof(*this) +
+         static_cast<std::size_t>(filter_->stats(to_nanos(std::max<std::int64_t>(clock_ms_, 0))).bits_allocated / 8);
 }
 
 std::string FilterValue::encode() const {

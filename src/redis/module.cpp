@@ -170,7 +170,8 @@ int exists(rm::Ctx* ctx, rm::String** argv, int argc) {
   const std::int64_t time_ms = time.server_clock ? rm::Milliseconds() : time.ms;
 
   rm::ReplyWithArray(ctx, argc - 4);
-  for (int i = 4; i < argc; ++i) rm::ReplyWithLongLong(ctx, filter.may_contain(item_hash(text(argv[i])), time_ms) ? 1 : 0);
+  for (int i = 4; i < argc; ++i)
+    rm::ReplyWithLongLong(ctx, filter.may_contain(item_hash(text(argv[i])), time_ms) ? 1 : 0);
   return rm::kOk;
 }
 
@@ -183,8 +184,10 @@ int info(rm::Ctx* ctx, rm::String** argv, int argc) {
   rm::ReplyWithMap(ctx, static_cast<long>(fields.size()));
   for (const InfoField& f : fields) {
     rm::ReplyWithStringBuffer(ctx, f.name.data(), f.name.size());
-    if (auto* i = std::get_if<long long>(&f.value)) rm::ReplyWithLongLong(ctx, *i);
-    else if (auto* d = std::get_if<double>(&f.value)) rm::ReplyWithDouble(ctx, *d);
+    if (auto* i = std::get_if<long long>(&f.value))
+      rm::ReplyWithLongLong(ctx, *i);
+    else if (auto* d = std::get_if<double>(&f.value))
+      rm::ReplyWithDouble(ctx, *d);
     else {
       const std::string& s = std::get<std::string>(f.value);
       rm::ReplyWithStringBuffer(ctx, s.data(), s.size());
@@ -355,7 +358,7 @@ int load(rm::Ctx* ctx, int argc) {
 }  // namespace tlbf_redis
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(tlbf_redis::rm::Ctx* ctx,
-                                                                           tlbf_redis::rm::String** /*argv*/, int argc) {
+                                                                         tlbf_redis::rm::String** /*argv*/, int argc) {
   try {
     return tlbf_redis::load(ctx, argc);
   } catch (...) {

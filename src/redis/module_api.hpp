@@ -66,40 +66,40 @@ struct TypeMethods {
 
 // The API functions, obtained by name at load time (bind()). The list is an X-macro so that
 // the declaration, the lookup and the name looked up come from one line each.
-#define TLBF_RM_FUNCTIONS(X)                                                                            \
-  X(void, SetModuleAttribs, (Ctx*, const char* name, int version, int api_version))                    \
-  X(int, CreateCommand, (Ctx*, const char* name, CommandFunc, const char* flags, int first_key,        \
-                         int last_key, int key_step))                                                   \
-  X(Type*, CreateDataType, (Ctx*, const char* name, int encoding_version, TypeMethods*))               \
-  X(void, SetModuleOptions, (Ctx*, int options))                                                       \
-  X(void, Log, (Ctx*, const char* level, const char* format, ...))                                     \
-  X(int, GetContextFlags, (Ctx*))                                                                      \
-  X(int, GetSelectedDb, (Ctx*))                                                                        \
-  X(long long, Milliseconds, ())                                                                       \
-  X(Key*, OpenKey, (Ctx*, String* name, int mode))                                                     \
-  X(void, CloseKey, (Key*))                                                                            \
-  X(int, KeyType, (Key*))                                                                              \
-  X(Type*, ModuleTypeGetType, (Key*))                                                                  \
-  X(void*, ModuleTypeGetValue, (Key*))                                                                 \
-  X(int, ModuleTypeSetValue, (Key*, Type*, void* value))                                               \
-  X(const char*, StringPtrLen, (const String*, std::size_t* length))                                   \
-  X(int, WrongArity, (Ctx*))                                                                           \
-  X(int, ReplyWithError, (Ctx*, const char* message))                                                  \
-  X(int, ReplyWithSimpleString, (Ctx*, const char* text))                                              \
-  X(int, ReplyWithLongLong, (Ctx*, long long))                                                         \
-  X(int, ReplyWithDouble, (Ctx*, double))                                                              \
-  X(int, ReplyWithStringBuffer, (Ctx*, const char* bytes, std::size_t length))                         \
-  X(int, ReplyWithArray, (Ctx*, long length))                                                          \
-  X(int, ReplyWithMap, (Ctx*, long pairs))                                                             \
-  X(int, Replicate, (Ctx*, const char* command, const char* format, ...))                              \
-  X(int, ReplicateVerbatim, (Ctx*))                                                                    \
-  X(void, SaveStringBuffer, (IO*, const char* bytes, std::size_t length))                              \
-  X(char*, LoadStringBuffer, (IO*, std::size_t* length))                                               \
-  X(int, IsIOError, (IO*))                                                                             \
-  X(void, LogIOError, (IO*, const char* level, const char* format, ...))                               \
-  X(void, EmitAOF, (IO*, const char* command, const char* format, ...))                                \
-  X(void, DigestAddStringBuffer, (Digest*, const char* bytes, std::size_t length))                     \
-  X(void, DigestEndSequence, (Digest*))                                                                \
+#define TLBF_RM_FUNCTIONS(X)                                                                             \
+  X(void, SetModuleAttribs, (Ctx*, const char* name, int version, int api_version))                      \
+  X(int, CreateCommand,                                                                                  \
+    (Ctx*, const char* name, CommandFunc, const char* flags, int first_key, int last_key, int key_step)) \
+  X(Type*, CreateDataType, (Ctx*, const char* name, int encoding_version, TypeMethods*))                 \
+  X(void, SetModuleOptions, (Ctx*, int options))                                                         \
+  X(void, Log, (Ctx*, const char* level, const char* format, ...))                                       \
+  X(int, GetContextFlags, (Ctx*))                                                                        \
+  X(int, GetSelectedDb, (Ctx*))                                                                          \
+  X(long long, Milliseconds, ())                                                                         \
+  X(Key*, OpenKey, (Ctx*, String * name, int mode))                                                      \
+  X(void, CloseKey, (Key*))                                                                              \
+  X(int, KeyType, (Key*))                                                                                \
+  X(Type*, ModuleTypeGetType, (Key*))                                                                    \
+  X(void*, ModuleTypeGetValue, (Key*))                                                                   \
+  X(int, ModuleTypeSetValue, (Key*, Type*, void* value))                                                 \
+  X(const char*, StringPtrLen, (const String*, std::size_t* length))                                     \
+  X(int, WrongArity, (Ctx*))                                                                             \
+  X(int, ReplyWithError, (Ctx*, const char* message))                                                    \
+  X(int, ReplyWithSimpleString, (Ctx*, const char* text))                                                \
+  X(int, ReplyWithLongLong, (Ctx*, long long))                                                           \
+  X(int, ReplyWithDouble, (Ctx*, double))                                                                \
+  X(int, ReplyWithStringBuffer, (Ctx*, const char* bytes, std::size_t length))                           \
+  X(int, ReplyWithArray, (Ctx*, long length))                                                            \
+  X(int, ReplyWithMap, (Ctx*, long pairs))                                                               \
+  X(int, Replicate, (Ctx*, const char* command, const char* format, ...))                                \
+  X(int, ReplicateVerbatim, (Ctx*))                                                                      \
+  X(void, SaveStringBuffer, (IO*, const char* bytes, std::size_t length))                                \
+  X(char*, LoadStringBuffer, (IO*, std::size_t * length))                                                \
+  X(int, IsIOError, (IO*))                                                                               \
+  X(void, LogIOError, (IO*, const char* level, const char* format, ...))                                 \
+  X(void, EmitAOF, (IO*, const char* command, const char* format, ...))                                  \
+  X(void, DigestAddStringBuffer, (Digest*, const char* bytes, std::size_t length))                       \
+  X(void, DigestEndSequence, (Digest*))                                                                  \
   X(void, Free, (void*))
 
 #define TLBF_RM_DECLARE(ret, name, params) inline ret(*name) params = nullptr;
@@ -111,8 +111,9 @@ TLBF_RM_FUNCTIONS(TLBF_RM_DECLARE)
 inline const char* bind(Ctx* ctx) {
   using GetApi = int (*)(const char* name, void* out);
   GetApi get_api = *reinterpret_cast<GetApi*>(ctx);
-#define TLBF_RM_LOOKUP(ret, name, params) \
-  if (get_api("RedisModule_" #name, reinterpret_cast<void*>(&name)) != kOk || name == nullptr) return "RedisModule_" #name;
+#define TLBF_RM_LOOKUP(ret, name, params)                                                      \
+  if (get_api("RedisModule_" #name, reinterpret_cast<void*>(&name)) != kOk || name == nullptr) \
+    return "RedisModule_" #name;
   TLBF_RM_FUNCTIONS(TLBF_RM_LOOKUP)
 #undef TLBF_RM_LOOKUP
   return nullptr;

@@ -50,7 +50,8 @@ std::string refusal(std::string_view bytes) {
 
 TEST_SUITE("redis.params") {
   TEST_CASE("RESERVE options in any order and any letter case, optional ones defaulted") {
-    const FilterParams p = tlbf_redis::parse_reserve_options(words({"capacity", "500", "Error", "0.01", "WINDOW", "60000"}));
+    const FilterParams p =
+        tlbf_redis::parse_reserve_options(words({"capacity", "500", "Error", "0.01", "WINDOW", "60000"}));
     CHECK(p.window_ms == 60000);
     CHECK(p.error_rate == doctest::Approx(0.01));
     CHECK(p.capacity == 500);
@@ -58,8 +59,9 @@ TEST_SUITE("redis.params") {
     CHECK(p.max_memory == tlbf_redis::kDefaultMaxMemory);
     CHECK(p.shards == 1);
 
-    const FilterParams q = tlbf_redis::parse_reserve_options(
-        words({"WINDOW", "1", "ERROR", "1e-5", "CAPACITY", "1", "ALGORITHM", "GEBF", "MAXMEMORY", "4096", "SHARDS", "16384"}));
+    const FilterParams q =
+        tlbf_redis::parse_reserve_options(words({"WINDOW", "1", "ERROR", "1e-5", "CAPACITY", "1", "ALGORITHM", "GEBF",
+                                                 "MAXMEMORY", "4096", "SHARDS", "16384"}));
     CHECK(q.algorithm == tlbf::Algorithm::gebf);
     CHECK(q.max_memory == 4096);
     CHECK(q.shards == 16384);
@@ -191,10 +193,24 @@ TEST_SUITE("redis.value") {
     fill(v, 300);
     std::vector<std::string> names;
     for (const auto& f : v.info()) names.push_back(f.name);
-    const std::vector<std::string> expected = {
-        "algorithm", "window_ms", "error_rate", "capacity", "max_memory", "shards", "clock_ms", "k", "l", "slices",
-        "slice0_bits", "bits_allocated", "peak_bits_allocated", "keys_inserted", "live_keys", "bits_per_key",
-        "memory_capped", "cap_evictions"};
+    const std::vector<std::string> expected = {"algorithm",
+                                               "window_ms",
+                                               "error_rate",
+                                               "capacity",
+                                               "max_memory",
+                                               "shards",
+                                               "clock_ms",
+                                               "k",
+                                               "l",
+                                               "slices",
+                                               "slice0_bits",
+                                               "bits_allocated",
+                                               "peak_bits_allocated",
+                                               "keys_inserted",
+                                               "live_keys",
+                                               "bits_per_key",
+                                               "memory_capped",
+                                               "cap_evictions"};
     CHECK(names == expected);
     const auto fields = v.info();
     CHECK(std::get<std::string>(fields[0].value) == "tlbf");

@@ -50,12 +50,8 @@ inline constexpr std::uint64_t kMaxTotalBits = std::uint64_t{1} << 43;
 inline constexpr std::uint32_t kMaxK = 1024;
 inline constexpr std::uint32_t kMaxSlicesHard = std::uint32_t{1} << 20;
 
-inline void set_bit(std::uint64_t* words, std::uint64_t bit) {
-  words[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-}
-inline bool test_bit(const std::uint64_t* words, std::uint64_t bit) {
-  return (words[bit >> 6] >> (bit & 63)) & 1u;
-}
+inline void set_bit(std::uint64_t* words, std::uint64_t bit) { words[bit >> 6] |= std::uint64_t{1} << (bit & 63); }
+inline bool test_bit(const std::uint64_t* words, std::uint64_t bit) { return (words[bit >> 6] >> (bit & 63)) & 1u; }
 inline std::uint64_t count_ones(const std::uint64_t* words, std::size_t n) {
   std::uint64_t c = 0;
   for (std::size_t i = 0; i < n; ++i) c += static_cast<std::uint64_t>(__builtin_popcountll(words[i]));

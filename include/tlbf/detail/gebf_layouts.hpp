@@ -45,8 +45,12 @@ class SlicedSegments {
   static bool fits(std::uint32_t segments) { return segments <= kMaxCellBits; }
 
   SlicedSegments(std::uint32_t segments, std::uint64_t segment_bits, std::uint32_t k, ProbeScheme scheme)
-      : cells_(segments, segment_bits), cell_mask_((std::uint64_t{1} << segments) - 1), bits_(segment_bits), k_(k),
-        scheme_(scheme), query_(query_for(k, scheme)) {}
+      : cells_(segments, segment_bits),
+        cell_mask_((std::uint64_t{1} << segments) - 1),
+        bits_(segment_bits),
+        k_(k),
+        scheme_(scheme),
+        query_(query_for(k, scheme)) {}
 
   // k-specific loop through a member pointer (a switch with the loops inlined into this
   // function measured 147 instructions per query against 136).
@@ -115,7 +119,8 @@ class SlicedSegments {
   static Query query_for(std::uint32_t k, ProbeScheme scheme) {
     using Seq = std::make_index_sequence<kGebfMaxStaticK + 1>;
     static constexpr std::array<Query, kGebfMaxStaticK + 1> multiply = queries<ProbeScheme::multiply>(Seq{});
-    static constexpr std::array<Query, kGebfMaxStaticK + 1> double_hashing = queries<ProbeScheme::double_hashing>(Seq{});
+    static constexpr std::array<Query, kGebfMaxStaticK + 1> double_hashing =
+        queries<ProbeScheme::double_hashing>(Seq{});
     return (scheme == ProbeScheme::multiply ? multiply : double_hashing)[k <= kGebfMaxStaticK ? k : 0];
   }
 
@@ -135,7 +140,11 @@ class SeparateSegments {
   };
 
   SeparateSegments(std::uint32_t segments, std::uint64_t segment_bits, std::uint32_t k, ProbeScheme scheme)
-      : segments_(segments), segment_words_(segment_bits / 64), bits_(segment_bits), k_(k), scheme_(scheme),
+      : segments_(segments),
+        segment_words_(segment_bits / 64),
+        bits_(segment_bits),
+        k_(k),
+        scheme_(scheme),
         words_(segments * segment_words_, 0) {}
 
   bool may_contain(KeyHash h) const {

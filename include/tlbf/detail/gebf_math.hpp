@@ -95,8 +95,10 @@ inline std::uint64_t keys_fitting(bool blocked, std::uint64_t bits, double f) {
   if (!fits(lo)) return 1;
   while (hi - lo > 1) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -129,7 +131,10 @@ inline SegmentShape segment_shape_for(bool blocked, double n, double f) {
       if (blocked_bloom_fpr(k, n, hi * unit) > f) continue;
       while (hi - lo > 1) {
         double mid = std::floor((lo + hi) / 2);
-        if (blocked_bloom_fpr(k, n, mid * unit) > f) lo = mid; else hi = mid;
+        if (blocked_bloom_fpr(k, n, mid * unit) > f)
+          lo = mid;
+        else
+          hi = mid;
       }
       if (blocked_bloom_fpr(k, n, lo * unit) <= f) hi = lo;
       if (hi * unit < best_bits) {
@@ -188,7 +193,10 @@ class SegmentShapeCache {
       while (blocked_bloom_fpr(k, hi, unit) <= f && hi < 1e6) hi *= 2;
       for (int it = 0; it < 60 && hi - lo > 1e-9 * hi; ++it) {
         double mid = (lo + hi) / 2;
-        if (blocked_bloom_fpr(k, mid, unit) <= f) lo = mid; else hi = mid;
+        if (blocked_bloom_fpr(k, mid, unit) <= f)
+          lo = mid;
+        else
+          hi = mid;
       }
       load[k] = lo;
     }

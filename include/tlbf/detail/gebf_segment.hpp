@@ -47,7 +47,8 @@ inline constexpr std::uint64_t kGebfMaxBits = std::uint64_t{1} << 43;  // 1 TiB:
 enum class ProbeScheme : std::uint8_t { double_hashing = 1, multiply = 2 };
 
 inline void check_probe_scheme(std::uint8_t v) {
-  if (v != static_cast<std::uint8_t>(ProbeScheme::double_hashing) && v != static_cast<std::uint8_t>(ProbeScheme::multiply))
+  if (v != static_cast<std::uint8_t>(ProbeScheme::double_hashing) &&
+      v != static_cast<std::uint8_t>(ProbeScheme::multiply))
     throw state_error("state: gebf: unknown probe scheme");
 }
 
