@@ -14,7 +14,7 @@
 //
 // -p chooses how `id` and `ts` are read:
 //  - scan (the default, the fastest measured): the program's own scan without simdjson
-//    (src/json_scan.hpp, plain_ascii_record() and flat_scan()), which reads a common record
+//    (src/extract/json_scan.hpp, plain_ascii_record() and flat_scan()), which reads a common record
 //    from its bytes exactly as simdjson would or declines; a declined record, or one whose id
 //    is no string, goes to simdjson On-Demand as below.
 //  - ondemand: every record through simdjson On-Demand, two find_field_unordered lookups.
@@ -46,10 +46,10 @@
 #include <string_view>
 #include <vector>
 
+#include "extract/json_scan.hpp"
+#include "extract/timestamp.hpp"
 #include "floor_loop.hpp"
-#include "json_scan.hpp"
 #include "load_floor.hpp"
-#include "timestamp.hpp"
 #include "tlbf/hash.hpp"
 
 namespace {

@@ -36,7 +36,7 @@ for case in set tlbf1 tlbfbatch dedup; do
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   mkdir "$DIR/$case"
   redis-server --port "$port" --bind 127.0.0.1 --dir "$DIR/$case" --logfile "$DIR/$case/log" --save '' \
-    --appendonly no --loadmodule "$BUILD_DIR/src/redis/tlbf_redis.so" &
+    --appendonly no --loadmodule "$BUILD_DIR/redis-module/tlbf_redis.so" &
   SERVERS+=($!)
   PORTS+=("$port")
   for _ in $(seq 200); do

@@ -26,7 +26,7 @@
 #include <fmt/core.h>
 
 #include "common.hpp"
-#include "timestamp.hpp"
+#include "extract/timestamp.hpp"
 
 namespace {
 

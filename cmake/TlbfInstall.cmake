@@ -3,7 +3,7 @@
 #   tlbf-dedup        the program, its manual page, the bash/zsh/fish completions, user docs
 #   libtlbf-dev       the header-only filter library: include/tlbf/, the CMake package
 #                     (find_package(tlbf CONFIG), target tlbf::tlbf) and tlbf.pc
-#   tlbf-dedup-redis  the Redis module, when src/redis/ defines the target tlbf_redis
+#   tlbf-dedup-redis  the Redis module, when redis-module/ defines the target tlbf_redis
 #
 # Included last from the top-level CMakeLists.txt, so every target exists by then. Install
 # rules without a COMPONENT (src/ has one for the binary) fall into tlbf-dedup, because

@@ -1,5 +1,5 @@
 # Bash completion for tlbf-dedup. Source it, or install it as
-# /usr/share/bash-completion/completions/tlbf-dedup. tests/e2e/completions.sh checks that it
+# /usr/share/bash-completion/completions/tlbf-dedup. tests/e2e/package/completions.sh checks that it
 # offers exactly the options of `tlbf-dedup --help`.
 _tlbf_dedup() {
   local cur prev

@@ -1,4 +1,4 @@
-// Fuzzes the command-line quantity parsers (src/duration.hpp): parse_duration and
+// Fuzzes the command-line quantity parsers (src/base/duration.hpp): parse_duration and
 // parse_byte_size, with the input as the option value.
 //
 // Invariants checked: an accepted duration is >= 0 and round-trips through its spelling in
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "duration.hpp"
+#include "base/duration.hpp"
 
 namespace {
 

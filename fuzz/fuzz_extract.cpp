@@ -1,4 +1,4 @@
-// Fuzzes key and time extraction (src/extract.hpp) for lines and for JSON records, with the
+// Fuzzes key and time extraction (src/extract/extract.hpp) for lines and for JSON records, with the
 // input as one record placed in a buffer with the reader's tail padding.
 //
 // Input: a control byte choosing one of the extractor configurations below, then the record.
@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "extract.hpp"
-#include "field_list.hpp"
+#include "extract/extract.hpp"
+#include "extract/field_list.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes the cut-style field lists and the line splitter (src/field_list.hpp).
+// Fuzzes the cut-style field lists and the line splitter (src/extract/field_list.hpp).
 //
 // Input: three control bytes, then "<spec>\n<line>". Control byte 0 picks the delimiter (a
 // value >= 128 means runs of blanks), byte 1 the last field to split up to (255 = no limit),
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "field_list.hpp"
+#include "extract/field_list.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes the record reader (src/record_reader.hpp) over two inputs read in turn: a memory file
+// Fuzzes the record reader (src/input/record_reader.hpp) over two inputs read in turn: a memory file
 // (memfd, a regular file) and, chosen by the control byte, a second memory file or a pipe
 // (which takes the reader's non-regular path with its input-pause hook).
 //
@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "record_reader.hpp"
+#include "input/record_reader.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes the state-file loader (src/state_store.cpp) with whole files and, behind a valid
+// Fuzzes the state-file loader (src/state/state_store.cpp) with whole files and, behind a valid
 // header and checksum, with raw payloads, so the mutations reach the filters' own loaders
 // instead of dying at the checksum.
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "state_store.hpp"
+#include "state/state_store.hpp"
 #include "tlbf/hash.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzzes every timestamp parser (src/timestamp.hpp) with the input as the timestamp text; when
+// Fuzzes every timestamp parser (src/extract/timestamp.hpp) with the input as the timestamp text; when
 // the input holds a newline, the part before it is also compiled as a strftime-style pattern
 // and the part after it parsed with that pattern. The input's lines are also fed, in order,
 // to stateful TimeParsers (syslog, auto, and that pattern), which exercises the year rollover.
@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "timestamp.hpp"
+#include "extract/timestamp.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "state_store.hpp"
+#include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/hash.hpp"
 

@@ -4,9 +4,9 @@
 #
 #   bash scripts/compare-outputs.sh OLD_BIN NEW_BIN
 #
-# The commands are those of scripts/output-commands.bash (tests/e2e/shared_data.sh's over
+# The commands are those of scripts/output-commands.bash (tests/e2e/data/shared_data.sh's over
 # ../shared/data, and each filter class on generated inputs of EVENTS events, steady and burst
-# profiles, text and NDJSON), which tests/e2e/output_identity.sh also runs. For every command
+# profiles, text and NDJSON), which tests/e2e/data/output_identity.sh also runs. For every command
 # it compares the exit status, stdout and stderr (warnings, usage errors and the --stats=json
 # report, with its two timing fields taken out). Last, the state files the two save for each
 # filter must be the same bytes. Both run with the same fixed hash seed (TLBF_DEDUP_HASH_SEED,

@@ -1,6 +1,6 @@
 # The commands whose output must stay the same bytes unless a change means to change it
 # (sourced, not run). scripts/compare-outputs.sh runs them on two binaries side by side;
-# tests/e2e/output_identity.sh runs them on one and compares digests recorded in testdata/.
+# tests/e2e/data/output_identity.sh runs them on one and compares digests recorded in testdata/.
 # Keeping the list here once is what makes the two check the same thing.
 #
 # The caller sets SHARED_DATA (the real-world files), INPUTS (where the generated inputs are
@@ -42,7 +42,7 @@ make_generated_inputs() {
 }
 
 # output_commands FN: calls `FN NAME ARGS...` for every command, in a fixed order.
-#  1. The real-world files of $SHARED_DATA (when it exists) with tests/e2e/shared_data.sh's own
+#  1. The real-world files of $SHARED_DATA (when it exists) with tests/e2e/data/shared_data.sh's own
 #     commands (its `run NAME ARGS...` lines, where $S is the data folder), with --stats=json;
 #     warnings are compared too, so -q is not added.
 #  2. On each generated input, `-k 3 -t 1 -w 60s` and `-k id -t ts -w 60s` with each of -a tlbf,
@@ -63,9 +63,9 @@ output_commands() {
     while IFS= read -r line; do
       eval "$line"
       n=$((n + 1))
-    done < <(grep -E '^run [a-z0-9_]+ ' "$ROOT/tests/e2e/shared_data.sh")
+    done < <(grep -E '^run [a-z0-9_]+ ' "$ROOT/tests/e2e/data/shared_data.sh")
     unset -f run
-    [ "$n" -gt 0 ] || { echo "output_commands: no run lines found in tests/e2e/shared_data.sh" >&2; return 1; }
+    [ "$n" -gt 0 ] || { echo "output_commands: no run lines found in tests/e2e/data/shared_data.sh" >&2; return 1; }
   fi
   for profile in $PROFILES; do
     text=$(generated_input "$profile" text)

@@ -11,8 +11,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "clock.hpp"
-#include "diagnostics.hpp"
+#include "base/clock.hpp"
+#include "report/diagnostics.hpp"
 
 namespace tlbf_dedup_test {
 

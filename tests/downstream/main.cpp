@@ -1,4 +1,4 @@
-// A program outside the project that uses the installed filter library. tests/e2e/downstream.sh
+// A program outside the project that uses the installed filter library. tests/e2e/package/downstream.sh
 // builds it twice, once through find_package(tlbf CONFIG) (CMakeLists.txt here) and once with
 // the flags of `pkg-config --cflags --libs tlbf`, and runs both: a key is new once, a duplicate
 // inside the window and new again after it; anything else exits 1.

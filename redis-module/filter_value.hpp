@@ -1,0 +1,58 @@
+// The value a TLBF key holds in Redis: the filter, the parameters it was reserved with, and
+// its clock; and the portable, versioned byte form that RDB, AOF rewrite and DEBUG DIGEST
+// use (docs/redis.md has the layout).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "filter_params.hpp"
+#include "tlbf/filter.hpp"
+
+namespace tlbf_redis {
+
+// One TLBF.INFO field: an integer, a real number or a word.
+struct InfoField {
+  std::string name;
+  std::variant<long long, double, std::string> value;
+};
+
+class FilterValue {
+ public:
+  // Throws CommandError when the library refuses the parameters, or when CAPACITY needs
+  // more memory than MAXMEMORY allows (the filter would start out capped).
+  explicit FilterValue(const FilterParams& params);
+
+  // Inserts the item's hash unless present at time_ms; true when it was new. The clock
+  // advances to time_ms only with an insert (a duplicate changes nothing), and never back.
+  bool insert_if_absent(tlbf::KeyHash h, std::int64_t time_ms);
+  bool may_contain(tlbf::KeyHash h, std::int64_t time_ms) const;
+
+  const FilterParams& params() const { return params_; }
+  // The latest time of an insert, in ms; -1 before the first.
+  std::int64_t clock_ms() const { return clock_ms_; }
+
+  // The parameters, then the filter's statistics at its clock under the names of
+  // `tlbf-dedup --stats` (src/report/stats.cpp).
+  std::vector<InfoField> info() const;
+  // What the value holds in memory, for MEMORY USAGE.
+  std::size_t memory_bytes() const;
+
+  std::string encode() const;
+  // Throws tlbf::state_error naming the problem when the bytes are not a value this
+  // module wrote (wrong magic, newer format version, checksum, bad field).
+  static std::unique_ptr<FilterValue> decode(std::string_view bytes);
+
+ private:
+  FilterValue(const FilterParams& params, std::int64_t clock_ms, std::unique_ptr<tlbf::WindowFilter> filter);
+
+  FilterParams params_;
+  std::int64_t clock_ms_ = -1;
+  std::unique_ptr<tlbf::WindowFilter> filter_;
+};
+
+}  // namespace tlbf_redis

@@ -1,0 +1,308 @@
+// The program's front end: options → filter (fresh or from a state file) → pipeline.
+//
+// This is the one place that turns errors into a message and an exit status:
+// 0 success (also when downstream closed the pipe: quietly), 1 runtime error, 2 usage
+// error, 128+N when ended by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143) after flushing
+// the output and saving the state. Nothing below this layer prints errors or exits.
+//
+// With --state the run holds an exclusive lock on FILE.lock from before the state is read
+// until after the last save, so two runs on one state never both load it and each save its
+// own half: the second waits (--lock-timeout) or ends before reading anything.
+//
+// A state file records the keys' hash seed and the key and time options of the run that
+// made it; a later run hashes with that seed and is held to those options (the ones it does
+// not give are read as if given). A fresh filter gets a fresh seed from the OS.
+#include "app/cli.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "app/options.hpp"
+#include "base/atomic_file.hpp"
+#include "base/duration.hpp"
+#include "decide/redis/redis_backend.hpp"
+#include "input/record_reader.hpp"
+#include "output/writer.hpp"
+#include "pipeline/pipeline.hpp"
+#include "report/stats.hpp"
+#include "state/state_store.hpp"
+#include "tlbf/factory.hpp"
+
+namespace tlbf_dedup {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+// SIGHUP/SIGINT/SIGTERM set a flag and interrupt a blocking read(2) (no SA_RESTART), so the
+// loop stops, flushes and saves. SIGHUP is among them because a closing terminal sends it to
+// a `tail -F log | tlbf-dedup --state ...` session, whose window must survive that too.
+// SIGPIPE is ignored so a closed pipe is an EPIPE error.
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  sigaction(SIGHUP, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+// The filter options an existing filter fixes (one from a state file, or kept in Redis); an
+// explicitly given, different value is an error. `source` names the filter, `fix` the way out.
+void check_filter_matches(const Options& o, const tlbf::FilterConfig& saved, const std::string& source,
+                          const std::string& fix) {
+  auto conflict = [&](const char* option, const std::string& saved_value) {
+    throw UsageError(std::string(option) + " differs from " + source + " (which has " + saved_value +
+                     "); drop the option, or " + fix);
+  };
+  const FilterOverrides& given = o.given;
+  if (given.span && saved.span != *given.span)
+    conflict("-w/--window", saved.span ? format_duration(saved.span) : "a count window");
+  if (given.window_count && saved.window_count != *given.window_count)
+    conflict("-n/--window-count", saved.window_count ? std::to_string(saved.window_count) : "a time window");
+  if (given.algorithm && saved.algorithm != *given.algorithm)
+    conflict("-a/--algorithm", std::string(tlbf::algorithm_name(saved.algorithm)));
+  if (given.error_rate && saved.error_rate != *given.error_rate)
+    conflict("-e/--error-rate", fmt::format("{:g}", saved.error_rate));
+  if (given.capacity && saved.capacity != *given.capacity) conflict("-c/--capacity", std::to_string(saved.capacity));
+  if (given.max_memory_bytes && saved.max_memory_bytes != *given.max_memory_bytes)
+    conflict("--max-memory", std::to_string(saved.max_memory_bytes) + " bytes");
+}
+
+std::string describe_values(const RecordedOption& r) {
+  std::string out;
+  for (const std::string& v : r.values) out += " '" + v + "'";
+  return out;
+}
+
+// "--key '3' --time '1'", with what the absence of an option means spelled out.
+std::string describe(const std::vector<RecordedOption>& options) {
+  std::string out;
+  bool key = false, time = false;
+  for (const RecordedOption& r : options) {
+    out += (out.empty() ? "" : " ") + r.name + describe_values(r);
+    key |= r.name == "--key" || r.name == "--key-regex";
+    time |= r.name == "--time";
+  }
+  if (!key) out += std::string(out.empty() ? "" : ", ") + "whole-record keys";
+  if (!time) out += ", times from the wall clock";
+  return out;
+}
+
+// This run's key and time options against the ones the state was made with: a given option
+// the state lacks or has with other values is a usage error; the state's options that this
+// run does not give are returned as arguments ("--key=3"), to be read as if given.
+std::vector<std::string> saved_key_time_args(const Options& o, const std::vector<RecordedOption>& saved,
+                                             const std::string& path) {
+  auto find = [](const std::vector<RecordedOption>& in, const std::string& name) {
+    for (const RecordedOption& r : in)
+      if (r.name == name) return &r;
+    return static_cast<const RecordedOption*>(nullptr);
+  };
+  for (const RecordedOption& given : o.key_time_options) {
+    const RecordedOption* had = find(saved, given.name);
+    if (!had || had->values != given.values)
+      throw UsageError(given.name + describe_values(given) + " differs from the state file " + path + " (made with " +
+                       describe(saved) + "); drop the option, or use --state-reset to start over");
+  }
+  std::vector<std::string> args;
+  for (const RecordedOption& had : saved) {
+    if (find(o.key_time_options, had.name)) continue;
+    if (had.values.empty()) args.push_back(had.name);
+    for (const std::string& v : had.values) args.push_back(had.name + "=" + v);
+  }
+  return args;
+}
+
+// The seed of a fresh filter's key hashes: secret, from the OS, unless the environment fixes
+// it for a test or an experiment (TLBF_DEDUP_HASH_SEED, a decimal or 0x-hex 64-bit number).
+std::uint64_t fresh_hash_seed() {
+  if (const char* fixed = std::getenv("TLBF_DEDUP_HASH_SEED")) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(fixed, &end, 0);
+    if (*fixed == '\0' || *fixed == '-' || *end != '\0' || errno == ERANGE)
+      throw std::runtime_error(std::string("TLBF_DEDUP_HASH_SEED '") + fixed +
+                               "': expected a 64-bit number, e.g. 42 or 0x2a");
+    return v;
+  }
+  std::uint64_t seed = 0;
+  unsigned char* p = reinterpret_cast<unsigned char*>(&seed);
+  std::size_t got = 0;
+  while (got < sizeof seed) {
+    const ssize_t n = ::getrandom(p + got, sizeof seed - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("cannot draw a hash seed from the OS (getrandom): ") + std::strerror(errno));
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return seed;
+}
+
+// The front end's diagnostics: warnings on stderr unless --quiet, the summary as --stats asks.
+class StderrDiagnostics final : public Diagnostics {
+ public:
+  StderrDiagnostics(bool quiet, StatsFormat stats) : quiet_(quiet), stats_(stats) {}
+  void warning(const Warning& w) override {
+    if (!quiet_) std::fprintf(stderr, "tlbf-dedup: warning: %s\n", w.message.c_str());
+  }
+  void summary(const RunStats& s) override {
+    if (stats_ != StatsFormat::none)
+      std::fputs(format_stats(s, stats_).c_str(), stderr);
+    else
+      std::fputs(format_top(s.top).c_str(), stderr);  // --top alone (empty without it)
+  }
+
+ private:
+  bool quiet_;
+  StatsFormat stats_;
+};
+
+// The lock on the state file, or nullopt when a signal ended the wait. A busy lock is a
+// runtime error (exit 1) that names the state file, the lock file and the holder.
+std::optional<ExclusiveLock> lock_state(const Options& o) {
+  const std::string lock_path = o.state_file + ".lock";
+  try {
+    return ExclusiveLock::acquire(lock_path, std::chrono::milliseconds(o.lock_timeout / tlbf::kMillisecond),
+                                  &g_stop_signal);
+  } catch (const LockBusy& e) {
+    const std::string holder =
+        e.holder_pid() > 0 ? "pid " + std::to_string(e.holder_pid()) : "a process whose pid is unknown";
+    throw std::runtime_error("state file '" + o.state_file + "' is in use by another run (" + holder +
+                             " holds the lock '" + lock_path + "')" +
+                             (o.lock_timeout > 0
+                                  ? " and was not released within --lock-timeout " + format_duration(o.lock_timeout)
+                                  : "; --lock-timeout DUR waits for it"));
+  } catch (const FileError& e) {
+    throw std::runtime_error(std::string("state file lock ") + e.what());
+  }
+}
+
+int run(Options o, int argc, const char* const* argv) {
+  // Step 0: the state's lock, held until this function returns (every exit path).
+  std::optional<ExclusiveLock> lock;
+  if (!o.state_file.empty()) {
+    lock = lock_state(o);
+    if (!lock) return 128 + g_stop_signal;
+  }
+
+  SystemClock system_clock;
+  StderrDiagnostics diagnostics(o.quiet, o.stats);
+
+  // Step 1: the filter: in Redis with --redis (reserved there unless it exists; the fresh
+  // seed only hashes for a local fallback filter); else from the state file when there is
+  // one (with its hash seed, and its key and time options where this run gives none), else
+  // fresh with a fresh seed.
+  tlbf::FilterConfig config = o.filter;
+  std::unique_ptr<tlbf::WindowFilter> filter;
+  std::unique_ptr<RedisBackend> remote;
+  tlbf::Time clock = 0;
+  if (o.redis) {
+    o.pipeline.hash_seed = fresh_hash_seed();
+    remote = std::make_unique<RedisBackend>(*o.redis, o.filter, o.pipeline.hash_seed, system_clock, diagnostics);
+    config = remote->filter_config();
+    check_filter_matches(o, config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text,
+                         "name another --redis-key");
+  } else if (!o.state_file.empty() && !o.state_reset) {
+    if (auto saved = load_state_file(o.state_file)) {
+      check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
+      if (saved->run.key_time_options) {
+        const std::vector<std::string> args = saved_key_time_args(o, *saved->run.key_time_options, o.state_file);
+        if (!args.empty()) o = *parse_options(argc, argv, args);
+      }
+      config = saved->config;
+      filter = std::move(saved->filter);
+      clock = saved->clock;
+      o.pipeline.hash_seed = saved->run.hash_seed;
+    }
+  }
+  if (!filter && !remote) {
+    try {
+      filter = tlbf::make_filter(config);
+    } catch (const tlbf::invalid_parameter& e) {
+      throw option_error(e);
+    }
+    o.pipeline.hash_seed = fresh_hash_seed();
+  }
+
+  // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks).
+  StateHooks hooks;
+  if (!o.state_file.empty() && o.pipeline.explain == 0) {
+    const RunRecord record{o.pipeline.hash_seed, o.key_time_options};
+    hooks.save = [path = o.state_file, config, record](const tlbf::WindowFilter& f, tlbf::Time c) {
+      save_state_file(path, f, config, c, record);
+    };
+    hooks.every = o.checkpoint;
+  }
+
+  // Step 3: the record loop.
+  RecordReader reader(o.files, o.reader);
+  Writer writer(STDOUT_FILENO);
+  PipelineConfig pipeline_config = o.pipeline;
+  pipeline_config.clock.window = config.span;  // the state file's (or Redis's) window when there is one
+  std::optional<Pipeline> pipeline;
+  if (remote)
+    pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
+  else
+    pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
+  try {
+    pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+  } catch (const OutputStopped& e) {
+    std::string where;
+    if (remote)
+      where = "; their keys are in the Redis filter already, so a rerun inside the window takes them for duplicates";
+    else if (!o.state_file.empty())
+      where = "; the state was not saved, so a run resumed from " + o.state_file + " writes them again";
+    std::fprintf(stderr,
+                 "tlbf-dedup: stopped by signal %d while the output took nothing for %d ms: at least %llu bytes of "
+                 "kept records were not written%s\n",
+                 static_cast<int>(g_stop_signal), Writer::kStopGraceMs, static_cast<unsigned long long>(e.unwritten),
+                 where.c_str());
+    return 128 + g_stop_signal;
+  }
+
+  // Step 4: the exit status.
+  if (g_stop_signal) return 128 + g_stop_signal;
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  try {
+    auto options = parse_options(argc, argv);
+    if (!options) return 0;
+    install_signal_handlers();
+    return run(std::move(*options), argc, argv);
+  } catch (const BrokenPipe&) {
+    return 0;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "tlbf-dedup: %s\nTry 'tlbf-dedup --help' for more information.\n", e.what());
+    return 2;
+  } catch (const SpecError& e) {
+    std::fprintf(stderr, "tlbf-dedup: %s\nTry 'tlbf-dedup --help' for more information.\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tlbf-dedup: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,126 @@
+// Durations and byte sizes from their command-line spelling.
+//
+// Invariant: a value is accepted only when the whole text is consumed and the result fits
+// in the target type; anything else is nullopt, never a silently truncated number. The
+// number part is parsed as decimal digits with an optional fraction by hand (no locale,
+// no floating-point rounding for whole numbers).
+#include "base/duration.hpp"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace tlbf_dedup {
+namespace {
+
+struct Decimal {
+  std::uint64_t whole = 0;
+  double fraction = 0;  // in [0, 1)
+  std::size_t length = 0;
+};
+
+// Parses "123" or "1.25" at the start of `s`; nullopt when there is no digit at all or
+// the whole part overflows.
+std::optional<Decimal> leading_decimal(std::string_view s) {
+  Decimal d;
+  std::size_t i = 0;
+  bool any = false;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (d.whole > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) return std::nullopt;
+    d.whole = d.whole * 10 + static_cast<std::uint64_t>(s[i] - '0');
+    any = true;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    double scale = 0.1;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+      d.fraction += scale * (s[i] - '0');
+      scale /= 10;
+      any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  d.length = i;
+  return d;
+}
+
+std::optional<std::uint64_t> scale(const Decimal& d, std::uint64_t unit) {
+  if (unit != 0 && d.whole > std::numeric_limits<std::uint64_t>::max() / unit) return std::nullopt;
+  double frac = std::floor(d.fraction * static_cast<double>(unit) + 0.5);
+  std::uint64_t v = d.whole * unit;
+  if (static_cast<double>(std::numeric_limits<std::uint64_t>::max() - v) < frac) return std::nullopt;
+  return v + static_cast<std::uint64_t>(frac);
+}
+
+// Nanoseconds per unit; nullopt for an unknown unit. A bare number means seconds.
+std::optional<std::uint64_t> nanoseconds_per(std::string_view unit) {
+  if (unit.empty() || unit == "s") return 1000000000ULL;
+  if (unit == "ns") return 1;
+  if (unit == "us") return 1000ULL;
+  if (unit == "ms") return 1000000ULL;
+  if (unit == "m") return 60ULL * 1000000000ULL;
+  if (unit == "h") return 3600ULL * 1000000000ULL;
+  if (unit == "d") return 86400ULL * 1000000000ULL;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<tlbf::Duration> parse_duration(std::string_view text) {
+  auto d = leading_decimal(text);
+  if (!d) return std::nullopt;
+  auto ns = nanoseconds_per(text.substr(d->length));
+  if (!ns) return std::nullopt;
+  auto v = scale(*d, *ns);
+  if (!v || *v > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())) return std::nullopt;
+  return static_cast<tlbf::Duration>(*v);
+}
+
+bool is_duration_too_long(std::string_view text) {
+  if (auto d = parse_duration(text)) return *d > kLongestOptionDuration;
+  // Well formed: digits (the whole part may itself overflow), an optional fraction, a unit.
+  std::size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  if (i == 0) return false;
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9';) ++i;
+  return nanoseconds_per(text.substr(i)).has_value();
+}
+
+std::string longest_duration() { return format_duration(kLongestOptionDuration); }
+
+std::string format_duration(tlbf::Duration d) {
+  static constexpr std::pair<tlbf::Duration, const char*> kUnits[] = {
+      {86400 * tlbf::kSecond, "d"}, {3600 * tlbf::kSecond, "h"}, {60 * tlbf::kSecond, "m"},
+      {tlbf::kSecond, "s"},         {tlbf::kMillisecond, "ms"},  {tlbf::kMicrosecond, "us"}};
+  if (d == 0) return "0s";
+  for (const auto& [unit, name] : kUnits)
+    if (d % unit == 0) return std::to_string(d / unit) + name;
+  return std::to_string(d) + "ns";
+}
+
+std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
+  auto d = leading_decimal(text);
+  if (!d) return std::nullopt;
+  std::string_view unit = text.substr(d->length);
+  if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "iB")
+    unit.remove_suffix(2);
+  else if (unit.size() >= 2 && (unit.back() == 'B' || unit.back() == 'b'))
+    unit.remove_suffix(1);
+  std::uint64_t mult;
+  if (unit.empty() || unit == "B" || unit == "b")
+    mult = 1;
+  else if (unit == "K" || unit == "k")
+    mult = 1ULL << 10;
+  else if (unit == "M" || unit == "m")
+    mult = 1ULL << 20;
+  else if (unit == "G" || unit == "g")
+    mult = 1ULL << 30;
+  else if (unit == "T" || unit == "t")
+    mult = 1ULL << 40;
+  else
+    return std::nullopt;
+  return scale(*d, mult);
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,74 @@
+// The --redis backend: decisions by a filter kept in Redis (the tlbf_redis.so module,
+// docs/redis.md), shared by every producer that names the same server and key. On one node
+// the filter is the key NAME; on a Redis Cluster it is S shard filters NAME{0} .. NAME{S-1}
+// spread over the masters, each key going to the shard the module's rule names.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/clock.hpp"
+#include "decide/decider.hpp"
+#include "report/diagnostics.hpp"
+#include "tlbf/config.hpp"
+
+namespace tlbf_dedup {
+
+// redis://host[:port][/db] (one node) or redis+cluster://host[:port] (any node of a cluster).
+struct RedisUrl {
+  bool cluster = false;
+  std::string host;
+  int port = 6379;
+  int db = 0;
+  std::string text;  // as given, for messages
+};
+
+// The URL, or nullopt with *problem saying what is wrong with it.
+std::optional<RedisUrl> parse_redis_url(std::string_view text, std::string* problem);
+
+// What happens when the server goes away in the middle of a run.
+enum class RedisFallback { stop, local };
+
+struct RedisConfig {
+  RedisUrl url;
+  std::string key;
+  RedisFallback fallback = RedisFallback::stop;
+  // Cluster: shard filters to reserve when the filter does not exist yet; 0: four per master.
+  std::uint32_t shards = 0;
+};
+
+class RedisBackend final : public DeferredDecider {
+ public:
+  static constexpr std::size_t kBatchItems = 1000;        // a batch is sent when this full,
+  static constexpr std::int64_t kBatchAgeNs = 2'000'000;  // or when its first key is this old
+  static constexpr std::size_t kBatchesInFlight = 16;     // sent batches whose answers are awaited
+
+  // Connects, reads the slot map (cluster), and reserves the filter with `filter`'s window,
+  // error rate, capacity, algorithm and memory bound unless it exists; an existing filter
+  // keeps its own parameters (filter_config() tells them). Throws RedisUnreachable when the
+  // server cannot be reached, std::runtime_error when the module is not loaded or the key
+  // holds something else. `hash_seed` is for the local filter of --redis-fallback local.
+  RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, std::uint64_t hash_seed, Clock& clock,
+               Diagnostics& diagnostics);
+  ~RedisBackend() override;
+
+  // The parameters of the shared filter as Redis holds them (whole-filter capacity and
+  // memory bound on a cluster).
+  const tlbf::FilterConfig& filter_config() const;
+  std::uint32_t shards() const;
+
+  void submit(std::string_view key, tlbf::Time now) override;
+  void flush() override;
+  bool has_answer() const override;
+  bool take_answer() override;
+  tlbf::FilterStats stats(tlbf::Time now) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,292 @@
+// Key and time extraction for lines (JSON records: extract_json.cpp).
+//
+// Invariants:
+//  - The key is a pure function of the record's bytes and the options: the same record
+//    always yields the same key, and keys of different parts never collide by
+//    concatenation (composite keys are length-prefixed per part; inside one part, fields
+//    are joined with the delimiter, which a field cannot contain).
+//  - Lines are split once, left to right, and only up to the last field any option needs.
+//  - --mask rewrites each key part (a field group, the regex match, the whole line) before
+//    parts are joined and before -i folds them; without --mask a key is exactly the bytes
+//    it was before masks existed, and extraction takes one extra, always-false branch.
+#include "extract/extract.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <regex.h>
+
+#include "base/json_text.hpp"
+#include "extract/field_list.hpp"
+
+namespace tlbf_dedup {
+
+void ascii_fold(std::string_view in, std::string& out) {
+  out.resize(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    out[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  }
+}
+
+void append_key_part(std::string& out, std::string_view part, bool fold) {
+  std::uint32_t n = static_cast<std::uint32_t>(part.size());
+  char len[4] = {static_cast<char>(n), static_cast<char>(n >> 8), static_cast<char>(n >> 16),
+                 static_cast<char>(n >> 24)};
+  out.append(len, 4);
+  const std::size_t at = out.size();
+  out.append(part.data(), part.size());
+  if (fold)
+    for (std::size_t i = at; i < out.size(); ++i)
+      if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
+}
+
+namespace {
+
+// What a user may have meant by a -k part that a JSON record lacks, when the part reads like
+// the syntax of lines: a field list (-k 3, -k 1,4) or fields joined with commas
+// (-k id.orig_h,query). Empty when the part looks like a plain path.
+std::string json_key_hint(const std::string& k) {
+  if (!k.empty() && k.find_first_not_of("0123456789,-") == std::string::npos)
+    return "; the input is JSON, where -k " + k + " is a member named \"" + k + "\" (field numbers are for lines)";
+  if (k.find(',') == std::string::npos) return "";
+  std::string repeated;
+  for (std::size_t at = 0; at <= k.size();) {
+    const std::size_t comma = std::min(k.find(',', at), k.size());
+    if (!repeated.empty()) repeated += ' ';
+    repeated += "-k " + k.substr(at, comma - at);
+    at = comma + 1;
+  }
+  return "; in a JSON path a comma is part of the member name: for a composite key repeat -k (" + repeated + ")";
+}
+
+}  // namespace
+
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json) {
+  if (!cfg.key_regex.empty()) return "the key regex does not match";
+  if (x.absent_part == 0 || x.absent_part > cfg.keys.size()) {
+    if (cfg.keys.size() > 1) return "every key part is absent (--missing null needs at least one)";
+    return "the key is missing";
+  }
+  const std::string& k = cfg.keys[x.absent_part - 1];
+  const std::string hint = json ? json_key_hint(k) : "";
+  if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent" + hint;
+  return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent" + hint;
+}
+
+std::string describe_key_parts(std::string_view key, bool composite) {
+  std::string out = "[";
+  auto add = [&](std::string_view part) {
+    if (out.size() > 1) out += ',';
+    out += '"' + json_escape(part) + '"';
+  };
+  if (!composite) add(key);
+  while (composite && key.size() >= 4) {
+    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
+    const std::size_t n = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
+    add(key.substr(4, n));
+    key.remove_prefix(std::min(key.size(), 4 + n));
+  }
+  return out + "]";
+}
+
+namespace {
+
+// One selected group of fields, collected while splitting: a single field stays a view into
+// the record, several are joined into `joined`.
+struct FieldCollector {
+  FieldList list;
+  std::string_view first;
+  std::string joined;
+  std::uint32_t count = 0;
+
+  void reset() { count = 0; }
+  void add(std::string_view field, char sep) {
+    if (count == 0) {
+      first = field;
+    } else {
+      if (count == 1) joined.assign(first.data(), first.size());
+      joined += sep;
+      joined.append(field.data(), field.size());
+    }
+    ++count;
+  }
+  std::string_view value() const { return count <= 1 ? first : std::string_view(joined); }
+};
+
+class RegexKey {
+ public:
+  RegexKey(const std::string& re, bool icase) {
+    int err = ::regcomp(&re_, re.c_str(), REG_EXTENDED | (icase ? REG_ICASE : 0));
+    if (err != 0) {
+      char msg[256];
+      ::regerror(err, &re_, msg, sizeof msg);
+      throw SpecError("--key-regex '" + re + "': " + msg);
+    }
+    groups_ = re_.re_nsub;
+  }
+  ~RegexKey() { ::regfree(&re_); }
+  RegexKey(const RegexKey&) = delete;
+  RegexKey& operator=(const RegexKey&) = delete;
+
+  std::optional<std::string_view> match(std::string_view line) const {
+    regmatch_t m[2];
+    m[0].rm_so = 0;
+    m[0].rm_eo = static_cast<regoff_t>(line.size());
+    // REG_STARTEND: the record is not NUL-terminated and may contain NUL bytes.
+    if (::regexec(&re_, line.data(), 2, m, REG_STARTEND) != 0) return std::nullopt;
+    const regmatch_t& g = (groups_ >= 1 && m[1].rm_so >= 0) ? m[1] : m[0];
+    return line.substr(static_cast<std::size_t>(g.rm_so), static_cast<std::size_t>(g.rm_eo - g.rm_so));
+  }
+
+ private:
+  regex_t re_{};
+  std::size_t groups_ = 0;
+};
+
+class LineExtractor final : public Extractor {
+ public:
+  LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
+      : splitter_(cfg.delimiter),
+        sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
+        ignore_case_(cfg.ignore_case),
+        mask_(cfg.mask),
+        time_parser_(std::move(time_parser)) {
+    if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
+    if (!cfg.key_regex.empty()) {
+      if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
+      regex_ = std::make_unique<RegexKey>(cfg.key_regex, cfg.ignore_case);
+    }
+    for (const std::string& k : cfg.keys) {
+      auto list = FieldList::parse(k);
+      if (!list)
+        throw SpecError("-k/--key '" + k + "': not a field list such as 3, 1,4, 2-5 or 6- (fields count from 1)");
+      parts_.push_back(FieldCollector{*list, {}, {}, 0});
+      last_field_ = std::max(last_field_, list->last_field());
+    }
+    if (!cfg.time.empty()) {
+      auto list = FieldList::parse(cfg.time);
+      if (!list) throw SpecError("-t/--time '" + cfg.time + "': not a field list such as 1 or 4,5");
+      time_ = FieldCollector{*list, {}, {}, 0};
+      wants_time_ = true;
+      last_field_ = std::max(last_field_, list->last_field());
+    }
+    // The common shape: one key field and at most one time field, each a single number.
+    auto single = [](const FieldList& l) {
+      return l.ranges().size() == 1 && l.ranges()[0].first == l.ranges()[0].last;
+    };
+    if (parts_.size() == 1 && single(parts_[0].list) && (!wants_time_ || single(time_.list))) {
+      key_field_ = parts_[0].list.ranges()[0].first;
+      time_field_ = wants_time_ ? time_.list.ranges()[0].first : 0;
+    }
+  }
+
+  Extracted extract(const Record& record) override {
+    if (key_field_ != 0) return extract_single_fields(record);
+    Extracted out;
+    std::string_view line = record.text();
+    std::uint32_t fields = 0;
+    if (last_field_ > 0) {
+      for (auto& p : parts_) p.reset();
+      time_.reset();
+      fields = splitter_.split(line, last_field_, [&](std::uint32_t n, std::string_view f) {
+        for (auto& p : parts_)
+          if (p.list.contains(n)) p.add(f, sep_);
+        if (wants_time_ && time_.list.contains(n)) time_.add(f, ' ');
+        return true;
+      });
+    }
+    if (wants_time_ && fields >= time_.list.required_fields()) out.time = time_parser_.parse_in_place(time_.value());
+
+    std::string_view key;
+    bool joined = false;  // a composite key, folded part by part as it was joined
+    if (regex_) {
+      auto m = regex_->match(line);
+      if (!m) {
+        out.status = ExtractStatus::missing_key;
+        return out;
+      }
+      key = *m;
+    } else if (parts_.empty()) {
+      key = line;
+    } else {
+      for (std::uint32_t i = 0; i < parts_.size(); ++i) {
+        if (fields < parts_[i].list.required_fields()) {
+          out.status = ExtractStatus::missing_key;
+          out.absent_part = i + 1;
+          return out;
+        }
+      }
+      if (parts_.size() == 1) {
+        key = parts_[0].value();
+      } else {
+        composite_.clear();
+        for (auto& p : parts_) append_key_part(composite_, masked(p.value()), ignore_case_);
+        key = composite_;
+        joined = true;
+      }
+    }
+    if (!joined) key = masked(key);
+    if (ignore_case_ && !joined) {
+      ascii_fold(key, folded_);
+      key = folded_;
+    }
+    out.key = key;
+    return out;
+  }
+
+ private:
+  // extract() for one key field and at most one time field: the same result as the
+  // general path (a single-field group is that field's text), without the collectors,
+  // whose per-field bookkeeping was a third of the extraction's instructions.
+  Extracted extract_single_fields(const Record& record) {
+    Extracted out;
+    std::string_view key, time;
+    const std::uint32_t key_field = key_field_, time_field = time_field_;
+    const std::uint32_t fields = splitter_.split(record.text(), last_field_, [&](std::uint32_t n, std::string_view f) {
+      if (n == key_field) key = f;
+      if (n == time_field) time = f;
+      return true;
+    });
+    if (wants_time_ && fields >= time_field) out.time = time_parser_.parse_in_place(time);
+    if (fields < key_field) {
+      out.status = ExtractStatus::missing_key;
+      out.absent_part = 1;
+      return out;
+    }
+    key = masked(key);
+    if (ignore_case_) {
+      ascii_fold(key, folded_);
+      key = folded_;
+    }
+    out.key = key;
+    return out;
+  }
+
+  // A key part with --mask applied (in `masked_`, valid until the next call), or the part
+  // itself without --mask: a run without masks takes the branch and nothing else.
+  std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
+
+  FieldSplitter splitter_;
+  char sep_;
+  bool ignore_case_;
+  KeyMask mask_;
+  TimeParser time_parser_;
+  std::vector<FieldCollector> parts_;
+  FieldCollector time_{*FieldList::parse("1"), {}, {}, 0};
+  std::uint32_t last_field_ = 0;
+  std::uint32_t key_field_ = 0;   // the single key field, or 0 when the general path is needed
+  std::uint32_t time_field_ = 0;  // the single time field (0: no time)
+  std::unique_ptr<RegexKey> regex_;
+  std::string composite_;
+  std::string folded_;
+  std::string masked_;
+};
+
+}  // namespace
+
+std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser) {
+  return std::make_unique<LineExtractor>(cfg, std::move(time_parser));
+}
+
+}  // namespace tlbf_dedup

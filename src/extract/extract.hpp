@@ -1,0 +1,128 @@
+// Extraction of a record's key and time: from lines (field lists, a delimiter, a regular
+// expression) or from JSON objects (dotted paths or JSON pointers, read with simdjson
+// On-Demand).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "extract/key_mask.hpp"
+#include "extract/timestamp.hpp"
+#include "input/record_reader.hpp"
+#include "tlbf/types.hpp"
+
+namespace tlbf_dedup {
+
+enum class ExtractStatus : std::uint8_t {
+  ok,
+  malformed,    // JSON mode: not a JSON object, or broken JSON where the paths are read
+  missing_key,  // a key field/path is absent, or the key regex does not match
+};
+
+struct Extracted {
+  ExtractStatus status = ExtractStatus::ok;
+  // missing_key from -k: the 1-based -k that was absent (0: every part, or --key-regex).
+  std::uint32_t absent_part = 0;
+  // The key's bytes (valid until the next extract()). A composite key (several -k) is the
+  // parts each prefixed by its 4-byte length, so ("ab","c") and ("a","bc") differ.
+  std::string_view key;
+  // The record's time, with the text it was read from: not `parsed` when the extractor
+  // wants a time and the field is absent (not `present`) or unreadable ("untimed").
+  TimeReading time;
+};
+
+// What an absent -k part of a JSON record means (--missing).
+enum class MissingMember : std::uint8_t {
+  error,  // the record has no key (--on-error decides)
+  null,   // the part is JSON null; a record where every part is absent still has no key
+};
+
+struct ExtractConfig {
+  std::vector<std::string> keys;                 // -k, in order; empty = the whole record
+  int delimiter = -1;                            // -d; -1 = runs of blanks
+  std::string key_regex;                         // --key-regex
+  bool ignore_case = false;                      // -i
+  std::string time;                              // -t; empty = no record time
+  MissingMember missing = MissingMember::error;  // --missing
+  // --mask: applied to each key part before parts are joined or case-folded; for JSON to
+  // string values only (key_mask.hpp).
+  KeyMask mask;
+};
+
+// A key as a person reads it (--explain, --top): its parts (a composite key's
+// length-prefixed parts, see append_key_part) as a JSON array of strings, so that blanks and
+// binary bytes stay visible. A key cut short shows the parts that are there.
+std::string describe_key_parts(std::string_view key, bool composite);
+
+// Why a record has no key, for warnings: names the -k part that was absent. For a JSON
+// record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint.
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false);
+
+// A key or time specification that cannot work (bad field list, bad regex). The message
+// names the option and the value; the program reports it as a usage error.
+class SpecError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+class Extractor {
+ public:
+  virtual ~Extractor() = default;
+  // `record.data + record.size` must be followed by RecordReader::kTailPadding readable bytes.
+  virtual Extracted extract(const Record& record) = 0;
+  // -t was given: a record's time comes from the record, not the wall clock.
+  bool wants_time() const { return wants_time_; }
+
+ protected:
+  bool wants_time_ = false;
+};
+
+std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser);
+std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser);
+// The same without the fast path for flat records (extract_json.cpp): every record read
+// through simdjson's On-Demand lookups, for tests that check both paths decide alike.
+std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractConfig& cfg, TimeParser time_parser);
+
+// Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
+void ascii_fold(std::string_view in, std::string& out);
+
+// How a JSON value becomes key bytes, so that two values are one key exactly when they are
+// equal as JSON data (extract_json.cpp, docs/usage.md "JSON keys"):
+//  - a string is its unescaped UTF-8 content, untagged (the common case costs nothing and
+//    keeps the keys of earlier versions); every other value starts with a tag byte from
+//    0xF8-0xFF, which UTF-8 never contains, so no string can equal another type's bytes;
+//  - a number is kNumber + its canonical decimal (append_canonical_number);
+//  - null, false, true are their tag alone;
+//  - an array is kArray, its elements in order, kEnd; an object is kObject, its members
+//    sorted by name (first occurrence of a name wins, as for paths), each as its name in the
+//    nested string form followed by its value, then kEnd. Inside arrays and objects strings
+//    are kString + 4-byte length + content, numbers kNumber + 4-byte length + canonical.
+namespace json_key {
+inline constexpr char kNull = '\xF8';
+inline constexpr char kFalse = '\xF9';
+inline constexpr char kTrue = '\xFA';
+inline constexpr char kNumber = '\xFB';
+inline constexpr char kArray = '\xFC';
+inline constexpr char kObject = '\xFD';
+inline constexpr char kEnd = '\xFE';
+inline constexpr char kString = '\xFF';  // nested strings only
+}  // namespace json_key
+
+// Appends the canonical decimal of the JSON number `text` to `out`: the same text exactly
+// when the values are equal (1, 1.0, 10e-1 and 0.1e1 are "1"; -0 is "0"; 1.5e-3 is "15e-4";
+// integers of up to 40 digits are plain, others "<digits>e<exponent>"). An exponent beyond
+// +-10^15 keeps the number as written, after an 'x'. Returns false, appending nothing, when
+// `text` is not a JSON number.
+bool append_canonical_number(std::string& out, std::string_view text);
+
+// Appends the 4-byte little-endian length of `part` and the part to `out`, the part with ASCII
+// letters lower-cased when `fold` (folding after joining would also fold length bytes that
+// happen to be letters, e.g. a 84-byte part's 'T').
+void append_key_part(std::string& out, std::string_view part, bool fold);
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,448 @@
+// The record reader: bytes from a source (read(2), or a decompressor on its own thread) into
+// one buffer, records handed out as spans.
+//
+// Invariants:
+//  - buf_[begin_, end_) holds bytes read but not yet handed out; a handed-out record stays
+//    valid until the next call to next(), because bytes move only inside fill(), which
+//    next() calls only after the previous record has been consumed. Its bytes stay unchanged
+//    longer, until the buffer-reuse hook is called: only sliding, growing or starting the
+//    next input overwrites handed-out bytes, and each calls the hook first.
+//  - Every record is followed by at least kTailPadding readable bytes of the allocation
+//    (the buffer is allocated cap_ + kTailPadding), so JSON can be parsed in place.
+//  - No copying per record: bytes are moved only when a partial record must be slid to the
+//    front of the buffer before a refill, and the buffer doubles when one record fills it,
+//    so a record of n bytes costs O(n) amortised however long it is; no record grows past
+//    max_record (an InputError naming the file and the record).
+//  - A record ends at the terminator; for newline records a CR right before the LF is part
+//    of the terminator (term_len 2), so keys and times never see it but output keeps it.
+//    The last record of each input ends with the input: without a terminator it gets the
+//    input's own (written into the buffer after it, where the padding leaves room), except
+//    the last input's, which keeps term_len 0 so that output stays byte-exact.
+//  - Compression is decided by each input's first bytes (byte_source.hpp), read through the
+//    same waiting as any bytes; once a decompressing source takes over, the reader frames its
+//    output exactly as a plain input's. A damaged stream ends its input like an end of file
+//    (its last, partial record is handed out without terminator); the next call throws.
+//  - --multiline: a record is a start line and the lines after it that do not match, kept
+//    as one span. It ends when the next start line arrives, at the end of its input, or when
+//    the input (one that can pause) has paused for multiline_timeout_ms; lines that arrive
+//    after that are handed out as `continues`, so no byte is lost or moved.
+#include "input/record_reader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input/byte_source.hpp"
+
+namespace tlbf_dedup {
+namespace {
+
+// \d and \D outside bracket expressions become [0-9] and [^0-9]; everything else is kept.
+std::string with_digit_classes(const std::string& re) {
+  std::string out;
+  bool bracket = false;
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    const char c = re[i];
+    if (bracket) {
+      out += c;
+      if (c == ']' && out.size() >= 2 && out[out.size() - 2] != '[' && out.compare(out.size() - 3, 2, "[^") != 0)
+        bracket = false;
+    } else if (c == '[') {
+      out += c;
+      bracket = true;
+    } else if (c == '\\' && i + 1 < re.size()) {
+      const char n = re[++i];
+      if (n == 'd')
+        out += "[0-9]";
+      else if (n == 'D')
+        out += "[^0-9]";
+      else
+        (out += c) += n;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string format_size(std::size_t n) {
+  if (n % (std::size_t{1} << 30) == 0) return std::to_string(n >> 30) + "G";
+  if (n % (std::size_t{1} << 20) == 0) return std::to_string(n >> 20) + "M";
+  if (n % 1024 == 0) return std::to_string(n >> 10) + "K";
+  return std::to_string(n) + " bytes";
+}
+
+}  // namespace
+
+LineStartPattern::LineStartPattern(const std::string& re) {
+  const int err = ::regcomp(&re_, with_digit_classes(re).c_str(), REG_EXTENDED | REG_NOSUB);
+  if (err != 0) {
+    char msg[256];
+    ::regerror(err, &re_, msg, sizeof msg);
+    throw std::invalid_argument(msg);
+  }
+}
+
+LineStartPattern::~LineStartPattern() { ::regfree(&re_); }
+
+bool LineStartPattern::starts_record(std::string_view line) const {
+  regmatch_t m[1];
+  m[0].rm_so = 0;
+  m[0].rm_eo = static_cast<regoff_t>(line.size());
+  // REG_STARTEND: the line is not NUL-terminated and may contain NUL bytes.
+  return ::regexec(&re_, line.data(), 1, m, REG_STARTEND) == 0;
+}
+
+RecordReader::RecordReader(std::vector<std::string> paths, char terminator, std::size_t buffer_size)
+    : RecordReader(std::move(paths), [&] {
+        ReaderConfig c;
+        c.terminator = terminator;
+        c.buffer_size = buffer_size;
+        return c;
+      }()) {}
+
+RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
+    : paths_(std::move(paths)),
+      config_(std::move(config)),
+      term_(config_.terminator),
+      cap_(config_.buffer_size < 4096 ? 4096 : config_.buffer_size) {
+  if (paths_.empty()) paths_.push_back("-");
+  if (!config_.multiline.empty()) line_start_ = std::make_unique<LineStartPattern>(config_.multiline);
+  for (const std::string& p : paths_) {
+    struct stat st {};
+    if (p == "-" || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    // A compressed file's decompressed size is unknown: then no total at all, rather than
+    // a percentage that runs past 100.
+    char magic[4];
+    int fd = config_.decompress ? ::open(p.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+    const ssize_t n = fd >= 0 ? ::pread(fd, magic, sizeof magic, 0) : 0;
+    if (fd >= 0) ::close(fd);
+    if (n > 0 && detect_compression({magic, static_cast<std::size_t>(n)}, true) != Compression::none) {
+      total_size_ = 0;
+      break;
+    }
+    total_size_ += static_cast<std::uint64_t>(st.st_size);
+  }
+  buf_.reset(new char[cap_ + kTailPadding]);
+  std::memset(buf_.get() + cap_, 0, kTailPadding);
+}
+
+bool RecordReader::inputs_are_regular_files() const {
+  return std::all_of(paths_.begin(), paths_.end(), [](const std::string& p) {
+    struct stat st {};
+    return p != "-" && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  });
+}
+
+RecordReader::~RecordReader() { close_current(); }
+
+void RecordReader::close_current() {
+  source_.reset();            // first: a decompressing source's thread reads fd_ until it is joined
+  if (fd_ > 0) ::close(fd_);  // stdin (0) stays open for whoever else reads it
+  fd_ = -1;
+}
+
+bool RecordReader::open_next() {
+  close_current();
+  if (next_path_ == paths_.size()) return false;
+  const std::string& p = paths_[next_path_++];
+  if (p == "-") {
+    fd_ = 0;
+    name_ = "(stdin)";
+  } else {
+    fd_ = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    name_ = p;
+    if (fd_ < 0) throw InputError(p + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  modified_ns_.reset();
+  if (regular) modified_ns_ = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (S_ISDIR(st.st_mode)) throw InputError(p + ": is a directory");
+  source_ = make_plain_source(fd_, regular);
+  detecting_ = config_.decompress;
+  regular_ = regular;
+  eof_ = false;
+  record_in_input_ = 0;
+  input_uses_crlf_ = false;
+  next_is_start_ = false;
+  return true;
+}
+
+void RecordReader::stop_reading() {
+  eof_ = true;
+  next_path_ = paths_.size();
+}
+
+bool RecordReader::wait_for_input(int hold_ms) {
+  const int fd = source_->ready_fd();
+  const bool hold = hold_ms >= 0 && source_->may_pause();
+  if (fd < 0 || (!pause_hook_ && !hold)) return true;
+  // Input not ready: let the hook run (flush, checkpoint), then wait as it says, but not past
+  // the moment a held record must go out.
+  int timeout = 0;
+  std::int64_t deadline = -1;
+  while (true) {
+    pollfd pfd{fd, POLLIN, 0};
+    const int r = ::poll(&pfd, 1, timeout);
+    if (r < 0 && errno == EINTR && stop_ && *stop_) {
+      stop_reading();
+      return false;
+    }
+    if (r != 0) return true;
+    if (hold) {
+      const std::int64_t now = steady_ms();
+      if (deadline < 0) deadline = now + hold_ms;
+      if (now >= deadline) {
+        held_out_ = true;
+        return false;
+      }
+    }
+    timeout = pause_hook_ ? pause_hook_() : -1;
+    if (!hold && timeout < 0) return true;
+    if (hold) {
+      const int left = static_cast<int>(deadline - steady_ms());
+      timeout = timeout < 0 ? std::max(left, 0) : std::min(timeout, std::max(left, 0));
+    }
+  }
+}
+
+void RecordReader::detect_compression_of_input() {
+  const Compression c = detect_compression({buf_.get() + begin_, end_ - begin_}, eof_);
+  if (c == Compression::undecided) return;
+  detecting_ = false;
+  if (c == Compression::none) return;
+  // The bytes read so far are the stream's first; the decompressor starts from them.
+  std::string prefix(buf_.get() + begin_, end_ - begin_);
+  bytes_read_ -= prefix.size();
+  end_ = scan_ = begin_;
+  eof_ = false;
+  source_ = make_decompressing_source(fd_, regular_, std::move(prefix), c);
+  total_size_ = 0;
+}
+
+bool RecordReader::fill(int hold_ms) {
+  // Make room: slide the partial record to the front, or grow when it fills the buffer.
+  const bool slide = begin_ > 0 && (end_ == cap_ || begin_ >= cap_ / 2 || begin_ == end_);
+  if ((slide || end_ == cap_) && reuse_hook_) reuse_hook_();  // records handed out are overwritten
+  if (slide) {
+    std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    scan_ = scan_ > begin_ ? scan_ - begin_ : 0;
+    begin_ = 0;
+  }
+  if (end_ == cap_) {
+    std::size_t new_cap = cap_ * 2;
+    std::unique_ptr<char[]> bigger(new char[new_cap + kTailPadding]);
+    std::memcpy(bigger.get(), buf_.get() + begin_, end_ - begin_);
+    std::memset(bigger.get() + new_cap, 0, kTailPadding);
+    end_ -= begin_;
+    scan_ = scan_ > begin_ ? scan_ - begin_ : 0;
+    begin_ = 0;
+    buf_ = std::move(bigger);
+    cap_ = new_cap;
+  }
+  while (true) {
+    if (!wait_for_input(hold_ms)) return false;
+    ssize_t n = source_->read(buf_.get() + end_, cap_ - end_);
+    if (n > 0) {
+      end_ += static_cast<std::size_t>(n);
+      bytes_read_ += static_cast<std::uint64_t>(n);
+      if (detecting_) {
+        detect_compression_of_input();
+        if (end_ == begin_) continue;  // the decompressor took the bytes: read its output
+      }
+      return true;
+    }
+    if (n == 0) {
+      eof_ = true;
+      if (detecting_) detect_compression_of_input();  // a short plain input
+      return false;
+    }
+    if (errno == EINTR) {
+      if (stop_ && *stop_) {
+        stop_reading();
+        return false;
+      }
+      continue;
+    }
+    if (errno == EAGAIN) {        // a non-blocking stdin, or a decompressor that is behind: wait
+      if (pause_hook_) continue;  // wait_for_input() waits, with the hook
+      pollfd pfd{source_->ready_fd(), POLLIN, -1};
+      if (::poll(&pfd, 1, -1) < 0 && errno == EINTR && stop_ && *stop_) {
+        stop_reading();
+        return false;
+      }
+      continue;
+    }
+    throw InputError(name_ + ": " + std::strerror(errno));
+  }
+}
+
+void RecordReader::check_record_size(std::size_t size) const {
+  if (size > config_.max_record)
+    throw InputError(
+        name_ + ": record " + std::to_string(record_in_input_ + 1) + " is longer than --max-record " +
+        format_size(config_.max_record) +
+        " (the records before it were processed; raise --max-record, or check the terminator: -z, --multiline)");
+}
+
+bool RecordReader::advance_input() {
+  if (reuse_hook_) reuse_hook_();  // the next input is read over this one's records
+  begin_ = end_ = scan_ = group_ = 0;
+  if (source_) {
+    const std::string damage = source_->damage();
+    if (!damage.empty()) throw InputError(name_ + ": " + damage);
+  }
+  if (stop_ && *stop_) return false;
+  return open_next();
+}
+
+void RecordReader::hand_out_rest(Record& out) {
+  out.data = buf_.get() + begin_;
+  out.size = end_ - begin_;
+  out.term_len = 0;
+  if (next_path_ < paths_.size()) {  // (a stop empties the list of inputs)
+    // end_ <= cap_ and the allocation has kTailPadding more bytes: room for two.
+    char* after = buf_.get() + end_;
+    if (input_uses_crlf_) after[out.term_len++] = '\r';
+    after[out.term_len++] = term_;
+  }
+  begin_ = end_ = scan_ = group_ = 0;
+  ++record_in_input_;
+}
+
+void RecordReader::hand_out_group(Record& out, bool next_is_start) {
+  const std::uint32_t t = input_uses_crlf_ ? 2 : 1;
+  out.data = buf_.get() + begin_;
+  out.size = group_ - t;
+  out.term_len = t;
+  out.head_size = std::min(head_size_, out.size);
+  out.continues = !start_line_ && record_in_input_ > 0;
+  ++record_in_input_;
+  begin_ += group_;
+  group_ = 0;
+  scan_ = begin_;
+  next_is_start_ = next_is_start;
+}
+
+bool RecordReader::next(Record& out) { return line_start_ ? next_multiline(out) : next_line(out); }
+
+bool RecordReader::next_line(Record& out) {
+  while (true) {
+    if (begin_ < end_) {
+      const char* base = buf_.get();
+      std::size_t from = scan_ > begin_ ? scan_ : begin_;
+      const void* hit = std::memchr(base + from, term_, end_ - from);
+      if (hit) {
+        std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
+        std::size_t size = pos - begin_;
+        std::uint32_t term_len = 1;
+        if (term_ == '\n' && size > 0 && base[pos - 1] == '\r') {
+          --size;
+          term_len = 2;
+        }
+        out.data = base + begin_;
+        out.size = out.head_size = size;
+        out.term_len = term_len;
+        out.continues = false;
+        begin_ = pos + 1;
+        scan_ = begin_;
+        input_uses_crlf_ = term_len == 2;
+        ++record_in_input_;
+        return true;
+      }
+      scan_ = end_;
+      if (eof_ && !detecting_) {  // the input's last record, without a terminator
+        hand_out_rest(out);
+        out.head_size = out.size;
+        out.continues = false;
+        return true;
+      }
+      check_record_size(end_ - begin_);
+    } else if (eof_ && !advance_input()) {
+      return false;
+    }
+    if (!eof_) fill();
+  }
+}
+
+bool RecordReader::next_multiline(Record& out) {
+  // The open record's lines are [begin_, begin_ + group_); the next line starts after them.
+  while (true) {
+    const char* base = buf_.get();
+    const std::size_t line = begin_ + group_;
+    if (line < end_) {
+      const std::size_t from = scan_ > line ? scan_ : line;
+      const void* hit = std::memchr(base + from, term_, end_ - from);
+      if (hit) {
+        const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
+        std::size_t size = pos - line;
+        const bool crlf = term_ == '\n' && size > 0 && base[pos - 1] == '\r';
+        size -= crlf;
+        scan_ = pos + 1;
+        if (group_ == 0) {  // the record's first line
+          head_size_ = size;
+          start_line_ = next_is_start_ || line_start_->starts_record({base + line, size});
+          next_is_start_ = false;
+        } else if (line_start_->starts_record({base + line, size})) {  // the next record begins here
+          hand_out_group(out, true);
+          return true;
+        }
+        group_ = pos + 1 - begin_;
+        input_uses_crlf_ = crlf;
+        check_record_size(group_);
+        continue;
+      }
+      scan_ = end_;
+    }
+    if (eof_ && !detecting_) {
+      if (begin_ == end_) {
+        if (!advance_input()) return false;
+        continue;
+      }
+      // The input ends: the open record takes an unterminated last line unless that starts
+      // a record of its own.
+      const std::size_t rest = end_ - (begin_ + group_);
+      if (group_ > 0 && rest > 0 && line_start_->starts_record({base + begin_ + group_, rest})) {
+        hand_out_group(out, true);
+        return true;
+      }
+      if (rest == 0) {
+        hand_out_group(out, false);
+        return true;
+      }
+      if (group_ == 0) {
+        head_size_ = rest;
+        start_line_ = next_is_start_ || line_start_->starts_record({base + begin_, rest});
+      }
+      out.continues = !start_line_ && record_in_input_ > 0;
+      hand_out_rest(out);
+      out.head_size = std::min(head_size_, out.size);
+      next_is_start_ = false;
+      return true;
+    }
+    check_record_size(end_ - begin_ > group_ ? std::max(group_, end_ - begin_ - group_) : group_);
+    held_out_ = false;
+    if (!fill(group_ > 0 ? config_.multiline_timeout_ms : -1) && held_out_) {
+      // The input paused with a record open: it goes out now; lines that continue it later
+      // are handed out as `continues`.
+      held_out_ = false;
+      hand_out_group(out, false);
+      return true;
+    }
+  }
+}
+
+}  // namespace tlbf_dedup

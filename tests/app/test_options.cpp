@@ -1,0 +1,181 @@
+// Command-line parsing and validation (src/app/options.hpp).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "app/options.hpp"
+
+namespace {
+using namespace tlbf_dedup;
+
+Options parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "tlbf-dedup");
+  auto o = parse_options(static_cast<int>(args.size()), args.data());
+  REQUIRE(o);
+  return *o;
+}
+
+std::string usage_error(std::vector<const char*> args) {
+  args.insert(args.begin(), "tlbf-dedup");
+  try {
+    parse_options(static_cast<int>(args.size()), args.data());
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_SUITE("options") {
+  TEST_CASE("defaults") {
+    Options o = parse({});
+    CHECK(o.files.empty());
+    CHECK(o.pipeline.format == InputFormat::auto_detect);
+    CHECK(o.filter.span == 300 * tlbf::kSecond);
+    CHECK(o.filter.algorithm == tlbf::Algorithm::tlbf);
+    CHECK(o.filter.error_rate == 1e-5);
+    CHECK(o.filter.capacity == 100000);
+    CHECK(o.filter.max_memory_bytes == (1ULL << 30));
+    CHECK(o.pipeline.on_error == OnError::pass);
+    CHECK(o.stats == StatsFormat::none);
+    CHECK(o.pipeline.refresh == Refresh::no);
+    CHECK(!o.given.span);
+    CHECK(!o.given.window_count);
+    CHECK(!o.given.algorithm);
+    CHECK(!o.given.error_rate);
+    CHECK(!o.given.capacity);
+    CHECK(!o.given.max_memory_bytes);
+    CHECK(o.checkpoint == 60 * tlbf::kSecond);
+  }
+
+  TEST_CASE("every option reaches the Options") {
+    Options o = parse({"-f",
+                       "json",
+                       "-z",
+                       "-k",
+                       "a.b",
+                       "-k",
+                       "c",
+                       "-i",
+                       "-t",
+                       "ts",
+                       "--time-format",
+                       "%Y %m",
+                       "--year",
+                       "2017",
+                       "-w",
+                       "90s",
+                       "-e",
+                       "1e-3",
+                       "-c",
+                       "500",
+                       "-a",
+                       "exact",
+                       "--max-memory",
+                       "64M",
+                       "--refresh",
+                       "--mark=seen",
+                       "--only-dups",
+                       "--line-buffered",
+                       "--on-error",
+                       "fail",
+                       "--stats=json",
+                       "--progress",
+                       "--state",
+                       "s.bin",
+                       "--state-reset",
+                       "--checkpoint",
+                       "5s",
+                       "-q",
+                       "in1",
+                       "-",
+                       "in2"});
+    CHECK(o.pipeline.format == InputFormat::json);
+    CHECK(o.null_terminated);
+    CHECK(o.pipeline.extract.keys == std::vector<std::string>{"a.b", "c"});
+    CHECK(o.pipeline.extract.ignore_case);
+    CHECK(o.pipeline.extract.time == "ts");
+    CHECK(o.time_format == TimeFormat::pattern);
+    CHECK(o.time_pattern);
+    CHECK(o.pipeline.clock.year == 2017);
+    CHECK(o.filter.span == 90 * tlbf::kSecond);
+    CHECK(o.filter.error_rate == 1e-3);
+    CHECK(o.filter.capacity == 500);
+    CHECK(o.filter.algorithm == tlbf::Algorithm::exact);
+    CHECK(o.filter.max_memory_bytes == (64ULL << 20));
+    CHECK(o.pipeline.refresh == Refresh::yes);
+    CHECK(o.pipeline.output.mark);
+    CHECK(o.pipeline.output.mark_name == "seen");
+    CHECK(o.pipeline.output.only_dups);
+    CHECK(o.pipeline.line_buffered);
+    CHECK(o.pipeline.on_error == OnError::fail);
+    CHECK(o.stats == StatsFormat::json);
+    CHECK(o.pipeline.progress);
+    CHECK(o.state_file == "s.bin");
+    CHECK(o.state_reset);
+    CHECK(o.checkpoint == 5 * tlbf::kSecond);
+    CHECK(o.quiet);
+    CHECK(o.files == std::vector<std::string>{"in1", "-", "in2"});
+    // What was given is kept as typed values, to be weighed against a saved state.
+    CHECK(o.given.span == 90 * tlbf::kSecond);
+    CHECK(!o.given.window_count);
+    CHECK(o.given.error_rate == 1e-3);
+    CHECK(o.given.capacity == 500u);
+    CHECK(o.given.algorithm == tlbf::Algorithm::exact);
+    CHECK(o.given.max_memory_bytes == (64ULL << 20));
+  }
+
+  TEST_CASE("optional values only with '='") {
+    Options o = parse({"--mark", "file.log", "--stats", "other.log"});
+    CHECK(o.pipeline.output.mark);
+    CHECK(o.pipeline.output.mark_name == "dup");
+    CHECK(o.stats == StatsFormat::text);
+    CHECK(o.files == std::vector<std::string>{"file.log", "other.log"});
+  }
+
+  TEST_CASE("count window picks apbf, delimiter forms") {
+    Options o = parse({"-n", "1000", "-d", "\\t"});
+    CHECK(o.filter.window_count == 1000);
+    CHECK(o.filter.span == 0);
+    CHECK(o.filter.algorithm == tlbf::Algorithm::apbf);
+    CHECK(o.pipeline.extract.delimiter == '\t');
+    CHECK(o.given.window_count == 1000u);
+    CHECK(!o.given.span);
+    CHECK(!o.given.algorithm);  // apbf was chosen, not given
+  }
+
+  TEST_CASE("usage errors name the option") {
+    CHECK(usage_error({"-w", "0"}).find("--window") != std::string::npos);
+    CHECK(usage_error({"-w", "5 parsecs"}).find("--window") != std::string::npos);
+    CHECK(usage_error({"-w", "5", "-n", "3"}) == "--window excludes --window-count: give one or the other");
+    CHECK(usage_error({"-n", "-3"}).find("--window-count") != std::string::npos);
+    CHECK(usage_error({"-e", "1"}).find("--error-rate") != std::string::npos);
+    CHECK(usage_error({"-c", "0"}).find("--capacity") != std::string::npos);
+    CHECK(usage_error({"-a", "bloom"}).find("--algorithm") != std::string::npos);
+    CHECK(usage_error({"-a", "apbf", "-w", "5"}).find("apbf") != std::string::npos);
+    // The library's one check of a filter parameter speaks with the option's name and the
+    // value as typed.
+    CHECK(usage_error({"-e", "1.50"}).find("-e/--error-rate '1.50': ") == 0);
+    CHECK(usage_error({"-a", "apbf", "-w", "5"}).find("-a/--algorithm 'apbf': needs a count window") == 0);
+    CHECK(usage_error({"-a", "tlbf", "-n", "5"}).find("tlbf") != std::string::npos);
+    CHECK(usage_error({"-f", "xml"}).find("--format") != std::string::npos);
+    CHECK(usage_error({"-d", "ab"}).find("--delimiter") != std::string::npos);
+    CHECK(usage_error({"-t", "1", "--time-format", "%Q"}).find("%Q") != std::string::npos);
+    CHECK(usage_error({"-t", "1", "--time-format", "iso"}).find("--time-format") != std::string::npos);
+    CHECK(usage_error({"--time-format", "epoch"}).find("without -t") != std::string::npos);
+    CHECK(usage_error({"--year", "12"}).find("--year") != std::string::npos);
+    CHECK(usage_error({"--max-memory", "1"}).find("--max-memory") != std::string::npos);
+    CHECK(usage_error({"--on-error", "skip"}).find("--on-error") != std::string::npos);
+    CHECK(usage_error({"--stats=xml"}).find("--stats") != std::string::npos);
+    CHECK(usage_error({"--checkpoint", "5s"}).find("--state") != std::string::npos);
+    CHECK(usage_error({"--state-reset"}).find("--state") != std::string::npos);
+    CHECK(usage_error({"--key-regex", "("}).find("--key-regex") != std::string::npos);
+    CHECK(usage_error({"--key-regex", "a", "-k", "1"}).find("--key excludes --key-regex") == 0);
+    CHECK(usage_error({"--checkpoint", "5s"}) == "--checkpoint requires --state");
+    CHECK(usage_error({"--state-reset"}) == "--state-reset requires --state");
+    CHECK(usage_error({"-f", "lines", "-k", "a.b"}).find("a.b") != std::string::npos);
+    CHECK(usage_error({"--mark="}).find("--mark") != std::string::npos);
+    CHECK(usage_error({"--no-such-option"}).find("no-such-option") != std::string::npos);
+  }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A replica of a server with TLBF filters holds the same filters: what existed when
+# REPLICAOF was given arrives with the full synchronisation (the RDB path), and every later
+# TLBF.RESERVE and TLBF.ADD through the replication stream, TIME * included, which the
+# primary replicates as the time it resolved. The replica answers TLBF.EXISTS and TLBF.INFO
+# exactly as its primary, and its filters have the same DEBUG DIGEST-VALUE.
+source "$(dirname "$0")/../redis_lib.bash"
+
+start_server p
+start_server r
+check "reserve before replication" OK "$(rc p TLBF.RESERVE f WINDOW 600000 ERROR 1e-3 CAPACITY 5000)"
+fill p f 0 1500
+
+check "REPLICAOF" OK "$(rc r REPLICAOF 127.0.0.1 "${PORT[p]}")"
+wait_info r replication master_link_status up
+check "reserve after replication" OK "$(rc p TLBF.RESERVE g WINDOW 600000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
+fill p f 1500 1500
+fill p g 0 3000
+# A few more at TIME *, some milliseconds apart, so that a replica reading its own clock
+# would end with another clock (INFO clock_ms) than the primary.
+for i in 1 2 3; do
+  rc p TLBF.ADD f TIME '*' "late-$i" >/dev/null
+  rc p TLBF.ADD g TIME '*' "late-$i" >/dev/null
+  sleep 0.02
+done
+check "the replica acknowledged everything" 1 "$(rc p WAIT 1 10000)"
+
+snapshot p f g >"$WORK/primary"
+snapshot r f g >"$WORK/replica"
+check_files "the replica's filters answer as the primary's" "$WORK/primary" "$WORK/replica"
+check "and at TIME * too" "$(rc p TLBF.EXISTS f TIME '*' late-1 late-2 item-1 never-1 | paste -sd' ')" \
+  "$(rc r TLBF.EXISTS f TIME '*' late-1 late-2 item-1 never-1 | paste -sd' ')"
+check "the replica refuses writes" READONLY "$(rc r TLBF.ADD f TIME '*' x | cut -d' ' -f1)"
+check_alive p
+check_alive r
+finish

@@ -1,0 +1,159 @@
+// The Space-Saving sketch behind --top (src/report/top_keys.hpp): its bound checked against exact
+// counts on streams chosen to stress it (every counter taken over again and again) and on
+// Zipf-distributed streams, plus the report's order, truncation and rendering.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "extract/extract.hpp"
+#include "report/top_keys.hpp"
+
+namespace {
+using namespace tlbf_dedup;
+
+// Checks every guarantee of TopKeys::report against the exact counts of what was added.
+void check_bound(const TopKeys& top, const std::map<std::string, std::uint64_t>& truth, std::size_t counters) {
+  const TopReport r = top.report(counters, false);
+  std::uint64_t added = 0;
+  for (const auto& [key, n] : truth) added += n;
+  REQUIRE(r.added == added);
+  CHECK(r.counters == counters);
+  CHECK(r.bound <= added / counters);
+  std::map<std::string, const TopKey*> reported;
+  for (const TopKey& k : r.keys) reported[k.key] = &k;
+  for (const TopKey& k : r.keys) {
+    CHECK(k.overestimate <= r.bound);
+    // describe_key_parts(key) of a one-part key is ["key"]: strip it back to the key.
+    const std::string key = k.key.substr(2, k.key.size() - 4);
+    const auto it = truth.find(key);
+    const std::uint64_t exact = it == truth.end() ? 0 : it->second;
+    CHECK(k.count >= exact);
+    CHECK(k.count - k.overestimate <= exact);
+  }
+  for (const auto& [key, n] : truth)
+    if (n > added / counters)
+      CHECK_MESSAGE(reported.count(describe_key_parts(key, false)) == 1, key << " with " << n << " is not tracked");
+}
+}  // namespace
+
+TEST_SUITE("top_keys") {
+  TEST_CASE("exact while the counters suffice, highest first, ties by key") {
+    TopKeys top(10, 1);
+    for (int i = 0; i < 5; ++i) top.add("b");
+    for (int i = 0; i < 5; ++i) top.add("a");
+    top.add("c");
+    const TopReport r = top.report(2, false);
+    REQUIRE(r.keys.size() == 2);
+    CHECK(r.keys[0].key == R"(["a"])");
+    CHECK(r.keys[0].count == 5);
+    CHECK(r.keys[1].key == R"(["b"])");
+    CHECK(r.bound == 0);
+    CHECK(r.keys[0].overestimate == 0);
+    CHECK(top.report(10, false).keys.size() == 3);
+  }
+
+  TEST_CASE("a key added with its hash counts as the key added alone") {
+    // The read-ahead path passes the hash the decider used; the report must not change.
+    TopKeys plain(100, 7), hashed(100, 7);
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 5000; ++i) {
+      const std::string key = "k" + std::to_string(rng() % 300);
+      plain.add(key);
+      hashed.add(key, tlbf::hash_key(key, 7));
+    }
+    const TopReport a = plain.report(20, false), b = hashed.report(20, false);
+    REQUIRE(a.keys.size() == 20);
+    REQUIRE(b.keys.size() == a.keys.size());
+    CHECK(b.bound == a.bound);
+    for (std::size_t i = 0; i < a.keys.size(); ++i) {
+      CHECK(b.keys[i].key == a.keys[i].key);
+      CHECK(b.keys[i].count == a.keys[i].count);
+      CHECK(b.keys[i].overestimate == a.keys[i].overestimate);
+    }
+  }
+
+  TEST_CASE("a key taken over inherits the smallest count as its overestimate") {
+    TopKeys top(2, 1);
+    top.add("a");
+    top.add("a");
+    top.add("b");
+    top.add("c");  // replaces b (count 1): c counts 2, overestimate 1
+    const TopReport r = top.report(2, false);
+    REQUIRE(r.keys.size() == 2);
+    CHECK(r.keys[1].key == R"(["c"])");
+    CHECK(r.keys[1].count == 2);
+    CHECK(r.keys[1].overestimate == 1);
+    CHECK(r.bound == 2);
+  }
+
+  TEST_CASE("adversarial: heavy keys among a flood of keys seen once") {
+    // Each new key takes over the smallest counter, raising it: the worst case for the error.
+    constexpr std::size_t kCounters = 50;
+    TopKeys top(kCounters, 7);
+    std::map<std::string, std::uint64_t> truth;
+    auto add = [&](const std::string& k) {
+      top.add(k);
+      ++truth[k];
+    };
+    for (int round = 0; round < 200; ++round) {
+      for (int heavy = 0; heavy < 5; ++heavy) add("heavy" + std::to_string(heavy));
+      for (int fresh = 0; fresh < 40; ++fresh) add("once" + std::to_string(round * 40 + fresh));
+      if (round % 10 == 0) add("late-heavy");
+    }
+    check_bound(top, truth, kCounters);
+    const TopReport r = top.report(5, false);
+    for (const TopKey& k : r.keys) CHECK(k.key.rfind("[\"heavy", 0) == 0);
+  }
+
+  TEST_CASE("zipf streams: the bound holds and the true top keys lead") {
+    for (double s : {0.8, 1.1, 1.5}) {
+      constexpr std::size_t kKeys = 20000, kCounters = 100;
+      std::vector<double> weights(kKeys);
+      for (std::size_t i = 0; i < kKeys; ++i) weights[i] = 1.0 / std::pow(static_cast<double>(i + 1), s);
+      std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+      std::mt19937_64 rng(42);
+      TopKeys top(kCounters, 3);
+      std::map<std::string, std::uint64_t> truth;
+      for (int i = 0; i < 200000; ++i) {
+        const std::string k = "key" + std::to_string(pick(rng));
+        top.add(k);
+        ++truth[k];
+      }
+      CAPTURE(s);
+      check_bound(top, truth, kCounters);
+      CHECK(top.report(1, false).keys.at(0).key == R"(["key0"])");
+    }
+  }
+
+  TEST_CASE("long keys are counted as themselves and shown by their first bytes") {
+    TopKeys top(10, 1);
+    const std::string a(300, 'x'), b = std::string(299, 'x') + "y";
+    top.add(a);
+    top.add(a);
+    top.add(b);
+    const TopReport r = top.report(2, false);
+    REQUIRE(r.keys.size() == 2);
+    CHECK(r.keys[0].count == 2);
+    CHECK(r.keys[1].count == 1);
+    CHECK(r.keys[0].truncated);
+    CHECK(r.keys[0].key == "[\"" + std::string(TopKeys::kMaxKeyBytes, 'x') + "\"]");
+  }
+
+  TEST_CASE("composite keys are shown part by part") {
+    TopKeys top(10, 1);
+    std::string key;
+    append_key_part(key, "GET", false);
+    append_key_part(key, "/a", false);
+    top.add(key);
+    CHECK(top.report(1, true).keys.at(0).key == R"(["GET","/a"])");
+  }
+
+  TEST_CASE("counters: ten per reported key, at least 100") {
+    CHECK(TopKeys::counters_for(1) == 100);
+    CHECK(TopKeys::counters_for(50) == 500);
+  }
+}
