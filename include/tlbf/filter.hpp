@@ -17,8 +17,11 @@
 // compile time and inlined, instead of going through the virtual table per key.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "tlbf/serialize.hpp"
 #include "tlbf/types.hpp"
@@ -101,5 +104,57 @@ class WindowFilter {
  private:
   std::uint64_t cap_binds_ = 0;
 };
+
+namespace detail {
+template <class F, class = void>
+struct has_batch : std::false_type {};
+template <class F>
+struct has_batch<
+    F, std::void_t<decltype(std::declval<F&>().insert_if_absent_batch(
+           std::declval<const KeyHash*>(), std::declval<const Time*>(), std::size_t{}, std::declval<bool*>()))>>
+    : std::true_type {};
+}  // namespace detail
+
+// How many keys ahead the batch entry points prefetch: enough to cover a cache miss with the
+// decisions of the keys before it, few enough that the prefetched lines are still cached.
+inline constexpr std::size_t kPrefetchAhead = 8;
+
+// Decides n keys in order, exactly as n calls of f.insert_if_absent(keys[i], times[i]) would
+// (a key repeated inside the batch is a duplicate of its earlier copy): fresh[i] is true when
+// keys[i] was absent. It stops after the first key whose insert made f.cap_binds() grow and
+// returns how many it decided (that key included), so the caller can report the bind at that
+// record and call again for the rest; otherwise it returns n. A filter class with a faster
+// way (its own member insert_if_absent_batch, same contract) is called through it; any other
+// is called key by key, prefetching kPrefetchAhead keys ahead.
+template <class F>
+std::size_t insert_if_absent_batch(F& f, const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
+  if constexpr (detail::has_batch<F>::value) {
+    return f.insert_if_absent_batch(keys, times, n, fresh);
+  } else {
+    const std::uint64_t binds = f.cap_binds();
+    for (std::size_t i = 0; i < n && i < kPrefetchAhead; ++i) f.prefetch(keys[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchAhead < n) f.prefetch(keys[i + kPrefetchAhead]);
+      fresh[i] = f.insert_if_absent(keys[i], times[i]);
+      if (f.cap_binds() != binds) return i + 1;
+    }
+    return n;
+  }
+}
+
+// The same for a caller that renews every key it sees (--refresh): present[i] is what
+// f.may_contain(keys[i], times[i]) answered before keys[i] was inserted.
+template <class F>
+std::size_t contains_then_insert_batch(F& f, const KeyHash* keys, const Time* times, std::size_t n, bool* present) {
+  const std::uint64_t binds = f.cap_binds();
+  for (std::size_t i = 0; i < n && i < kPrefetchAhead; ++i) f.prefetch(keys[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) f.prefetch(keys[i + kPrefetchAhead]);
+    present[i] = f.may_contain(keys[i], times[i]);
+    f.insert(keys[i], times[i]);
+    if (f.cap_binds() != binds) return i + 1;
+  }
+  return n;
+}
 
 }  // namespace tlbf
