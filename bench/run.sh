@@ -2,7 +2,7 @@
 # The benchmark harness in one command: bash bench/run.sh
 #
 # Installs the peer tools from Debian where missing, builds the project in Release into
-# build-bench/, generates the inputs with ../shared/tools/gen_events.py into a temporary
+# build-bench/, generates the inputs with tests/gen_events.py into a temporary
 # directory, and runs tlbf-dedup and the peers a user would otherwise pick on the same file
 # in one invocation, so every ratio compares figures taken on the same machine minutes
 # apart. Every command's output is read through a pipe by another process (wc -l), which is
@@ -56,8 +56,8 @@ REPS=${REPS:-5}
 # both they make the same decisions (the floor check below compares their outputs: with a
 # random seed a false positive or two would differ), and every run of a row decides alike.
 export TLBF_DEDUP_HASH_SEED=0
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
-[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found (the shared tools sit beside the repository)" >&2; exit 1; }
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
+[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
 
 # 1. Install the build dependencies and the peers (Debian 12 package names).
 install_missing "${PACKAGES[@]}" gawk mawk coreutils jq miller time gzip zstd
