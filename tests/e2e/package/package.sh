@@ -137,6 +137,10 @@ fi
 for deb in "$PKGS"/*.deb; do
   package=$(dpkg-deb -f "$deb" Package)
   check "$package: has its copyright file" 1 "$([ -f "$ROOT/usr/share/doc/$package/copyright" ] && echo 1)"
+  check "$package: its copyright file gives the project's licence (MIT, Debian's Expat)" "License: Expat" \
+    "$(sed -n '/^Files: \*$/,/^$/p' "$ROOT/usr/share/doc/$package/copyright" | grep '^License:')"
+  check "$package: its maintainer is the project's, not a placeholder" "$(cache_value TLBF_PACKAGE_MAINTAINER)" \
+    "$(dpkg-deb -f "$deb" Maintainer)"
   check "$package: its changelog is for this version" "tlbf-dedup ($VERSION)" \
     "$(zcat "$ROOT/usr/share/doc/$package/changelog.gz" | head -1 | sed 's/).*/)/')"
 done
