@@ -35,7 +35,7 @@ check "cpack builds the packages" 0 "$status"
 [ "$status" -eq 0 ] || { cat "$WORK/cpack.log"; finish; exit 1; }
 
 expected="libtlbf-dev_${VERSION}_all.deb tlbf-dedup_${VERSION}_${ARCH}.deb"
-redis_module=$(find "$BUILD_DIR/src" -name tlbf_redis.so -print -quit)
+redis_module=$(find "$BUILD_DIR/redis-module" -name tlbf_redis.so -print -quit 2>/dev/null)
 [ -z "$redis_module" ] || expected="$expected tlbf-dedup-redis_${VERSION}_${ARCH}.deb"
 sorted_words() { tr ' ' '\n' | grep . | LC_ALL=C sort | tr '\n' ' '; }
 check "one package per component, named as Debian names them" "$(sorted_words <<< "$expected")" \
