@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace tlbf_redis {
 namespace {
@@ -63,13 +64,20 @@ double rate_in_open_unit_interval(std::string_view name, std::string_view text) 
 
 }  // namespace
 
-FilterParams parse_reserve_options(const std::vector<std::string_view>& args) {
-  FilterParams p;
-  bool window = false, error = false, capacity = false, algorithm = false, max_memory = false, shards = false;
-  auto once = [](bool& seen, std::string_view keyword) {
-    if (seen) throw CommandError(std::string(keyword) + " given twice");
-    seen = true;
-  };
+namespace {
+
+// Each keyword at most once.
+void once(bool& seen, std::string_view keyword) {
+  if (seen) throw CommandError(std::string(keyword) + " given twice");
+  seen = true;
+}
+
+}  // namespace
+
+ReserveRequest parse_reserve_options(const std::vector<std::string_view>& args) {
+  ReserveRequest r;
+  FilterParams& p = r.params;
+  bool window = false, error = false, capacity = false, algorithm = false, shards = false, seed = false;
   for (std::size_t i = 0; i < args.size(); i += 2) {
     const std::string_view keyword = args[i];
     if (i + 1 >= args.size()) throw CommandError("option " + quoted(keyword) + " has no value");
@@ -92,18 +100,21 @@ FilterParams parse_reserve_options(const std::vector<std::string_view>& args) {
       else
         throw CommandError("ALGORITHM must be tlbf or gebf, got " + quoted(value));
     } else if (is_keyword(keyword, "MAXMEMORY")) {
-      once(max_memory, "MAXMEMORY");
+      once(r.max_memory_given, "MAXMEMORY");
       p.max_memory = parse_whole_number("MAXMEMORY", value, kMinMaxMemory, kMaxMaxMemory, "bytes");
     } else if (is_keyword(keyword, "SHARDS")) {
       once(shards, "SHARDS");
       p.shards = static_cast<std::uint32_t>(parse_whole_number("SHARDS", value, 1, kMaxShards, "shards"));
+    } else if (is_keyword(keyword, "SEED")) {
+      once(seed, "SEED");
+      r.seed = parse_whole_number("SEED", value, 0, std::numeric_limits<std::uint64_t>::max(), "64 bits");
     } else {
       throw CommandError("unknown option " + quoted(keyword) +
                          " (expected WINDOW, ERROR, CAPACITY, ALGORITHM, MAXMEMORY or SHARDS)");
     }
   }
   if (!window || !error || !capacity) throw CommandError("WINDOW, ERROR and CAPACITY are required");
-  return p;
+  return r;
 }
 
 void check_params(const FilterParams& p) {

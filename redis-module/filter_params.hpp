@@ -1,8 +1,9 @@
 // The parameters of a filter kept in Redis and the arguments of the TLBF.* commands, parsed
-// and validated without any Redis type, so the rules are unit-tested (tests/redis/).
+// and validated without any Redis type, so the rules are unit-tested (tests/redis-module/).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -54,10 +55,18 @@ struct FilterParams {
   }
 };
 
+// What TLBF.RESERVE asks for: the parameters, whether MAXMEMORY was given, and the hash seed,
+// which only the primary and the AOF send (SEED): a client's filter draws its own.
+struct ReserveRequest {
+  FilterParams params;
+  bool max_memory_given = false;
+  std::optional<std::uint64_t> seed;
+};
+
 // The options of TLBF.RESERVE after the key: WINDOW ms ERROR rate CAPACITY n, in any order,
-// then optionally ALGORITHM tlbf|gebf, MAXMEMORY bytes, SHARDS n. Keywords are
+// then optionally ALGORITHM tlbf|gebf, MAXMEMORY bytes, SHARDS n, SEED n. Keywords are
 // case-insensitive; each may appear once.
-FilterParams parse_reserve_options(const std::vector<std::string_view>& args);
+ReserveRequest parse_reserve_options(const std::vector<std::string_view>& args);
 
 // Throws CommandError naming the first field out of range; used on parsed and loaded values.
 void check_params(const FilterParams& p);

@@ -4,10 +4,12 @@
 // TLBF.INFO field identically, on any machine; decode() accepts nothing else. The byte form
 // (every integer little-endian through tlbf::ByteWriter, doubles as their IEEE-754 bits) is
 //     magic "TLBFREDS" | u32 format version | u32 flags | payload | u64 XXH3-64 of payload
-// and the payload is the reserved parameters and the clock (payload_fields(), the one list
-// both directions use) followed by the library's own save() bytes up to the checksum. A
-// newer format version or an unknown flag is refused by name rather than misread; the
-// checksum refuses any damaged byte before the library parses anything.
+// and the payload is the reserved parameters, the clock and (from format version 2) the hash
+// seed (payload_fields(), the one list both directions use), followed by the library's own
+// save() bytes up to the checksum. Values are written in version 2; version 1, written before
+// filters had seeds, is read with seed 0, which is how its items were hashed. A newer format
+// version or an unknown flag is refused by name rather than misread; the checksum refuses any
+// damaged byte before the library parses anything.
 #include "filter_value.hpp"
 
 #include <algorithm>
@@ -18,14 +20,15 @@
 #include <xxhash.h>
 
 #include "tlbf/factory.hpp"
+#include "tlbf/hash.hpp"
 #include "tlbf/serialize.hpp"
 
 namespace tlbf_redis {
 namespace {
 
 constexpr std::string_view kMagic{"TLBFREDS", 8};
-constexpr std::uint32_t kFormatVersion = 1;
-constexpr std::uint32_t kKnownFlags = 0;  // version 1 defines none
+constexpr std::uint32_t kFormatVersion = 2;  // 2: the seed after the clock
+constexpr std::uint32_t kKnownFlags = 0;     // no version defines any
 constexpr std::size_t kHeaderSize = 8 + 4 + 4;
 constexpr std::size_t kChecksumSize = 8;
 
@@ -47,9 +50,9 @@ struct Reading {
   void f64(double& v) { v = in.f64(); }
 };
 
-// The payload's fields before the filter's bytes, in order (format version 1).
+// The payload's fields before the filter's bytes, in order, for a format version.
 template <class Io>
-void payload_fields(Io& io, FilterParams& p, std::int64_t& clock_ms) {
+void payload_fields(Io& io, std::uint32_t version, FilterParams& p, std::int64_t& clock_ms, std::uint64_t& seed) {
   io.algorithm(p.algorithm);
   io.i64(p.window_ms);
   io.f64(p.error_rate);
@@ -57,6 +60,7 @@ void payload_fields(Io& io, FilterParams& p, std::int64_t& clock_ms) {
   io.u64(p.max_memory);
   io.u32(p.shards);
   io.i64(clock_ms);
+  if (version >= 2) io.u64(seed);
 }
 
 std::uint64_t read_u64_le(std::string_view s) {
@@ -80,7 +84,7 @@ tlbf::Time to_nanos(std::int64_t ms) { return ms * kNanosPerMilli; }
 
 }  // namespace
 
-FilterValue::FilterValue(const FilterParams& params) : params_(params) {
+FilterValue::FilterValue(const FilterParams& params, std::uint64_t seed) : params_(params), seed_(seed) {
   check_params(params_);
   try {
     filter_ = tlbf::make_filter(to_config(params_));
@@ -92,17 +96,18 @@ FilterValue::FilterValue(const FilterParams& params) : params_(params) {
                        std::to_string(params_.max_memory) + " bytes; raise MAXMEMORY or lower CAPACITY");
 }
 
-FilterValue::FilterValue(const FilterParams& params, std::int64_t clock_ms, std::unique_ptr<tlbf::WindowFilter> filter)
-    : params_(params), clock_ms_(clock_ms), filter_(std::move(filter)) {}
+FilterValue::FilterValue(const FilterParams& params, std::int64_t clock_ms, std::uint64_t seed,
+                         std::unique_ptr<tlbf::WindowFilter> filter)
+    : params_(params), clock_ms_(clock_ms), seed_(seed), filter_(std::move(filter)) {}
 
-bool FilterValue::insert_if_absent(tlbf::KeyHash h, std::int64_t time_ms) {
-  if (!filter_->insert_if_absent(h, to_nanos(time_ms))) return false;
+bool FilterValue::insert_if_absent(std::string_view item, std::int64_t time_ms) {
+  if (!filter_->insert_if_absent(tlbf::hash_key(item, seed_), to_nanos(time_ms))) return false;
   clock_ms_ = std::max(clock_ms_, time_ms);
   return true;
 }
 
-bool FilterValue::may_contain(tlbf::KeyHash h, std::int64_t time_ms) const {
-  return filter_->may_contain(h, to_nanos(time_ms));
+bool FilterValue::may_contain(std::string_view item, std::int64_t time_ms) const {
+  return filter_->may_contain(tlbf::hash_key(item, seed_), to_nanos(time_ms));
 }
 
 std::vector<InfoField> FilterValue::info() const {
@@ -142,8 +147,9 @@ std::string FilterValue::encode() const {
   w.u32(kKnownFlags);
   FilterParams p = params_;
   std::int64_t clock = clock_ms_;
+  std::uint64_t seed = seed_;
   Writing io{w};
-  payload_fields(io, p, clock);
+  payload_fields(io, kFormatVersion, p, clock, seed);
   filter_->save(w);
   std::string bytes = w.take();
   const std::uint64_t sum = XXH3_64bits(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize);
@@ -167,8 +173,9 @@ std::unique_ptr<FilterValue> FilterValue::decode(std::string_view bytes) {
   tlbf::ByteReader in(payload);
   FilterParams p;
   std::int64_t clock = 0;
+  std::uint64_t seed = 0;
   Reading io{in};
-  payload_fields(io, p, clock);
+  payload_fields(io, version, p, clock, seed);
   try {
     check_params(p);
   } catch (const CommandError& e) {
@@ -179,7 +186,7 @@ std::unique_ptr<FilterValue> FilterValue::decode(std::string_view bytes) {
   if (!in.at_end()) throw tlbf::state_error("corrupted (bytes after the filter)");
   if (!algorithm_matches(p.algorithm, filter->stats(0).algorithm))
     throw tlbf::state_error("corrupted (the filter is not the reserved algorithm)");
-  return std::unique_ptr<FilterValue>(new FilterValue(p, clock, std::move(filter)));
+  return std::unique_ptr<FilterValue>(new FilterValue(p, clock, seed, std::move(filter)));
 }
 
 }  // namespace tlbf_redis

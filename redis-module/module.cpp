@@ -8,14 +8,19 @@
 // is half done by a refused command, and no exception ever unwinds into the server.
 //
 // Replicas and the AOF hold the same state as the primary because every change reaches
-// them as a deterministic command: TLBF.RESERVE verbatim, TLBF.ADD rewritten with the time
+// them as a deterministic command: TLBF.RESERVE with the MAXMEMORY and the hash seed the
+// primary resolved (SEED, an option only they may send), TLBF.ADD rewritten with the time
 // the primary resolved (so "*" does not read another clock there) and only the items that
 // were inserted (a duplicate changes nothing), TLBF.LOADCHUNK verbatim. The filter's state
 // is a function of those commands alone. RDB, DEBUG RELOAD, DUMP/RESTORE and cluster slot
 // migration go through rdb_save/rdb_load, which store FilterValue::encode()'s versioned
 // bytes; an AOF rewrite without an RDB preamble emits the same bytes as TLBF.LOADCHUNK
 // commands of at most kAofChunk bytes each, so no single command exceeds the server's limits.
+#include <sys/random.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -26,7 +31,6 @@
 #include "filter_params.hpp"
 #include "filter_value.hpp"
 #include "module_api.hpp"
-#include "tlbf/shard.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_redis {
@@ -72,6 +76,24 @@ int guarded(rm::Ctx* ctx, rm::String** argv, int argc) {
   }
 }
 
+// A command from the primary or loaded from the AOF: it carries a decision already taken, so
+// the rules for a client's command (SEED, times ahead) do not apply.
+bool from_primary(rm::Ctx* ctx) { return (rm::GetContextFlags(ctx) & (rm::kCtxReplicated | rm::kCtxLoading)) != 0; }
+
+// A filter's secret hash seed, from the OS.
+std::uint64_t draw_seed() {
+  std::uint64_t seed = 0;
+  auto* bytes = reinterpret_cast<unsigned char*>(&seed);
+  std::size_t got = 0;
+  while (got < sizeof seed) {
+    const ssize_t n = getrandom(bytes + got, sizeof seed - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw CommandError(std::string("cannot draw a hash seed from the OS: ") + std::strerror(errno));
+    got += static_cast<std::size_t>(n);
+  }
+  return seed;
+}
+
 class OpenKey {
  public:
   OpenKey(rm::Ctx* ctx, rm::String* name, int mode) : key_(rm::OpenKey(ctx, name, mode)) {}
@@ -110,17 +132,36 @@ TimeArg parse_time_clause(rm::String** argv, int argc) {
 }
 
 // TLBF.RESERVE key WINDOW ms ERROR rate CAPACITY n [ALGORITHM tlbf|gebf] [MAXMEMORY bytes]
-// [SHARDS n]
+// [SHARDS n], and SEED n from the primary or the AOF only.
 int reserve(rm::Ctx* ctx, rm::String** argv, int argc) {
   if (argc < 2) return rm::WrongArity(ctx);
   std::vector<std::string_view> options;
   for (int i = 2; i < argc; ++i) options.push_back(text(argv[i]));
-  const FilterParams params = parse_reserve_options(options);
-
+  ReserveRequest request = parse_reserve_options(options);
+  // 1. The seed: the primary's, or drawn here. A primary or an AOF that sends none is the
+  //    previous module, which hashed every item with seed 0.
+  std::uint64_t seed = 0;
+  if (from_primary(ctx)) {
+    seed = request.seed.value_or(0);
+  } else {
+    if (request.seed) throw CommandError("SEED is not a client's option: each filter draws its own secret seed");
+    seed = draw_seed();
+  }
+  // 2. The filter.
   OpenKey key(ctx, argv[1], rm::kRead | rm::kWrite);
   if (!key.empty()) throw CommandError("the key already exists");
-  key.set(std::make_unique<FilterValue>(params));
-  rm::ReplicateVerbatim(ctx);
+  key.set(std::make_unique<FilterValue>(request.params, seed));
+  // 3. Replicas and the AOF: the options as given, with the MAXMEMORY and the seed resolved
+  //    here, so they build the same filter.
+  const auto options_given = static_cast<std::size_t>(argc - 2);
+  const std::string seed_text = std::to_string(seed), memory = std::to_string(request.params.max_memory);
+  if (request.seed)
+    rm::ReplicateVerbatim(ctx);
+  else if (request.max_memory_given)
+    rm::Replicate(ctx, "TLBF.RESERVE", "svcc", argv[1], argv + 2, options_given, "SEED", seed_text.c_str());
+  else
+    rm::Replicate(ctx, "TLBF.RESERVE", "svcccc", argv[1], argv + 2, options_given, "MAXMEMORY", memory.c_str(), "SEED",
+                  seed_text.c_str());
   return rm::ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -133,8 +174,7 @@ int add(rm::Ctx* ctx, rm::String** argv, int argc) {
 
   const long long server_ms = rm::Milliseconds();
   const std::int64_t time_ms = time.server_clock ? server_ms : time.ms;
-  const bool from_primary = (rm::GetContextFlags(ctx) & (rm::kCtxReplicated | rm::kCtxLoading)) != 0;
-  if (!time.server_clock && !from_primary) check_not_ahead(time_ms, server_ms, filter.params().window_ms);
+  if (!time.server_clock && !from_primary(ctx)) check_not_ahead(time_ms, server_ms, filter.params().window_ms);
 
   const int first_item = 4;
   std::vector<unsigned char> is_new(static_cast<std::size_t>(argc - first_item));
@@ -146,7 +186,7 @@ int add(rm::Ctx* ctx, rm::String** argv, int argc) {
   };
   try {
     for (int i = first_item; i < argc; ++i) {
-      const bool fresh = filter.insert_if_absent(tlbf::item_hash(text(argv[i])), time_ms);
+      const bool fresh = filter.insert_if_absent(text(argv[i]), time_ms);
       is_new[static_cast<std::size_t>(i - first_item)] = fresh;
       if (fresh) inserted.push_back(argv[i]);
     }
@@ -170,8 +210,7 @@ int exists(rm::Ctx* ctx, rm::String** argv, int argc) {
   const std::int64_t time_ms = time.server_clock ? rm::Milliseconds() : time.ms;
 
   rm::ReplyWithArray(ctx, argc - 4);
-  for (int i = 4; i < argc; ++i)
-    rm::ReplyWithLongLong(ctx, filter.may_contain(tlbf::item_hash(text(argv[i])), time_ms) ? 1 : 0);
+  for (int i = 4; i < argc; ++i) rm::ReplyWithLongLong(ctx, filter.may_contain(text(argv[i]), time_ms) ? 1 : 0);
   return rm::kOk;
 }
 
