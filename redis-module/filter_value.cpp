@@ -9,7 +9,8 @@
 // save() bytes up to the checksum. Values are written in version 2; version 1, written before
 // filters had seeds, is read with seed 0, which is how its items were hashed. A newer format
 // version or an unknown flag is refused by name rather than misread; the checksum refuses any
-// damaged byte before the library parses anything.
+// damaged byte before the library parses anything; a TLBF whose own memory cap is over the
+// value's MAXMEMORY is refused.
 #include "filter_value.hpp"
 
 #include <algorithm>
@@ -19,9 +20,11 @@
 #endif
 #include <xxhash.h>
 
+#include "filter_sizing.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/serialize.hpp"
+#include "tlbf/time_limited.hpp"
 
 namespace tlbf_redis {
 namespace {
@@ -87,13 +90,13 @@ tlbf::Time to_nanos(std::int64_t ms) { return ms * kNanosPerMilli; }
 FilterValue::FilterValue(const FilterParams& params, std::uint64_t seed) : params_(params), seed_(seed) {
   check_params(params_);
   try {
-    filter_ = tlbf::make_filter(to_config(params_));
-  } catch (const tlbf::invalid_parameter& e) {
+    check_capacity_fits(params_);
+    tlbf::FilterConfig config = to_config(params_);
+    config.capacity = start_capacity(params_);
+    filter_ = tlbf::make_filter(config);
+  } catch (const tlbf::invalid_parameter& e) {  // an error rate no layout reaches, a MAXMEMORY too small
     throw CommandError(e.what());
   }
-  if (filter_->stats(0).memory_capped)
-    throw CommandError("CAPACITY " + std::to_string(params_.capacity) + " needs more than MAXMEMORY " +
-                       std::to_string(params_.max_memory) + " bytes; raise MAXMEMORY or lower CAPACITY");
 }
 
 FilterValue::FilterValue(const FilterParams& params, std::int64_t clock_ms, std::uint64_t seed,
@@ -186,6 +189,11 @@ std::unique_ptr<FilterValue> FilterValue::decode(std::string_view bytes) {
   if (!in.at_end()) throw tlbf::state_error("corrupted (bytes after the filter)");
   if (!algorithm_matches(p.algorithm, filter->stats(0).algorithm))
     throw tlbf::state_error("corrupted (the filter is not the reserved algorithm)");
+  // The library grows a TLBF up to its own cap, saved in its bytes: a value whose cap is over
+  // its MAXMEMORY would grow past the limit it was checked against.
+  if (const auto* t = dynamic_cast<const tlbf::TimeLimitedFilter*>(filter.get()))
+    if (t->max_slice_bits() / 8 > p.max_memory / (std::uint64_t{t->k()} + t->l()))
+      throw tlbf::state_error("corrupted (the filter may grow beyond its MAXMEMORY)");
   return std::unique_ptr<FilterValue>(new FilterValue(p, clock, seed, std::move(filter)));
 }
 

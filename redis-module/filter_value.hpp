@@ -24,7 +24,8 @@ struct InfoField {
 class FilterValue {
  public:
   // Throws CommandError when the library refuses the parameters, or when CAPACITY needs
-  // more memory than MAXMEMORY allows (the filter would start out capped).
+  // more memory than MAXMEMORY allows (the filter would start out capped). Allocates at most
+  // what filter_sizing.hpp says: the filter starts at start_capacity(params).
   FilterValue(const FilterParams& params, std::uint64_t seed);
 
   // Inserts the item unless present at time_ms; true when it was new. The clock advances to

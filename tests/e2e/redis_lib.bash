@@ -23,8 +23,13 @@ if [ -n "$asan_runtime" ]; then
 fi
 
 declare -A PORT=() PID=()
-# The module start_server loads, for the servers started after it is set (default the built one).
+# What start_server loads, for the servers started after they are set: MODULE (default the
+# built module), MODULE_ARGS (its arguments), and VMEM_KB, an address-space limit (ulimit -v)
+# under which a regression that allocates too much gets "out of memory" instead of taking the
+# machine's memory; it is not applied under AddressSanitizer, which reserves terabytes.
 MODULE=${TLBF_REDIS_MODULE}
+MODULE_ARGS=()
+VMEM_KB=""
 
 stop_all() {
   local name
@@ -58,14 +63,16 @@ wait_ready() {
 # start_server NAME [redis-server options...]: a server with the module, its files in
 # $WORK/NAME (the same directory when NAME is started again). Later options win.
 start_server() {
-  local name=$1 try
+  local name=$1 try vmem=""
   shift
+  [ ${#SERVER_ENV[@]} -eq 0 ] && vmem=$VMEM_KB
   mkdir -p "$WORK/$name"
   for try in 1 2 3; do
     PORT[$name]=$(free_port)
-    (cd "$WORK/$name" && exec "${SERVER_ENV[@]}" redis-server --port "${PORT[$name]}" --bind 127.0.0.1 \
-      --dir "$WORK/$name" --logfile "$WORK/$name/log" --save '' --appendonly no --enable-debug-command local \
-      --loadmodule "$MODULE" "$@" 2>>"$WORK/$name/stderr") &
+    (cd "$WORK/$name" && { [ -z "$vmem" ] || ulimit -v "$vmem"; } && exec "${SERVER_ENV[@]}" redis-server \
+      --port "${PORT[$name]}" --bind 127.0.0.1 --dir "$WORK/$name" --logfile "$WORK/$name/log" --save '' \
+      --appendonly no --enable-debug-command local --loadmodule "$MODULE" ${MODULE_ARGS[@]+"${MODULE_ARGS[@]}"} \
+      "$@" 2>>"$WORK/$name/stderr") &
     PID[$name]=$!
     if wait_ready "$name"; then return 0; fi
     stop_server "$name"  # most likely the port was taken meanwhile: try another
@@ -255,4 +262,9 @@ if struct.unpack_from("<I", value, 8)[0] < 2:
 else:
     print(struct.unpack_from("<Q", value, 16 + 45)[0])  # after the header and the fields up to the clock
 EOF
+}
+
+# peak_rss_kb NAME: the most memory the server has held (VmHWM), in KiB.
+peak_rss_kb() {
+  awk '/^VmHWM:/ { print $2 }' "/proc/${PID[$1]}/status"
 }
