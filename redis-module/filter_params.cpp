@@ -20,10 +20,22 @@
 namespace tlbf_redis {
 namespace {
 
+// The text given, cut to a readable length, with every byte outside printable ASCII (and the
+// quote and backslash) as \xNN, so a message is one line of text whatever the input held.
 std::string quoted(std::string_view s) {
   constexpr std::size_t kShown = 40;
   std::string q = "'";
-  q.append(s.substr(0, kShown));
+  for (const char c : s.substr(0, kShown)) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f && c != '\'' && c != '\\') {
+      q += c;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      q += "\\x";
+      q += kHex[b >> 4];
+      q += kHex[b & 15];
+    }
+  }
   if (s.size() > kShown) q += "...";
   q += "'";
   return q;

@@ -9,11 +9,13 @@
 // save() bytes up to the checksum. Values are written in version 2; version 1, written before
 // filters had seeds, is read with seed 0, which is how its items were hashed. A newer format
 // version or an unknown flag is refused by name rather than misread; the checksum refuses any
-// damaged byte before the library parses anything; a TLBF whose own memory cap is over the
-// value's MAXMEMORY is refused.
+// damaged byte before the library parses anything; only the reserved algorithm's loader
+// reads the filter's bytes; a TLBF whose own memory cap is over the value's MAXMEMORY is
+// refused.
 #include "filter_value.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -21,6 +23,7 @@
 #include <xxhash.h>
 
 #include "filter_sizing.hpp"
+#include "tlbf/detail/gebf_segment.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/serialize.hpp"
@@ -76,6 +79,24 @@ std::uint32_t read_u32_le(std::string_view s) {
   std::uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v |= std::uint32_t{static_cast<unsigned char>(s[i])} << (8 * i);
   return v;
+}
+
+// Only the reserved algorithm's loader (for gebf, the time-window one) may read the filter's
+// bytes, and a TLBF only with k + l under 2^32: the library's loader divides by that sum in
+// 32 bits, so a value whose l wraps it to 0 would stop the server with SIGFPE.
+void check_filter_kind(tlbf::ByteReader peek, tlbf::Algorithm a) {
+  if (peek.u8() != static_cast<std::uint8_t>(a))
+    throw tlbf::state_error("corrupted (the filter is not the reserved algorithm)");
+  if (a == tlbf::Algorithm::gebf) {
+    if (peek.u8() != tlbf::detail::kGebfTimed) throw tlbf::state_error("corrupted (not a time-window gebf)");
+    return;
+  }
+  std::uint32_t k = peek.u32();  // format 1 starts with k; format 2 with 0 and a format byte
+  if (k == 0) {
+    peek.u8();
+    k = peek.u32();
+  }
+  if (std::uint64_t{k} + peek.u32() > UINT32_MAX) throw tlbf::state_error("corrupted (tlbf k + l out of range)");
 }
 
 bool algorithm_matches(tlbf::Algorithm a, const std::string& stats_name) {
@@ -185,6 +206,7 @@ std::unique_ptr<FilterValue> FilterValue::decode(std::string_view bytes) {
     throw tlbf::state_error(std::string("corrupted (") + e.what() + ")");
   }
   if (clock < -1 || clock > kMaxMillis) throw tlbf::state_error("corrupted (clock out of range)");
+  check_filter_kind(in, p.algorithm);
   std::unique_ptr<tlbf::WindowFilter> filter = tlbf::load_filter(in);
   if (!in.at_end()) throw tlbf::state_error("corrupted (bytes after the filter)");
   if (!algorithm_matches(p.algorithm, filter->stats(0).algorithm))

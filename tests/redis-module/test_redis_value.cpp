@@ -128,6 +128,17 @@ TEST_SUITE("redis.params") {
     CHECK(message.size() < 200);
   }
 
+  TEST_CASE("a bad value is quoted as one line of printable text") {
+    std::string message;
+    try {
+      tlbf_redis::parse_reserve_options(
+          words({"WINDOW", std::string_view("1\0\xff'\\\r\n", 7), "ERROR", "0.01", "CAPACITY", "10"}));
+    } catch (const CommandError& e) {
+      message = e.what();
+    }
+    CHECK(message.find(R"(got '1\x00\xff\x27\x5c\x0d\x0a')") != std::string::npos);
+  }
+
   TEST_CASE("TIME is * or whole milliseconds >= 0") {
     CHECK(tlbf_redis::parse_time("*").server_clock);
     CHECK(tlbf_redis::parse_time("0").ms == 0);
@@ -280,6 +291,25 @@ TEST_SUITE("redis.encoding") {
       CHECK(refusal(good.substr(0, n)) != "accepted");
     }
     CHECK(refusal(good + "x") != "accepted");
+  }
+
+  TEST_CASE("the library reads only a filter of the reserved kind, and no TLBF whose k + l wraps") {
+    FilterValue v(small_params(), kSeed);
+    const std::string good = v.encode();
+    const std::size_t library = 16 + 53;  // the library's bytes: tag, marker 0, format, k, l, ...
+    auto with = [&](std::size_t at, std::uint32_t x) {
+      std::string bytes = good;
+      for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>(x >> (8 * i));
+      bytes.resize(bytes.size() - 8);
+      const std::uint64_t sum = XXH3_64bits(bytes.data() + 16, bytes.size() - 16);
+      for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(sum >> (8 * i)));
+      return bytes;
+    };
+    const std::uint32_t k = v.filter().stats(0).k;
+    // l = 2^32 - k: k + l is 0 in 32 bits, which the library's size check divides by.
+    CHECK(refusal(with(library + 10, static_cast<std::uint32_t>(0) - k)) == "corrupted (tlbf k + l out of range)");
+    // The APBF's tag (2) in front of the TLBF's bytes: refused before its loader runs.
+    CHECK(refusal(with(library, 2)) == "corrupted (the filter is not the reserved algorithm)");
   }
 
   TEST_CASE("the refusals name the problem") {
