@@ -1,4 +1,5 @@
-// Buffered output of records to a file descriptor, with the program's output modes.
+// Buffered output of bytes to a file descriptor: a byte sink that knows nothing of records.
+// What a record becomes on the way out is the emitter's business (emitter.hpp).
 #pragma once
 
 #include <cstddef>
@@ -101,20 +102,5 @@ class Writer {
   const volatile int* stop_ = nullptr;
   int pipe_like_ = -1;  // the output is a pipe or a socket: 1, else 0; -1 until a stop asks
 };
-
-// How a kept or dropped record is written.
-struct OutputMode {
-  bool only_dups = false;
-  bool mark = false;
-  std::string mark_name = "dup";  // JSON member name for --mark
-};
-
-// Writes `record` (its bytes exactly as read, `text` being them without the terminator)
-// with the flag of --mark: lines get "dup\t" or "new\t" in front; a JSON object gets
-// ,"NAME":true|false before its closing brace, or, when it already has a top-level member
-// spelled "NAME", that member's value replaced (so the output never holds NAME twice). A
-// record that is not a JSON object in JSON mode is written unchanged.
-void write_marked(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool duplicate,
-                  std::string_view escaped_name);
 
 }  // namespace tlbf_dedup

@@ -47,7 +47,6 @@
 #include <fmt/format.h>
 
 #include "base/duration.hpp"
-#include "base/json_text.hpp"
 #include "base/signal_free_thread.hpp"
 #include "report/progress.hpp"
 #include "tlbf/hash.hpp"
@@ -94,7 +93,6 @@ Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecid
       time_source_(&clock),
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)) {
-  mark_name_ = json_escape(cfg_.output.mark_name);
   jump_ = cfg_.clock.jump_threshold();
   if (clock_ != 0) previous_time_ = clock_;  // a saved clock: the first record's step counts from it
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top), cfg_.hash_seed);
@@ -123,11 +121,6 @@ void Pipeline::refresh_future_limit() {
 
 namespace {
 
-// A record's time text as a JSON string, so blanks and binary bytes stay visible.
-std::string quoted(const TimeReading& t) {
-  return t.present ? "\"" + json_escape(t.text) + "\"" : std::string("(field absent)");
-}
-
 // |a - b| as a duration that cannot overflow.
 std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
   return a > b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)
@@ -148,10 +141,10 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
       warn_at(WarningKind::untimed,
               fmt::format("no readable time at -t {}: {}; judged at the current clock (name the format with "
                           "--time-format; further ones are counted, see the summary at exit)",
-                          cfg_.extract.time, quoted(t)));
+                          cfg_.extract.time, quoted_time(t)));
     // The probe: the run stops reading here, and run() reports it after the summary.
     if (!timed_seen_ && !cfg_.clock.allow_untimed && stats_.untimed == ClockPolicy::kUntimedProbe) untimed_stop_ = true;
-    if (stats_.untimed == 1) first_untimed_text_ = quoted(t);
+    if (stats_.untimed == 1) first_untimed_text_ = quoted_time(t);
     return TimeVerdict::untimed;
   }
   timed_seen_ = true;
@@ -159,13 +152,13 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
     warn_at(WarningKind::date_only,
             fmt::format("time {} at -t {} is a date without a time of day, read as its midnight (UTC): records of one "
                         "day share one time; if the time of day is in another field, add it to -t (e.g. -t 1,2)",
-                        quoted(t), cfg_.extract.time));
+                        quoted_time(t), cfg_.extract.time));
   if (cfg_.clock.max_future && t.time > future_limit_) {
     if (stats_.future++ == 0)
       warn_at(WarningKind::future_time,
               fmt::format("time {} is more than --max-future {} ahead of the wall clock; judged as untimed, it does "
                           "not move the clock (further ones are counted, see the summary at exit)",
-                          quoted(t), format_duration(*cfg_.clock.max_future)));
+                          quoted_time(t), format_duration(*cfg_.clock.max_future)));
     return TimeVerdict::future;
   }
   if (previous_time_ && distance(t.time, *previous_time_) > static_cast<std::uint64_t>(jump_)) {
@@ -174,7 +167,7 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
       warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back,
               fmt::format("time {} {} {} from the record before ({}){}; concatenated logs? merge them by time "
                           "(sort -m) or run once per file with --state (further jumps are counted, see --stats)",
-                          quoted(t), forward ? "jumps forward" : "steps back",
+                          quoted_time(t), forward ? "jumps forward" : "steps back",
                           format_distance(distance(t.time, *previous_time_)), format_rfc3339(*previous_time_),
                           forward ? ""
                                   : fmt::format("; until the records reach the clock {}, they are judged at it",
@@ -190,15 +183,10 @@ TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
   return TimeVerdict::accepted;
 }
 
-void Pipeline::explain_record(Writer& out, const Extracted* x, const char* decision) {
-  std::string key = "-", text = "-", time = "-";
-  if (x && x->status == ExtractStatus::ok) key = describe_key_parts(x->key, cfg_.extract.keys.size() > 1);
-  if (x && wants_time_) {
-    text = quoted(x->time);
-    if (x->time.parsed) time = format_rfc3339(x->time.time);
-  }
-  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", *place_name_, record_number(), key, text, time,
-                        format_rfc3339(clock_), decision));
+void Pipeline::explain_record(const Extracted& x, const char* decision) {
+  const bool keyed = x.status == ExtractStatus::ok;
+  emitter_->explain(ExplainLine{*place_name_, record_number(), keyed ? &x.key : nullptr, cfg_.extract.keys.size() > 1,
+                                wants_time_ ? &x.time : nullptr, clock_, decision});
 }
 
 void Pipeline::warn_at(WarningKind kind, std::string what) {
@@ -285,36 +273,14 @@ void Pipeline::maybe_checkpoint(Writer& out) {
     save_state(out);
 }
 
-inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup,
-                                    BytesLive live) {
-  if (cfg_.output.mark) {
-    if (!cfg_.output.only_dups || dup) {
-      write_marked(out, bytes, text_size, json, dup, mark_name_);
-      ++stats_.emitted;
-      return true;
-    }
-  } else if (dup == cfg_.output.only_dups) {
-    if (live == BytesLive::in_reader)
-      out.write_borrowed(bytes);
-    else
-      out.write(bytes);
-    ++stats_.emitted;
-    return true;
-  }
-  return false;
-}
-
-void Pipeline::write_undecided(Writer& out, const Record& rec, bool marked) {
+void Pipeline::write_undecided(const Record& rec) {
   ++stats_.emitted;
   if (!held_.empty()) {
     held_bytes_.append(rec.bytes());
-    held_.push_back(Held{rec.bytes().size(), rec.size, json_, marked ? HeldKind::marked_new : HeldKind::as_read});
+    held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::undecided});
     return;
   }
-  if (marked)
-    write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
-  else
-    out.write(rec.bytes());
+  emitter_->undecided(OutRecord{rec.bytes(), rec.size, json_, false});
 }
 
 void Pipeline::release_answered(Writer& out) {
@@ -330,11 +296,9 @@ void Pipeline::release_answered(Writer& out) {
         if (dup) top_->add(held_keys_.front());
         held_keys_.pop_front();
       }
-      write_decided(out, bytes, h.text_size, h.json, dup, BytesLive::elsewhere);
-    } else if (h.kind == HeldKind::marked_new) {
-      write_marked(out, bytes, h.text_size, h.json, false, mark_name_);
+      write_decided(OutRecord{bytes, h.text_size, h.json, false}, dup);
     } else {
-      out.write(bytes);
+      emitter_->undecided(OutRecord{bytes, h.text_size, h.json, false});
     }
     held_start_ += h.size;
     held_.pop_front();
@@ -372,11 +336,11 @@ bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x)
   }
   if (count++ == 0) warn_first(kind, what.c_str());
   if (explain) {
-    explain_record(out, &x, "error");
+    explain_record(x, "error");
     return false;
   }
   if (cfg_.on_error == OnError::pass && !only_dups) {
-    write_undecided(out, rec, cfg_.output.mark);
+    write_undecided(rec);
     if (cfg_.line_buffered) out.flush();
     return true;
   }
@@ -387,7 +351,7 @@ template <class D>
 void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
                           bool read_ahead) {
   const bool explain = cfg_.explain > 0;
-  if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
+  if (explain) emitter_->explain_header();
   bool emitted = false;  // the record before was written (its late continuation lines follow it)
 
   // Step 6: bookkeeping that runs only every few thousand records.
@@ -432,10 +396,9 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
       if (explain) {
         static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                          {"dup", "dup late", "dup untimed", "dup future"}};
-        explain_record(out, &x, kDecisions[dup][static_cast<int>(verdict)]);
+        explain_record(x, kDecisions[dup][static_cast<int>(verdict)]);
       } else {
-        emitted = write_decided(out, rec.bytes(), rec.size, json_, dup,
-                                replaying_record_ ? BytesLive::elsewhere : BytesLive::in_reader);
+        emitted = write_decided(OutRecord{rec.bytes(), rec.size, json_, replaying_record_ == 0}, dup);
       }
       if (cfg_.line_buffered) out.flush();
       if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(out);
@@ -473,7 +436,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
   while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
     stats_.bytes_in += rec.size + rec.term_len;
     if (rec.continues) {  // --multiline: lines of a record judged when the input paused
-      if (emitted) out.write(rec.bytes());
+      if (emitted) emitter_->continuation(rec.bytes());
       continue;
     }
     ++stats_.records;
@@ -545,7 +508,7 @@ void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile i
       stats_.bytes_in += item.size + item.term_len;
       const std::string_view bytes = b->record_bytes(item);
       if (item.continues) {
-        if (emitted) out.write(bytes);
+        if (emitted) emitter_->continuation(bytes);
         continue;
       }
       ++stats_.records;
@@ -644,6 +607,8 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   refresh_future_limit();
   std::unique_ptr<Progress> progress;
   if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size(), *time_source_);
+  Emitter emitter(out, cfg_.output);
+  emitter_ = &emitter;
   in.set_stop_flag(stop);
   out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
   // Kept records go out from the reader's buffer (Writer::write_borrowed): written before

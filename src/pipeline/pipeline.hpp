@@ -16,6 +16,7 @@
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
 #include "input/record_reader.hpp"
+#include "output/emitter.hpp"
 #include "output/writer.hpp"
 #include "pipeline/read_ahead.hpp"
 #include "report/diagnostics.hpp"
@@ -174,8 +175,8 @@ class Pipeline {
     return accept_time_slow(t);
   }
   TimeVerdict accept_time_slow(const TimeReading& t);
-  // --explain: one line for the record instead of the record (`x` null for a blank one).
-  void explain_record(Writer& out, const Extracted* x, const char* decision);
+  // --explain: one line for the record instead of the record.
+  void explain_record(const Extracted& x, const char* decision);
   void refresh_future_limit();
   void warn_first(WarningKind kind, const char* what);
   // A warning about the record being judged, naming its input and number.
@@ -184,16 +185,16 @@ class Pipeline {
   void cap_bound(Writer& out);
   void save_state(Writer& out);
   void maybe_checkpoint(Writer& out);
-  // Where a record's bytes live while the writer holds them: in the reader's buffer, which
-  // flushes the writer before it overwrites them (so the writer may borrow them), or in memory
-  // of the pipeline's own that changes sooner (held or replayed records: copied).
-  enum class BytesLive { in_reader, elsewhere };
-  // Step 5 for a record whose decision is `dup`: writes it as --mark/--only-dups say; true
-  // when it was written.
-  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup, BytesLive live);
+  // Step 5 for a record whose decision is `dup`: the emitter writes it as --mark and
+  // --only-dups say; true when it was written.
+  bool write_decided(const OutRecord& r, bool dup) {
+    const bool written = emitter_->decided(r, dup);
+    stats_.emitted += written;
+    return written;
+  }
   // A record written whatever the filter says (blank, or passed with --on-error pass), behind
   // the records still waiting for their answers.
-  void write_undecided(Writer& out, const Record& rec, bool marked);
+  void write_undecided(const Record& rec);
   // Writes the held records from the front up to the first one whose answer has not come.
   void release_answered(Writer& out);
   // Waits for every answer and writes every held record.
@@ -204,7 +205,7 @@ class Pipeline {
   DeferredDecider* deferred_ = nullptr;   // the one that answers later
   // With deferred_: the records waiting for their answers (or behind one that waits), in
   // input order, their bytes in held_bytes_ from held_start_ on.
-  enum class HeldKind : unsigned char { awaits_answer, as_read, marked_new };
+  enum class HeldKind : unsigned char { awaits_answer, undecided };
   struct Held {
     std::size_t size, text_size;
     bool json;
@@ -242,9 +243,9 @@ class Pipeline {
   StateHooks hooks_;
   std::unique_ptr<Extractor> extractor_;  // with read-ahead: the producer's from the hand-over on
   bool json_ = false;
-  bool wants_time_ = false;    // extractor_->wants_time(), kept when the producer takes the extractor
-  bool cap_reported_ = false;  // the memory cap's first bind was reported
-  std::string mark_name_;
+  bool wants_time_ = false;     // extractor_->wants_time(), kept when the producer takes the extractor
+  bool cap_reported_ = false;   // the memory cap's first bind was reported
+  Emitter* emitter_ = nullptr;  // run()'s, over the writer it was given
   RunStats stats_;
   std::unique_ptr<TopKeys> top_;  // with --top only
   std::int64_t last_checkpoint_ns_ = 0;

@@ -1,4 +1,4 @@
-// Buffered output and the --mark forms (src/output/writer.hpp).
+// Buffered output (src/output/writer.hpp): order, borrowing, broken pipes and stops.
 #include <doctest/doctest.h>
 
 #include <csignal>
@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <string>
 
-#include "base/json_text.hpp"
 #include "output/writer.hpp"
 #include "test_helpers_cli.hpp"
 
@@ -153,31 +152,5 @@ TEST_SUITE("writer") {
       ::close(fds[0]);
       ::close(fds[1]);
     }
-  }
-
-  TEST_CASE("mark: lines get a column, JSON objects a member before the closing brace") {
-    TempFile f;
-    int fd = f.open_for_writing();
-    Writer w(fd);
-    auto mark = [&](std::string_view bytes, std::size_t text_size, bool json, bool dup) {
-      write_marked(w, bytes, text_size, json, dup, json_escape("dup"));
-    };
-    mark("a b\n", 3, false, true);
-    mark("c\r\n", 1, false, false);
-    mark("{\"k\":1}\n", 7, true, true);
-    mark("{\"k\":1}  \r\n", 9, true, false);
-    mark("{ }\n", 3, true, false);
-    mark("[1]\n", 3, true, false);      // not an object: unchanged
-    mark("{\"k\":1}", 7, true, false);  // no terminator stays without one
-    w.flush();
-    CHECK(f.read() ==
-          "dup\ta b\n"
-          "new\tc\r\n"
-          "{\"k\":1,\"dup\":true}\n"
-          "{\"k\":1,\"dup\":false}  \r\n"
-          "{ \"dup\":false}\n"
-          "[1]\n"
-          "{\"k\":1,\"dup\":false}");
-    ::close(fd);
   }
 }
