@@ -89,12 +89,10 @@ Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecid
     : cfg_(std::move(cfg)),
       filter_(filter),
       deferred_(deferred),
-      clock_(start_clock),
+      clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
       time_source_(&clock),
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)) {
-  jump_ = cfg_.clock.jump_threshold();
-  if (clock_ != 0) previous_time_ = clock_;  // a saved clock: the first record's step counts from it
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top), cfg_.hash_seed);
   if (cfg_.format == InputFormat::lines) choose_extractor({});
   if (cfg_.format == InputFormat::json) choose_extractor("{");
@@ -112,81 +110,10 @@ void Pipeline::start_input(const RecordReader& in) {
   if (restart_years(cfg_.time_parser, in) && extractor_) choose_extractor(json_ ? "{" : "");
 }
 
-void Pipeline::refresh_future_limit() {
-  if (!cfg_.clock.max_future || !wants_time_) return;
-  const tlbf::Time now = time_source_->wall_ns();
-  const tlbf::Time max = std::numeric_limits<tlbf::Time>::max();
-  future_limit_ = now > max - *cfg_.clock.max_future ? max : now + *cfg_.clock.max_future;
-}
-
-namespace {
-
-// |a - b| as a duration that cannot overflow.
-std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
-  return a > b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)
-               : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
-}
-
-std::string format_distance(std::uint64_t d) {
-  return d > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())
-             ? std::string("centuries")
-             : format_duration(static_cast<tlbf::Duration>(d));
-}
-
-}  // namespace
-
-TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
-  if (!t.parsed) {
-    if (stats_.untimed++ == 0)
-      warn_at(WarningKind::untimed,
-              fmt::format("no readable time at -t {}: {}; judged at the current clock (name the format with "
-                          "--time-format; further ones are counted, see the summary at exit)",
-                          cfg_.extract.time, quoted_time(t)));
-    // The probe: the run stops reading here, and run() reports it after the summary.
-    if (!timed_seen_ && !cfg_.clock.allow_untimed && stats_.untimed == ClockPolicy::kUntimedProbe) untimed_stop_ = true;
-    if (stats_.untimed == 1) first_untimed_text_ = quoted_time(t);
-    return TimeVerdict::untimed;
-  }
-  timed_seen_ = true;
-  if (t.date_only && stats_.date_only++ == 0)
-    warn_at(WarningKind::date_only,
-            fmt::format("time {} at -t {} is a date without a time of day, read as its midnight (UTC): records of one "
-                        "day share one time; if the time of day is in another field, add it to -t (e.g. -t 1,2)",
-                        quoted_time(t), cfg_.extract.time));
-  if (cfg_.clock.max_future && t.time > future_limit_) {
-    if (stats_.future++ == 0)
-      warn_at(WarningKind::future_time,
-              fmt::format("time {} is more than --max-future {} ahead of the wall clock; judged as untimed, it does "
-                          "not move the clock (further ones are counted, see the summary at exit)",
-                          quoted_time(t), format_duration(*cfg_.clock.max_future)));
-    return TimeVerdict::future;
-  }
-  if (previous_time_ && distance(t.time, *previous_time_) > static_cast<std::uint64_t>(jump_)) {
-    const bool forward = t.time > *previous_time_;
-    if ((forward ? stats_.jumps_forward++ : stats_.jumps_back++) == 0)
-      warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back,
-              fmt::format("time {} {} {} from the record before ({}){}; concatenated logs? merge them by time "
-                          "(sort -m) or run once per file with --state (further jumps are counted, see --stats)",
-                          quoted_time(t), forward ? "jumps forward" : "steps back",
-                          format_distance(distance(t.time, *previous_time_)), format_rfc3339(*previous_time_),
-                          forward ? ""
-                                  : fmt::format("; until the records reach the clock {}, they are judged at it",
-                                                format_rfc3339(clock_))));
-  }
-  previous_time_ = t.time;
-  if (t.time > clock_) {
-    clock_ = t.time;
-  } else if (cfg_.clock.window > 0 && distance(clock_, t.time) > static_cast<std::uint64_t>(cfg_.clock.window)) {
-    ++stats_.late;
-    return TimeVerdict::late;
-  }
-  return TimeVerdict::accepted;
-}
-
 void Pipeline::explain_record(const Extracted& x, const char* decision) {
   const bool keyed = x.status == ExtractStatus::ok;
   emitter_->explain(ExplainLine{*place_name_, record_number(), keyed ? &x.key : nullptr, cfg_.extract.keys.size() > 1,
-                                wants_time_ ? &x.time : nullptr, clock_, decision});
+                                wants_time_ ? &x.time : nullptr, clock_.now(), decision});
 }
 
 void Pipeline::warn_at(WarningKind kind, std::string what) {
@@ -216,26 +143,7 @@ void Pipeline::warn_totals() {
   if (stats_.missing_key)
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
-  if (stats_.untimed)
-    diagnostics_->warning(
-        Warning{WarningKind::untimed, "", 0, stats_.untimed,
-                fmt::format("{} record(s) had no readable time at -t {} (judged at the current clock)", stats_.untimed,
-                            cfg_.extract.time)});
-  if (stats_.future)
-    diagnostics_->warning(
-        Warning{WarningKind::future_time, "", 0, stats_.future,
-                fmt::format("{} record(s) were stamped more than --max-future {} ahead of the wall clock "
-                            "(judged as untimed)",
-                            stats_.future, format_duration(*cfg_.clock.max_future))});
-  if (stats_.jumps_forward + stats_.jumps_back)
-    diagnostics_->warning(
-        Warning{WarningKind::jump_forward, "", 0, stats_.jumps_forward + stats_.jumps_back,
-                fmt::format("the record time jumped {} time(s) forward and {} time(s) back by more than {}; "
-                            "{} record(s) were late (judged at the clock)",
-                            stats_.jumps_forward, stats_.jumps_back, format_duration(jump_), stats_.late)});
-  if (stats_.date_only > 1)
-    diagnostics_->warning(Warning{WarningKind::date_only, "", 0, stats_.date_only,
-                                  fmt::format("{} record time(s) were dates without a time of day", stats_.date_only)});
+  clock_.warn_totals(*diagnostics_);
   if (filter_ && filter_->cap_binds() > 0)
     diagnostics_->warning(
         Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
@@ -247,7 +155,7 @@ void Pipeline::warn_totals() {
 
 void Pipeline::cap_bound(Writer& out) {
   cap_reported_ = true;
-  const std::string kept = cap_window(filter_->stats(clock_));
+  const std::string kept = cap_window(filter_->stats(clock_.now()));
   if (cfg_.on_cap == OnCap::fail) {
     out.flush();
     throw CapError(
@@ -264,7 +172,7 @@ void Pipeline::cap_bound(Writer& out) {
 void Pipeline::save_state(Writer& out) {
   if (!hooks_.save) return;
   out.flush();
-  hooks_.save(*filter_, clock_);
+  hooks_.save(*filter_, clock_.now());
   last_checkpoint_ns_ = time_source_->steady_ns();
 }
 
@@ -373,23 +281,21 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
 
     // Step 3: the clock, which only moves forward.
     TimeVerdict verdict = TimeVerdict::accepted;
-    if (wants_time_) {
-      verdict = accept_time(x.time);
-    } else {
-      tlbf::Time now = time_source_->wall_ns();
-      if (now > clock_) clock_ = now;
-    }
+    if (wants_time_)
+      verdict = clock_.accept(x.time, *this);
+    else
+      clock_.arrive();
 
     // Steps 4 and 5: the decision and the output; a decider that answers later gets the key
     // now, and the record waits in held_ until its answer has come (release_answered).
     if constexpr (D::answers_later) {
-      decider.submit(x.key, clock_);
+      decider.submit(x.key, clock_.now());
       if (top_) held_keys_.emplace_back(x.key);  // for --top, when the answer comes
       held_bytes_.append(rec.bytes());
       held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::awaits_answer});
       release_answered(out);
     } else {
-      const bool dup = hashed ? decider.is_duplicate(*hashed, clock_) : decider.is_duplicate(x.key, clock_);
+      const bool dup = hashed ? decider.is_duplicate(*hashed, clock_.now()) : decider.is_duplicate(x.key, clock_.now());
       stats_.duplicates += dup;
       if (dup && top_) hashed ? top_->add(x.key, *hashed) : top_->add(x.key);  // --top: whose duplicate it was
       emitted = false;
@@ -433,7 +339,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
   };
 
   Record rec;
-  while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
+  while (!*stop && !clock_.probe_failed() && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
     stats_.bytes_in += rec.size + rec.term_len;
     if (rec.continues) {  // --multiline: lines of a record judged when the input paused
       if (emitted) emitter_->continuation(rec.bytes());
@@ -503,7 +409,7 @@ void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile i
   while (RecordBatch* b = queue.take()) {
     std::size_t judged = 0;
     for (const RecordBatch::Item& item : b->items) {
-      if (*stop || untimed_stop_) break;
+      if (*stop || clock_.probe_failed()) break;
       ++judged;
       stats_.bytes_in += item.size + item.term_len;
       const std::string_view bytes = b->record_bytes(item);
@@ -648,7 +554,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     out.flush();
     // A run that found no time at all is an error, and its state is not saved; its summary
     // still comes first, so that --stats shows what was read.
-    untimed_failed = stats_.untimed && !timed_seen_ && !cfg_.clock.allow_untimed && !*stop;
+    untimed_failed = clock_.found_no_time() && !*stop;
     if (!untimed_failed) save_state(out);
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
@@ -658,7 +564,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   } catch (const BrokenPipe&) {
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.
-    if (hooks_.save) hooks_.save(*filter_, clock_);
+    if (hooks_.save) hooks_.save(*filter_, clock_.now());
     downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
   } catch (const OutputStopped& e) {
     // Stopped by a signal with the output blocked: records decided as kept were not written,
@@ -668,20 +574,15 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   }
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
-  stats_.filter = deferred_ ? deferred_->stats(clock_) : filter_->stats(clock_);
+  stats_.filter = deferred_ ? deferred_->stats(clock_.now()) : filter_->stats(clock_.now());
+  clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();
   diagnostics_->summary(stats_);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
-  if (untimed_failed)
-    throw UntimedInput(fmt::format(
-        "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "
-        "--time-format (e.g. --time-format '%y/%m/%d %H:%M:%S'), or give --allow-untimed to judge such records at "
-        "the current clock; the {} records read were written as untimed records are{}",
-        *place_name_, untimed_stop_ ? "first " : "", stats_.untimed, cfg_.extract.time, first_untimed_text_,
-        stats_.records, untimed_stop_ ? ", the rest of the input was not read" : ""));
+  if (untimed_failed) throw clock_.no_time_error(*place_name_, stats_.records);
   return stats_;
 }
 

@@ -18,6 +18,7 @@
 #include "input/record_reader.hpp"
 #include "output/emitter.hpp"
 #include "output/writer.hpp"
+#include "pipeline/decision_clock.hpp"
 #include "pipeline/read_ahead.hpp"
 #include "report/diagnostics.hpp"
 #include "report/stats.hpp"
@@ -55,43 +56,6 @@ struct StateHooks {
   tlbf::Duration every = 0;
 };
 
-// A run that asks for record times (-t) found none: none of the first kUntimedProbe records
-// (or of all, if fewer) had a readable time, and untimed input was not allowed.
-class UntimedInput : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// How record times move the decision clock (the clock model of tlbf-dedup(1), "EVENT TIME").
-// The clock is the largest accepted record time; a record behind it is judged at it.
-struct ClockPolicy {
-  static constexpr std::uint64_t kUntimedProbe = 1000;
-  static constexpr tlbf::Duration kHour = 3600 * tlbf::kSecond;
-
-  // The filter's time window (0: a count window): a record older than clock - window is late.
-  tlbf::Duration window = 0;
-  // A stamp further than this ahead of the wall clock is judged as untimed, so that one bad
-  // stamp cannot carry the clock away; nullopt: no limit.
-  std::optional<tlbf::Duration> max_future = 24 * kHour;
-  // Two consecutive record times further apart than this are a jump, warned about; 0: the
-  // default, max(1 h, 100 x window).
-  tlbf::Duration jump = 0;
-  // The year of the first year-less stamp of each input: this one (--year), else the year of
-  // the input's modification time, else of the wall clock (YearStart::not_after).
-  std::optional<int> year;
-  // Without, a run whose first kUntimedProbe records have no readable time stops.
-  bool allow_untimed = false;
-
-  tlbf::Duration jump_threshold() const {
-    if (jump > 0) return jump;
-    constexpr tlbf::Duration kLongest = std::numeric_limits<tlbf::Duration>::max();
-    return std::max(kHour, window > kLongest / 100 ? kLongest : 100 * window);  // saturates
-  }
-};
-
-// What the clock made of a record's time (for --explain; in this order there).
-enum class TimeVerdict { accepted, late, untimed, future };
-
 struct PipelineConfig {
   InputFormat format = InputFormat::auto_detect;
   ExtractConfig extract;
@@ -115,7 +79,7 @@ struct PipelineConfig {
   int threads = 2;
 };
 
-class Pipeline {
+class Pipeline : private RecordWarnings {
  public:
   // `clock` and `diagnostics` must outlive the pipeline.
   Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
@@ -129,7 +93,7 @@ class Pipeline {
   // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
 
-  tlbf::Time clock() const { return clock_; }
+  tlbf::Time clock() const { return clock_.now(); }
 
  private:
   Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
@@ -158,26 +122,13 @@ class Pipeline {
   // about once, then passed, dropped or fatal as --on-error says; true when it was written.
   // Cold: kept out of the record loop, whose usual record has a key.
   [[gnu::cold]] bool judge_unkeyed(Writer& out, const Record& rec, const Extracted& x);
-  // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
-  TimeVerdict accept_time(const TimeReading& t) {
-    // The usual record, decided here without a call: a full time, not before the clock, not
-    // too far ahead of the wall clock, and a step from the record before that is not a jump.
-    // (previous_time_ <= clock_ <= t.time, so the step is t.time - previous_time_.)
-    if (t.parsed && !t.date_only && previous_time_ && t.time >= clock_ &&
-        (!cfg_.clock.max_future || t.time <= future_limit_) &&
-        static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_time_) <=
-            static_cast<std::uint64_t>(jump_)) {
-      timed_seen_ = true;
-      previous_time_ = t.time;
-      clock_ = t.time;
-      return TimeVerdict::accepted;
-    }
-    return accept_time_slow(t);
-  }
-  TimeVerdict accept_time_slow(const TimeReading& t);
   // --explain: one line for the record instead of the record.
   void explain_record(const Extracted& x, const char* decision);
-  void refresh_future_limit();
+  void refresh_future_limit() {
+    if (wants_time_) clock_.refresh_future_limit();
+  }
+  // The clock's warnings about the record being judged.
+  void warn(WarningKind kind, std::string what) override { warn_at(kind, std::move(what)); }
   void warn_first(WarningKind kind, const char* what);
   // A warning about the record being judged, naming its input and number.
   void warn_at(WarningKind kind, std::string what);
@@ -215,14 +166,8 @@ class Pipeline {
   std::deque<std::string> held_keys_;  // with --top: the keys of the records awaiting answers, in order
   std::string held_bytes_;
   std::size_t held_start_ = 0;
-  tlbf::Time clock_;             // the decision clock: the largest record time accepted (or wall time)
-  tlbf::Time future_limit_ = 0;  // record times above it are judged as untimed
-  tlbf::Duration jump_ = 0;
-  std::optional<tlbf::Time> previous_time_;  // the last accepted record time
-  bool timed_seen_ = false;                  // a record had a readable time
-  std::size_t input_ = 0;                    // the reader's input_number() of the last record
-  std::string first_untimed_text_;
-  bool untimed_stop_ = false;           // the untimed probe failed: stop reading
+  DecisionClock clock_;
+  std::size_t input_ = 0;               // the reader's input_number() of the last record
   std::uint64_t replaying_record_ = 0;  // see record_number()
   // The record being judged: the name of its input (the reader's, or with read-ahead
   // thread_name_) and its number there.
