@@ -213,10 +213,11 @@ int run(Options o, int argc, const char* const* argv) {
   tlbf::FilterConfig config = o.filter;
   std::unique_ptr<tlbf::WindowFilter> filter;
   std::unique_ptr<RedisBackend> remote;
+  std::uint64_t hash_seed = 0;
   tlbf::Time clock = 0;
   if (o.redis) {
-    o.pipeline.hash_seed = fresh_hash_seed();
-    remote = std::make_unique<RedisBackend>(*o.redis, o.filter, o.pipeline.hash_seed, system_clock, diagnostics);
+    hash_seed = fresh_hash_seed();
+    remote = std::make_unique<RedisBackend>(*o.redis, o.filter, hash_seed, system_clock, diagnostics);
     config = remote->filter_config();
     check_filter_matches(o, config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text,
                          "name another --redis-key");
@@ -230,7 +231,7 @@ int run(Options o, int argc, const char* const* argv) {
       config = saved->config;
       filter = std::move(saved->filter);
       clock = saved->clock;
-      o.pipeline.hash_seed = saved->run.hash_seed;
+      hash_seed = saved->run.hash_seed;
     }
   }
   if (!filter && !remote) {
@@ -239,15 +240,19 @@ int run(Options o, int argc, const char* const* argv) {
     } catch (const tlbf::invalid_parameter& e) {
       throw option_error(e);
     }
-    o.pipeline.hash_seed = fresh_hash_seed();
+    hash_seed = fresh_hash_seed();
   }
+  // The decider owns the seed: every hash of a key in the run is made with it.
+  std::unique_ptr<Decider> local;
+  if (filter) local = make_local_decider(*filter, o.pipeline.refresh, hash_seed);
+  Decider& decider = remote ? static_cast<Decider&>(*remote) : *local;
 
   // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks).
   StateHooks hooks;
   if (!o.state_file.empty() && o.pipeline.explain == 0) {
-    const RunRecord record{o.pipeline.hash_seed, o.key_time_options};
-    hooks.save = [path = o.state_file, config, record](const tlbf::WindowFilter& f, tlbf::Time c) {
-      save_state_file(path, f, config, c, record);
+    const RunRecord record{hash_seed, o.key_time_options};
+    hooks.save = [path = o.state_file, config, record, &filter](tlbf::Time c) {
+      save_state_file(path, *filter, config, c, record);
     };
     hooks.every = o.checkpoint;
   }
@@ -257,13 +262,9 @@ int run(Options o, int argc, const char* const* argv) {
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.clock.window = config.span;  // the state file's (or Redis's) window when there is one
-  std::optional<Pipeline> pipeline;
-  if (remote)
-    pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
-  else
-    pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
+  Pipeline pipeline(std::move(pipeline_config), decider, clock, system_clock, diagnostics, std::move(hooks));
   try {
-    pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+    pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
   } catch (const OutputStopped& e) {
     std::string where;
     if (remote)

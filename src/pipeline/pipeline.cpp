@@ -49,7 +49,6 @@
 #include "base/duration.hpp"
 #include "base/signal_free_thread.hpp"
 #include "report/progress.hpp"
-#include "tlbf/hash.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -76,24 +75,15 @@ void place_in_batch(std::string_view v, const Record& rec, RecordBatch& batch, b
 
 }  // namespace
 
-Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
-                   Diagnostics& diagnostics, StateHooks hooks)
-    : Pipeline(std::move(cfg), &filter, nullptr, start_clock, clock, diagnostics, std::move(hooks)) {}
-
-Pipeline::Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock,
-                   Diagnostics& diagnostics)
-    : Pipeline(std::move(cfg), nullptr, &decider, start_clock, clock, diagnostics, StateHooks{}) {}
-
-Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
-                   Clock& clock, Diagnostics& diagnostics, StateHooks hooks)
+Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
+                   StateHooks hooks)
     : cfg_(std::move(cfg)),
-      filter_(filter),
-      deferred_(deferred),
+      decider_(&decider),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
       time_source_(&clock),
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)) {
-  if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top), cfg_.hash_seed);
+  if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
   if (cfg_.format == InputFormat::lines) choose_extractor({});
   if (cfg_.format == InputFormat::json) choose_extractor("{");
 }
@@ -144,18 +134,18 @@ void Pipeline::warn_totals() {
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   clock_.warn_totals(*diagnostics_);
-  if (filter_ && filter_->cap_binds() > 0)
+  if (decider_->cap_binds() > 0)
     diagnostics_->warning(
-        Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
+        Warning{WarningKind::memory_cap, "", 0, decider_->cap_binds(),
                 fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
                             "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
                             "they expired; older duplicates may have passed)",
-                            filter_->cap_binds(), cap_window(stats_.filter), stats_.filter.cap_evictions)});
+                            decider_->cap_binds(), cap_window(stats_.filter), stats_.filter.cap_evictions)});
 }
 
 void Pipeline::cap_bound(Writer& out) {
   cap_reported_ = true;
-  const std::string kept = cap_window(filter_->stats(clock_.now()));
+  const std::string kept = cap_window(decider_->stats(clock_.now()));
   if (cfg_.on_cap == OnCap::fail) {
     out.flush();
     throw CapError(
@@ -172,7 +162,7 @@ void Pipeline::cap_bound(Writer& out) {
 void Pipeline::save_state(Writer& out) {
   if (!hooks_.save) return;
   out.flush();
-  hooks_.save(*filter_, clock_.now());
+  hooks_.save(clock_.now());
   last_checkpoint_ns_ = time_source_->steady_ns();
 }
 
@@ -197,11 +187,11 @@ void Pipeline::release_answered(Writer& out) {
     const Held& h = held_.front();
     const std::string_view bytes(held_bytes_.data() + held_start_, h.size);
     if (h.kind == HeldKind::awaits_answer) {
-      if (!deferred_->has_answer()) break;
-      const bool dup = deferred_->take_answer();
+      if (answers_.empty()) break;
+      const bool dup = answers_.take();
       stats_.duplicates += dup;
       if (top_) {
-        if (dup) top_->add(held_keys_.front());
+        if (dup) top_->add(held_keys_.front().first, held_keys_.front().second);
         held_keys_.pop_front();
       }
       write_decided(OutRecord{bytes, h.text_size, h.json, false}, dup);
@@ -224,8 +214,7 @@ void Pipeline::release_answered(Writer& out) {
 }
 
 void Pipeline::drain(Writer& out) {
-  if (!deferred_) return;
-  deferred_->flush();
+  decider_->flush(answers_);
   release_answered(out);
 }
 
@@ -255,8 +244,7 @@ bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x)
   return false;
 }
 
-template <class D>
-void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
+void Pipeline::decide_all(RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
                           bool read_ahead) {
   const bool explain = cfg_.explain > 0;
   if (explain) emitter_->explain_header();
@@ -288,16 +276,18 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
 
     // Steps 4 and 5: the decision and the output; a decider that answers later gets the key
     // now, and the record waits in held_ until its answer has come (release_answered).
-    if constexpr (D::answers_later) {
-      decider.submit(x.key, clock_.now());
-      if (top_) held_keys_.emplace_back(x.key);  // for --top, when the answer comes
+    const tlbf::KeyHash hash = hashed ? *hashed : decider_->hasher()(x.key);
+    const tlbf::Time now = clock_.now();
+    decider_->submit(KeyBatch{&hash, &now, &x.key, 1}, answers_);
+    if (decider_->answers_later()) {
+      if (top_) held_keys_.emplace_back(x.key, hash);  // for --top, when the answer comes
       held_bytes_.append(rec.bytes());
       held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::awaits_answer});
       release_answered(out);
     } else {
-      const bool dup = hashed ? decider.is_duplicate(*hashed, clock_.now()) : decider.is_duplicate(x.key, clock_.now());
+      const bool dup = answers_.take();
       stats_.duplicates += dup;
-      if (dup && top_) hashed ? top_->add(x.key, *hashed) : top_->add(x.key);  // --top: whose duplicate it was
+      if (dup && top_) top_->add(x.key, hash);  // --top: whose duplicate it was
       emitted = false;
       if (explain) {
         static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
@@ -307,7 +297,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
         emitted = write_decided(OutRecord{rec.bytes(), rec.size, json_, replaying_record_ == 0}, dup);
       }
       if (cfg_.line_buffered) out.flush();
-      if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(out);
+      if (!cap_reported_ && decider_->cap_binds() != 0) cap_bound(out);
     }
   };
 
@@ -372,9 +362,7 @@ void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volat
     if (read_ahead && extractor_) break;
   }
   if (!blanks.empty() && !*stop) judge_blanks();
-  if constexpr (!D::answers_later) {
-    if (read_ahead && extractor_) decide_read_ahead(in, out, stop, judge, after_record, emitted);
-  }
+  if (read_ahead && extractor_) decide_read_ahead(in, out, stop, judge, after_record, emitted);
 }
 
 // The record loop from the hand-over on: the reader and the extractor belong to the
@@ -481,7 +469,7 @@ void Pipeline::read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, 
           const Extracted x = extractor->extract(rec.head());
           item.status = x.status;
           item.absent_part = x.absent_part;
-          if (x.status == ExtractStatus::ok) item.hash = tlbf::hash_key(x.key, cfg_.hash_seed);
+          if (x.status == ExtractStatus::ok) item.hash = decider_->hasher()(x.key);
           item.key_size = x.key.size();
           place_in_batch(x.key, rec, *b, item.key_in_record, item.key_offset);
           item.time = x.time;
@@ -532,24 +520,19 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   place_name_ = &in.current_name();
   // A second thread reads ahead only where it can always be stopped and joined (regular
   // files: reads never block for long) and where output timing does not matter.
-  const bool read_ahead =
-      cfg_.threads > 1 && !deferred_ && cfg_.explain == 0 && !cfg_.line_buffered && in.inputs_are_regular_files();
+  const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
+                          in.inputs_are_regular_files();
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {
-    if (deferred_) {
-      try {
-        decide_all(*deferred_, in, out, stop, progress.get(), false);
-        drain(out);
-      } catch (const DecisionsLost&) {
-        // What was decided before the loss is written; the records after it are not.
-        release_answered(out);
-        out.flush();
-        throw;
-      }
-    } else {
-      with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
-                   [&](auto& decider) { decide_all(decider, in, out, stop, progress.get(), read_ahead); });
+    try {
+      decide_all(in, out, stop, progress.get(), read_ahead);
+      drain(out);
+    } catch (const DecisionsLost&) {
+      // What was decided before the loss is written; the records after it are not.
+      release_answered(out);
+      out.flush();
+      throw;
     }
     out.flush();
     // A run that found no time at all is an error, and its state is not saved; its summary
@@ -564,7 +547,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   } catch (const BrokenPipe&) {
     // Downstream stopped reading: the program ends quietly, but what was read and decided is
     // kept, so the next run with the same --state continues from here.
-    if (hooks_.save) hooks_.save(*filter_, clock_.now());
+    if (hooks_.save) hooks_.save(clock_.now());
     downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
   } catch (const OutputStopped& e) {
     // Stopped by a signal with the output blocked: records decided as kept were not written,
@@ -574,7 +557,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   }
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
-  stats_.filter = deferred_ ? deferred_->stats(clock_.now()) : filter_->stats(clock_.now());
+  stats_.filter = decider_->stats(clock_.now());
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
   if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);

@@ -50,9 +50,10 @@ class CapError : public std::runtime_error {
 
 // How the pipeline persists its filter: `save` is called with the output flushed, every
 // `every` of wall time (checked between records and whenever input pauses) and once at the
-// end of the run, with the filter and the clock it has reached. Empty `save` = no state.
+// end of the run, with the clock it has reached; the caller knows the filter. Empty `save` =
+// no state.
 struct StateHooks {
-  std::function<void(const tlbf::WindowFilter&, tlbf::Time clock)> save;
+  std::function<void(tlbf::Time clock)> save;
   tlbf::Duration every = 0;
 };
 
@@ -61,8 +62,7 @@ struct PipelineConfig {
   ExtractConfig extract;
   TimeParser time_parser{TimeFormat::auto_detect, std::nullopt, 1970};
   ClockPolicy clock;
-  Refresh refresh = Refresh::no;
-  std::uint64_t hash_seed = 0;  // the keys' hash seed, kept with the filter (decider.hpp)
+  Refresh refresh = Refresh::no;  // for the decider the front end makes (decider.hpp)
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
@@ -81,12 +81,9 @@ struct PipelineConfig {
 
 class Pipeline : private RecordWarnings {
  public:
-  // `clock` and `diagnostics` must outlive the pipeline.
-  Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
-           Diagnostics& diagnostics, StateHooks hooks = {});
-  // Decisions by a filter that answers later (a remote one); it keeps no state file.
-  Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock,
-           Diagnostics& diagnostics);
+  // `decider`, `clock` and `diagnostics` must outlive the pipeline.
+  Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
+           StateHooks hooks = {});
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
@@ -96,12 +93,8 @@ class Pipeline : private RecordWarnings {
   tlbf::Time clock() const { return clock_.now(); }
 
  private:
-  Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
-           Clock& clock, Diagnostics& diagnostics, StateHooks hooks);
-  // The record loop, compiled for each decider type (see decider.hpp).
-  template <class D>
-  void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
-                  bool read_ahead);
+  // The record loop.
+  void decide_all(RecordReader& in, Writer& out, const volatile int* stop, Progress* progress, bool read_ahead);
   // decide_all() from the hand-over to the producer thread on.
   template <class Judge, class AfterRecord>
   void decide_read_ahead(RecordReader& in, Writer& out, const volatile int* stop, Judge& judge,
@@ -152,9 +145,9 @@ class Pipeline : private RecordWarnings {
   void drain(Writer& out);
 
   PipelineConfig cfg_;
-  tlbf::WindowFilter* filter_ = nullptr;  // the filter that decides, or:
-  DeferredDecider* deferred_ = nullptr;   // the one that answers later
-  // With deferred_: the records waiting for their answers (or behind one that waits), in
+  Decider* decider_;
+  Answers answers_;  // the decider's, in submit order, not yet taken
+  // With a decider that answers later: the records waiting for their answers (or behind one that waits), in
   // input order, their bytes in held_bytes_ from held_start_ on.
   enum class HeldKind : unsigned char { awaits_answer, undecided };
   struct Held {
@@ -163,7 +156,8 @@ class Pipeline : private RecordWarnings {
     HeldKind kind;
   };
   std::deque<Held> held_;
-  std::deque<std::string> held_keys_;  // with --top: the keys of the records awaiting answers, in order
+  // With --top: the keys (and their hashes) of the records awaiting answers, in order.
+  std::deque<std::pair<std::string, tlbf::KeyHash>> held_keys_;
   std::string held_bytes_;
   std::size_t held_start_ = 0;
   DecisionClock clock_;

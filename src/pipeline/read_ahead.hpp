@@ -111,8 +111,8 @@ struct RecordBatch {
     std::size_t input;     // its input's number (RecordReader::input_number())
     ExtractStatus status;
     std::uint32_t absent_part;
-    // With status ok: the key hashed as the decider would (tlbf::hash_key with the run's
-    // seed, decider.hpp), so the consumer decides without hashing.
+    // With status ok: the key hashed by the decider's hasher (KeyHasher, with the run's
+    // seed), so the consumer decides without hashing.
     tlbf::KeyHash hash;
     // Where the key and the time text are: in the record (kInRecord) or in `side`.
     bool key_in_record, time_in_record;
