@@ -72,7 +72,8 @@ class Answers {
 };
 
 // Keys to decide, in input order: their hashes (KeyHasher), the times they are judged at, and
-// their bytes (for a decider that hashes them itself, as the Redis module does).
+// their bytes, for a decider that answers later (which hashes them elsewhere, as the Redis
+// module does); one that answers at once decides by the hashes and may be given empty bytes.
 struct KeyBatch {
   const tlbf::KeyHash* hashes;
   const tlbf::Time* times;

@@ -6,6 +6,8 @@
 // Everything else goes through the writer's buffer, in the order the emitter is called.
 #include "output/emitter.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/json_text.hpp"
@@ -24,11 +26,14 @@ std::string quoted_time(const TimeReading& t) {
 }
 
 Emitter::Emitter(Writer& out, OutputMode mode)
-    : out_(out), mode_(std::move(mode)), mark_name_(json_escape(mode_.mark_name)) {}
+    : out_(out),
+      mode_(std::move(mode)),
+      mark_name_(json_escape(mode_.mark_name)),
+      mark_bytes_(std::max<std::size_t>(4, mark_name_.size() + 9)) {}  // "dup\t", or ,"NAME":false
 
 void Emitter::undecided(const OutRecord& r) {
   if (mode_.mark)
-    write_marked(r, false);
+    write_marked(r.bytes, r.text_size, r.json, false);
   else
     out_.write(r.bytes);
 }
@@ -46,15 +51,14 @@ void Emitter::explain(const ExplainLine& line) {
                          format_rfc3339(line.clock), line.decision));
 }
 
-void Emitter::write_marked(const OutRecord& r, bool dup) {
-  const std::string_view bytes = r.bytes;
-  if (!r.json) {
+void Emitter::write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup) {
+  if (!json) {
     out_.write(dup ? "dup\t" : "new\t");
     out_.write(bytes);
     return;
   }
   // The object's closing brace, after trailing blanks.
-  std::size_t close = r.text_size;
+  std::size_t close = text_size;
   while (close > 0 && (bytes[close - 1] == ' ' || bytes[close - 1] == '\t' || bytes[close - 1] == '\r')) --close;
   if (close == 0 || bytes[close - 1] != '}') {
     out_.write(bytes);

@@ -4,6 +4,7 @@
 // Writer below it only writes bytes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -56,7 +57,7 @@ class Emitter {
   bool decided(const OutRecord& r, bool dup) {
     if (mode_.mark) {
       if (mode_.only_dups && !dup) return false;
-      write_marked(r, dup);
+      write_marked(r.bytes, r.text_size, r.json, dup);
       return true;
     }
     if (dup != mode_.only_dups) return false;
@@ -72,6 +73,19 @@ class Emitter {
   // Lines that continue the record written last (--multiline): copied as they are.
   void continuation(std::string_view bytes) { out_.write(bytes); }
 
+  // How much judged records may write before the writer must flush: while they stay within
+  // it, no write can fail or block before the next flush(). Each record counts its bytes, plus
+  // what --mark adds, against both the buffer's room and the borrowed bytes' room.
+  struct Room {
+    std::uint64_t bytes;       // of records, with `per_record` more for each
+    std::uint64_t per_record;  // what --mark adds at most
+    std::size_t records;
+  };
+  Room room() const {
+    const WriterRoom w = out_.room();
+    return Room{mode_.mark ? w.copied : std::min(w.copied, w.borrowed), mode_.mark ? mark_bytes_ : 0, w.calls};
+  }
+
   // --explain: the header, then one line per record instead of the record.
   void explain_header();
   void explain(const ExplainLine& line);
@@ -81,11 +95,12 @@ class Emitter {
   // object gets ,"NAME":true|false before its closing brace, or, when it already has a
   // top-level member spelled "NAME", that member's value replaced (so the output never holds
   // NAME twice). A record that is not a JSON object in JSON mode is written unchanged.
-  void write_marked(const OutRecord& r, bool dup);
+  void write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup);
 
   Writer& out_;
   OutputMode mode_;
-  std::string mark_name_;  // mode_.mark_name as JSON string text
+  std::string mark_name_;   // mode_.mark_name as JSON string text
+  std::size_t mark_bytes_;  // the most --mark adds to a record
 };
 
 }  // namespace tlbf_dedup

@@ -24,9 +24,6 @@
 namespace tlbf_dedup {
 namespace {
 
-// Up to this many pieces go to one writev(2); more are written in several calls.
-constexpr std::size_t kMaxPieces = IOV_MAX;
-
 // The result of a write(2) or writev(2): true to retry (EINTR); throws for an error.
 bool interrupted(ssize_t w) {
   if (w >= 0) return false;

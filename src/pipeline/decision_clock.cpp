@@ -39,7 +39,7 @@ DecisionClock::DecisionClock(const ClockPolicy& policy, std::string time_option,
 }
 
 void DecisionClock::refresh_future_limit() {
-  if (!policy_.max_future) return;
+  if (!policy_.max_future || time_option_.empty()) return;
   const tlbf::Time now = wall_->wall_ns();
   const tlbf::Time max = std::numeric_limits<tlbf::Time>::max();
   future_limit_ = now > max - *policy_.max_future ? max : now + *policy_.max_future;

@@ -95,7 +95,8 @@ class DecisionClock {
     return accept_slow(t, warnings);
   }
 
-  // Record times beyond the wall clock plus --max-future from now on are judged as untimed.
+  // With -t: record times beyond the wall clock plus --max-future from now on are judged as
+  // untimed.
   void refresh_future_limit();
 
   // The untimed probe failed: the first kUntimedProbe records had no readable time; the run

@@ -153,4 +153,33 @@ TEST_SUITE("writer") {
       ::close(fds[1]);
     }
   }
+
+  TEST_CASE("writes that stay inside room() never flush: nothing reaches the descriptor before flush()") {
+    std::signal(SIGPIPE, SIG_IGN);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    ::close(fds[0]);  // any write(2) would fail with EPIPE
+    Writer w(fds[1], 4096);
+    std::string chunk(100, 'x');
+    std::string borrowed(8192, 'y');
+    WriterRoom room = w.room();
+    std::size_t at = 0;
+    // Alternate copies and non-adjacent borrows (each a piece of its own) while they fit.
+    for (int i = 0; room.calls > 0; ++i) {
+      if (i % 2 == 0) {
+        if (chunk.size() > room.copied) break;
+        w.write(chunk);
+        room.copied -= chunk.size();
+      } else {
+        if (at + 10 > borrowed.size() || 9 > room.borrowed) break;
+        w.write_borrowed(std::string_view(borrowed).substr(at, 9));  // a gap of 1: never adjacent
+        at += 10;
+        room.borrowed -= 9;
+      }
+      --room.calls;
+    }
+    CHECK(w.bytes_written() > 0);
+    CHECK_THROWS_AS(w.flush(), BrokenPipe);  // the first write(2) of the run
+    ::close(fds[1]);
+  }
 }

@@ -3,6 +3,7 @@
 // output modes, the state hooks and checkpoint timing. Nothing sleeps.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -88,6 +89,14 @@ PipelineConfig keyed(const char* key, const char* time = "") {
   c.extract.keys = {key};
   c.extract.time = time;
   c.time_parser = TimeParser(TimeFormat::auto_detect, std::nullopt, 2017);
+  return c;
+}
+
+// -k 2 -t 1 with a 5 s window, on `threads` threads.
+PipelineConfig on_threads(int threads) {
+  PipelineConfig c = keyed("2", "1");
+  c.threads = threads;
+  c.clock.window = 5 * tlbf::kSecond;
   return c;
 }
 
@@ -410,6 +419,50 @@ TEST_SUITE("pipeline") {
     CHECK(m.clock > 1577836800 * kS);  // after 2020-01-01: the year was not 1970
   }
 
+  // Decisions are made ahead of the output in batches, but never past a write that can fail:
+  // when downstream closes the pipe, the run has counted and decided the records up to the
+  // one whose write failed and none after it, and the state is saved at that one's time.
+  TEST_CASE("a closed pipe: the records counted and decided end at the write that failed") {
+    std::signal(SIGPIPE, SIG_IGN);
+    std::string in;
+    std::uint64_t bytes = 0, failing = 0;  // the write of record `failing` finds a full buffer
+    for (int i = 0; i < 60000; ++i) {
+      const std::string line = std::to_string(i / 10) + " key-" + std::to_string(i) + std::string(60, '.') + "\n";
+      in += line;
+      if (!failing && (bytes += line.size()) > 4096) failing = static_cast<std::uint64_t>(i) + 1;
+    }
+    TempFile input(in);
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      const PipelineConfig c = on_threads(threads);
+      HashLog filter;
+      auto decider = make_local_decider(filter, Refresh::no, 7);
+      tlbf::Time saved = -1;
+      StateHooks hooks;
+      hooks.save = [&](tlbf::Time clock) { saved = clock; };
+      int fds[2];
+      REQUIRE(::pipe(fds) == 0);
+      ::close(fds[0]);
+      {
+        RecordReader reader({input.path()}, '\n');
+        Writer writer(fds[1], 4096);  // full after some 50 records, inside a batch
+        ManualClock clock;
+        clock.advance(1893456000 * kS);
+        RecordingDiagnostics diagnostics;
+        Pipeline p(c, *decider, 0, clock, diagnostics, hooks);
+        static volatile int no_stop = 0;
+        CHECK_THROWS_AS(p.run(reader, writer, &no_stop), BrokenPipe);
+        REQUIRE(diagnostics.summaries.size() == 1);
+        const std::uint64_t counted = diagnostics.summaries[0].records;
+        // Read ahead, the writer is flushed when the first batch (its first record) is done.
+        CHECK(counted == (threads == 1 ? failing : 1));
+        CHECK(filter.asked.size() == counted);
+        CHECK(saved == static_cast<tlbf::Time>((counted - 1) / 10) * kS);
+      }
+      ::close(fds[1]);
+    }
+  }
+
   // With --threads 2 the producer hashes the keys; the filter must be asked with the very
   // hashes one thread asks with (the run's seed, the same key bytes), record by record.
   TEST_CASE("read-ahead asks the filter with the key hashed with the run's seed, as one thread does") {
@@ -423,9 +476,7 @@ TEST_SUITE("pipeline") {
     std::string outputs[2];
     for (int threads : {1, 2}) {
       CAPTURE(threads);
-      PipelineConfig c = keyed("2", "1");
-      c.threads = threads;
-      c.clock.window = 5 * kS;
+      const PipelineConfig c = on_threads(threads);
       HashLog filter;
       TempFile out;
       int fd = out.open_for_writing();
