@@ -11,9 +11,9 @@
 //    key is judged at its own time, as a local filter judges it. The time is the pipeline's
 //    clock: the record's time with -t, else the wall clock of this process (never the
 //    server's `*`), so producers and replicas agree and a run can be repeated.
-//  - Keys travel as their bytes: the module hashes items itself (tlbf::hash_key, seed 0) and
-//    takes no hashes. On a cluster the shard of a key is shard_of() of that hash
-//    (redis/item_hash.hpp), the one rule the module documents.
+//  - Keys travel as their bytes: the module hashes items itself (tlbf::item_hash, without the
+//    run's seed) and takes no hashes. On a cluster the shard of a key is the module's rule
+//    (KeyHasher::shard, tlbf/shard.hpp), which every producer computes alike.
 //  - A redirected command (MOVED, ASK) is resent on a connection of its own to the named
 //    node, never on a pipelined one, where its reply would be taken for another command's.
 //  - When a server is lost, the answers already received stay. Without a fallback the next
@@ -35,7 +35,6 @@
 
 #include "decide/redis/redis_client.hpp"
 #include "tlbf/factory.hpp"
-#include "tlbf/shard.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -69,6 +68,7 @@ struct Item {
   std::uint32_t size;
   std::uint32_t shard;
   tlbf::Time now;
+  tlbf::KeyHash hash;  // with the run's seed: what a fallback local filter decides by
 };
 
 struct Command {
@@ -138,7 +138,7 @@ struct RedisBackend::Impl {
   RedisConfig cfg;
   tlbf::FilterConfig requested;
   tlbf::FilterConfig remote;
-  std::uint64_t hash_seed;
+  const KeyHasher* hasher;
   Clock* clock;
   Diagnostics* diagnostics;
 
@@ -149,7 +149,7 @@ struct RedisBackend::Impl {
 
   Batch open;
   std::deque<Batch> in_flight;
-  std::deque<bool> answers;
+  Answers* answers = nullptr;                 // the caller's, during submit() and flush()
   std::unique_ptr<tlbf::WindowFilter> local;  // --redis-fallback local, once the server is lost
 
   // The pipelined connection to `address` ("host:port"), connected on first use.
@@ -305,16 +305,29 @@ struct RedisBackend::Impl {
                             "keys other producers send are not seen by it",
                             cfg.url.text, e.what())});
     for (Batch& b : in_flight)
-      for (const Item& it : b.items) answers.push_back(decide_locally(b.key(it), it.now));
-    for (const Item& it : open.items) answers.push_back(decide_locally(open.key(it), it.now));
+      for (const Item& it : b.items) answers->push(decide_locally(it.hash, it.now));
+    for (const Item& it : open.items) answers->push(decide_locally(it.hash, it.now));
     in_flight.clear();
     open = Batch{};
     nodes.clear();
     redirected.clear();
   }
 
-  bool decide_locally(std::string_view key, tlbf::Time now) {
-    return !local->insert_if_absent(tlbf::hash_key(key, hash_seed), now);
+  bool decide_locally(tlbf::KeyHash hash, tlbf::Time now) { return !local->insert_if_absent(hash, now); }
+
+  void submit_one(std::string_view key, tlbf::KeyHash hash, tlbf::Time now) {
+    if (local) {
+      answers->push(decide_locally(hash, now));
+      return;
+    }
+    Batch& b = open;
+    const std::int64_t steady = clock->steady_ns();
+    if (b.items.empty()) b.opened_ns = steady;
+    const auto shards = static_cast<std::uint32_t>(shard_keys.size());
+    const std::uint32_t shard = shards > 1 ? hasher->shard(key, shards) : 0;
+    b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now, hash});
+    b.keys.append(key);
+    if (b.items.size() >= kBatchItems || steady - b.opened_ns >= kBatchAgeNs) guarded([&] { send_open(); });
   }
 
   // The open batch as TLBF.ADD commands: one per run of equal times and, within it, per shard.
@@ -372,7 +385,7 @@ struct RedisBackend::Impl {
         throw DecisionsLost(cfg.url.text + ": TLBF.ADD answered in an unknown form");
       for (std::size_t k = 0; k < c.items.size(); ++k) b.dup[c.items[k]] = r->element[k]->integer == 0;
     }
-    for (unsigned char d : b.dup) answers.push_back(d != 0);
+    for (unsigned char d : b.dup) answers->push(d != 0);
     in_flight.pop_front();
   }
 
@@ -388,11 +401,11 @@ struct RedisBackend::Impl {
 
 RedisBackend::RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, std::uint64_t hash_seed, Clock& clock,
                            Diagnostics& diagnostics)
-    : impl_(std::make_unique<Impl>()) {
+    : Decider(hash_seed, true), impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.cfg = std::move(cfg);
   m.requested = filter;
-  m.hash_seed = hash_seed;
+  m.hasher = &hasher();
   m.clock = &clock;
   m.diagnostics = &diagnostics;
   const RedisUrl& url = m.cfg.url;
@@ -422,37 +435,20 @@ RedisBackend::~RedisBackend() = default;
 const tlbf::FilterConfig& RedisBackend::filter_config() const { return impl_->remote; }
 std::uint32_t RedisBackend::shards() const { return static_cast<std::uint32_t>(impl_->shard_keys.size()); }
 
-void RedisBackend::submit(std::string_view key, tlbf::Time now) {
+std::size_t RedisBackend::submit(const KeyBatch& keys, Answers& answers) {
   Impl& m = *impl_;
-  if (m.local) {
-    m.answers.push_back(m.decide_locally(key, now));
-    return;
-  }
-  Batch& b = m.open;
-  const std::int64_t steady = m.clock->steady_ns();
-  if (b.items.empty()) b.opened_ns = steady;
-  const std::uint32_t shard = m.shard_keys.size() > 1
-                                  ? tlbf::shard_of(tlbf::hash_key(key), static_cast<std::uint32_t>(m.shard_keys.size()))
-                                  : 0;
-  b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now});
-  b.keys.append(key);
-  if (b.items.size() >= kBatchItems || steady - b.opened_ns >= kBatchAgeNs) m.guarded([&] { m.send_open(); });
+  m.answers = &answers;
+  for (std::size_t i = 0; i < keys.size; ++i) m.submit_one(keys.keys[i], keys.hashes[i], keys.times[i]);
+  return keys.size;
 }
 
-void RedisBackend::flush() {
+void RedisBackend::flush(Answers& answers) {
   Impl& m = *impl_;
+  m.answers = &answers;
   m.guarded([&] {
     if (!m.local && !m.open.items.empty()) m.send_open();
     while (!m.local && !m.in_flight.empty()) m.complete_oldest();
   });
-}
-
-bool RedisBackend::has_answer() const { return !impl_->answers.empty(); }
-
-bool RedisBackend::take_answer() {
-  const bool dup = impl_->answers.front();
-  impl_->answers.pop_front();
-  return dup;
 }
 
 tlbf::FilterStats RedisBackend::stats(tlbf::Time now) {
