@@ -17,9 +17,12 @@
 //  - A redirected command (MOVED, ASK) is resent on a connection of its own to the named
 //    node, never on a pipelined one, where its reply would be taken for another command's.
 //  - When a server is lost, the answers already received stay. Without a fallback the next
-//    call throws DecisionsLost; with --redis-fallback local every key without an answer is
-//    decided from then on by a local filter of the same parameters, in submit order, and the
-//    switch is reported once.
+//    call throws DecisionsLost. With --redis-fallback local a local filter of the same
+//    parameters has seen every key this run submitted, from the start (each key is judged
+//    by it at submit time, beside the remote filter): a key whose answer had not come yet
+//    gets the local answer it was given then, and every later key is decided by that filter
+//    alone, in submit order; the switch is reported once. What the run then cannot see is
+//    only what other producers send.
 #include "decide/redis/redis_backend.hpp"
 
 #include <charconv>
@@ -69,6 +72,7 @@ struct Item {
   std::uint32_t shard;
   tlbf::Time now;
   tlbf::KeyHash hash;  // with the run's seed: what a fallback local filter decides by
+  bool local_dup;      // --redis-fallback local: the local filter's answer at submit time
 };
 
 struct Command {
@@ -149,8 +153,11 @@ struct RedisBackend::Impl {
 
   Batch open;
   std::deque<Batch> in_flight;
-  Answers* answers = nullptr;                 // the caller's, during submit() and flush()
-  std::unique_ptr<tlbf::WindowFilter> local;  // --redis-fallback local, once the server is lost
+  Answers* answers = nullptr;  // the caller's, during submit() and flush()
+  // --redis-fallback local: the filter that sees every key of this run, and from the loss on
+  // decides alone (`lost_`).
+  std::unique_ptr<tlbf::WindowFilter> local;
+  bool server_lost = false;
 
   // The pipelined connection to `address` ("host:port"), connected on first use.
   std::size_t node_for(const std::string& host, int port) {
@@ -298,15 +305,15 @@ struct RedisBackend::Impl {
     if (cfg.fallback == RedisFallback::stop)
       throw DecisionsLost(
           fmt::format("{}: {}; the records decided before were written, the rest were not", cfg.url.text, e.what()));
-    local = tlbf::make_filter(remote);
+    server_lost = true;
     diagnostics->warning(
         Warning{WarningKind::redis_fallback, "", 0, 1,
-                fmt::format("{}: {}; deciding with a local filter from here on (--redis-fallback local): "
-                            "keys other producers send are not seen by it",
+                fmt::format("{}: {}; deciding with a local filter from here on (--redis-fallback local): it "
+                            "knows every key of this run; keys other producers sent or send are not seen",
                             cfg.url.text, e.what())});
     for (Batch& b : in_flight)
-      for (const Item& it : b.items) answers->push(decide_locally(it.hash, it.now));
-    for (const Item& it : open.items) answers->push(decide_locally(it.hash, it.now));
+      for (const Item& it : b.items) answers->push(it.local_dup);
+    for (const Item& it : open.items) answers->push(it.local_dup);
     in_flight.clear();
     open = Batch{};
     nodes.clear();
@@ -316,8 +323,9 @@ struct RedisBackend::Impl {
   bool decide_locally(tlbf::KeyHash hash, tlbf::Time now) { return !local->insert_if_absent(hash, now); }
 
   void submit_one(std::string_view key, tlbf::KeyHash hash, tlbf::Time now) {
-    if (local) {
-      answers->push(decide_locally(hash, now));
+    const bool local_dup = local && decide_locally(hash, now);
+    if (server_lost) {
+      answers->push(local_dup);
       return;
     }
     Batch& b = open;
@@ -325,7 +333,7 @@ struct RedisBackend::Impl {
     if (b.items.empty()) b.opened_ns = steady;
     const auto shards = static_cast<std::uint32_t>(shard_keys.size());
     const std::uint32_t shard = shards > 1 ? hasher->shard(key, shards) : 0;
-    b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now, hash});
+    b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now, hash, local_dup});
     b.keys.append(key);
     if (b.items.size() >= kBatchItems || steady - b.opened_ns >= kBatchAgeNs) guarded([&] { send_open(); });
   }
@@ -425,6 +433,7 @@ RedisBackend::RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, st
     }
     // Steps 2 and 3: the shards reserved, and the filter's parameters as Redis holds them.
     m.reserve(default_shards);
+    if (m.cfg.fallback == RedisFallback::local) m.local = tlbf::make_filter(m.remote);
   } catch (const RedisUnreachable& e) {
     throw RedisUnreachable(url.text + ": " + e.what());
   }
@@ -446,14 +455,16 @@ void RedisBackend::flush(Answers& answers) {
   Impl& m = *impl_;
   m.answers = &answers;
   m.guarded([&] {
-    if (!m.local && !m.open.items.empty()) m.send_open();
-    while (!m.local && !m.in_flight.empty()) m.complete_oldest();
+    if (!m.server_lost && !m.open.items.empty()) m.send_open();
+    while (!m.server_lost && !m.in_flight.empty()) m.complete_oldest();
   });
 }
 
+std::uint64_t RedisBackend::cap_binds() const { return impl_->server_lost ? impl_->local->cap_binds() : 0; }
+
 tlbf::FilterStats RedisBackend::stats(tlbf::Time now) {
   Impl& m = *impl_;
-  if (m.local) return m.local->stats(now);
+  if (m.server_lost) return m.local->stats(now);
   // The sum over the shards of what TLBF.INFO shows, under the names --stats uses.
   tlbf::FilterStats s;
   for (std::uint32_t shard = 0; shard < m.shard_keys.size(); ++shard) {

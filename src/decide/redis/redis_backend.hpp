@@ -51,7 +51,9 @@ class RedisBackend final : public Decider {
   // keeps its own parameters (filter_config() tells them). Throws RedisUnreachable when the
   // server cannot be reached, std::runtime_error when the module is not loaded or the key
   // holds something else. `hash_seed` is the run's (the keys' hashes it is given are made
-  // with it); a local filter of --redis-fallback local decides by them.
+  // with it); with --redis-fallback local a local filter of the same parameters sees every
+  // key from the start (twice the filter memory on this host), so that after a loss it
+  // still knows this run's own keys.
   RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, std::uint64_t hash_seed, Clock& clock,
                Diagnostics& diagnostics);
   ~RedisBackend() override;
@@ -64,8 +66,9 @@ class RedisBackend final : public Decider {
   // Answers come later: each submit() may append the answers of keys submitted before.
   std::size_t submit(const KeyBatch& keys, Answers& answers) override;
   void flush(Answers& answers) override;
-  // The filter in Redis reports its own cap (TLBF.INFO); none is seen here.
-  std::uint64_t cap_binds() const override { return 0; }
+  // The filter in Redis reports its own cap (TLBF.INFO); after a loss with --redis-fallback
+  // local, the local filter's.
+  std::uint64_t cap_binds() const override;
   tlbf::FilterStats stats(tlbf::Time now) override;
 
  private:
