@@ -99,9 +99,10 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     out.flush();
     throw;
   } catch (const BrokenPipe&) {
-    // Downstream stopped reading: the program ends quietly, but what was read and decided is
-    // kept, so the next run with the same --state continues from here.
-    if (hooks_.save) hooks_.save(clock_.now());
+    // Downstream stopped reading: the program ends quietly. The state is not saved: records
+    // decided as kept may not have reached the reader (they were in the output buffer), and
+    // a state holding their keys would make the next run drop them unseen. The state file
+    // keeps its last checkpoint, whose keys' records were all written.
     downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
   } catch (const OutputStopped& e) {
     // Stopped by a signal with the output blocked: records decided as kept were not written,
