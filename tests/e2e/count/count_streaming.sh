@@ -22,7 +22,7 @@ wait_lines() {
 #    open. Each record must come out after its 1 s window closes and less than a second later.
 : > "$WORK/log"
 mkfifo "$WORK/pipe"
-tail -n +1 -f "$WORK/log" > "$WORK/pipe" &
+tail -n +1 -s 0.1 -f "$WORK/log" > "$WORK/pipe" &
 tail_pid=$!
 "$D" --count -w 1s < "$WORK/pipe" > >(stamp > "$WORK/stamped") &
 pid=$!
