@@ -39,6 +39,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
 source "$BENCH_DIR/../scripts/common.sh"
 source "$BENCH_DIR/lib.bash"
+source "$BENCH_DIR/count.bash"
 
 EVENTS=${EVENTS:-2000000}
 BASELINE=${BASELINE:-}
@@ -202,6 +203,13 @@ for profile in steady burst; do
   echo "$line"
   TARGET_LINES+=("$line")
 done
+
+# Counting: --count against gawk and cut | sort | uniq -c on the steady text file, and the
+# memory per held record (bench/count.bash; bench/count.sh is this block alone). SKIP_COUNT=1
+# skips it.
+if [ -z "${SKIP_COUNT:-}" ]; then
+  count_tables "$DATA/events-$EVENTS-steady.text" "$EVENTS"
+fi
 
 # Start-up: what a one-record input costs, 20 runs in one timed loop (GNU time counts CPU
 # in hundredths of a second, too coarse for one run); /bin/true is the cost of any process.

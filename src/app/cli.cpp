@@ -40,6 +40,7 @@
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/serialize.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -204,6 +205,7 @@ struct Deciding {
   std::unique_ptr<Decider> local;
   std::uint64_t hash_seed = 0;
   tlbf::Time clock = 0;
+  std::optional<std::string> held;  // the records a state's run held (--count, --keep last)
   Decider& decider() { return remote ? static_cast<Decider&>(*remote) : *local; }
 };
 
@@ -234,6 +236,7 @@ Deciding make_deciding(Options& o, int argc, const char* const* argv, Clock& clo
       d.filter = std::move(saved->filter);
       d.clock = saved->clock;
       d.hash_seed = saved->run.hash_seed;
+      d.held = std::move(saved->held);
     }
   }
   if (!d.filter) {
@@ -248,6 +251,31 @@ Deciding make_deciding(Options& o, int argc, const char* const* argv, Clock& clo
   return d;
 }
 
+// The holding stage of --count and --keep last, over the window of the filter the run was
+// given (a state's, when there is one), with the records that state held.
+std::unique_ptr<Holder> make_holder(const Options& o, const Deciding& d) {
+  const auto corrupted = [&](const std::string& problem) {
+    return StateFileError("state file '" + o.state_file + "': corrupted (" + problem + ")");
+  };
+  if (!o.hold.active()) {
+    if (d.held) throw corrupted("it holds records, but its run was not made with --count or --keep last");
+    if (o.hold.drain) throw UsageError("--drain has no effect without --count or --keep last (nothing is held)");
+    return nullptr;
+  }
+  HoldConfig h = o.hold;
+  h.span = d.config.span;
+  h.window_count = d.config.window_count;
+  h.from = o.pipeline.refresh == Refresh::yes ? WindowFrom::last_copy : WindowFrom::first_copy;
+  h.max_bytes = d.config.max_memory_bytes;
+  auto holder = std::make_unique<Holder>(h);
+  try {
+    if (d.held) holder->load(*d.held);
+  } catch (const tlbf::state_error& e) {
+    throw corrupted(std::string("its held records do not parse: ") + e.what());
+  }
+  return holder;
+}
+
 int run(Options o, int argc, const char* const* argv) {
   // Step 0: the state's lock, held until this function returns (every exit path).
   std::optional<ExclusiveLock> lock;
@@ -259,15 +287,21 @@ int run(Options o, int argc, const char* const* argv) {
   SystemClock system_clock;
   StderrDiagnostics diagnostics(o.quiet, o.stats);
 
-  // Step 1: the filter and its decider.
+  // Step 1: the filter and its decider, and the holding stage with what the state held.
   Deciding d = make_deciding(o, argc, argv, system_clock, diagnostics);
+  std::unique_ptr<Holder> holder = make_holder(o, d);
 
-  // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks).
+  // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks),
+  // with the records held at that moment.
   StateHooks hooks;
   if (!o.state_file.empty() && o.pipeline.explain == 0) {
     const RunRecord record{d.hash_seed, o.key_time_options};
-    hooks.save = [path = o.state_file, config = d.config, record, filter = d.filter.get()](tlbf::Time c) {
-      save_state_file(path, *filter, config, c, record);
+    hooks.save = [path = o.state_file, config = d.config, record, filter = d.filter.get(),
+                  held = holder.get()](tlbf::Time c) {
+      if (!held) return save_state_file(path, *filter, config, c, record);
+      tlbf::ByteWriter bytes;
+      held->save(bytes);
+      save_state_file(path, *filter, config, c, record, std::string_view(bytes.data()));
     };
     hooks.every = o.checkpoint;
   }
@@ -277,7 +311,8 @@ int run(Options o, int argc, const char* const* argv) {
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
-  Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks));
+  Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks),
+                    holder.get());
   try {
     pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
   } catch (const OutputStopped& e) {

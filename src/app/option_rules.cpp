@@ -3,8 +3,8 @@
 // field it sets; and the rules that join options (--missing null wants two -k, a time option
 // wants -t, what --redis allows).
 //
-// Invariant: the rules run in one fixed order -- input, key, time, filter, output, state,
-// Redis -- after CLI11's own checks (unknown options, missing and repeated values, --help,
+// Invariant: the rules run in one fixed order -- input, key, time, filter, output, holding,
+// state, Redis -- after CLI11's own checks (unknown options, missing and repeated values, --help,
 // --version, excludes and needs), and the first rule broken is the one reported, so a command
 // line with two mistakes always names the same one. That is why they are not attached to the
 // options as CLI11 validators: CLI11 runs those while parsing, in declaration order, before
@@ -178,6 +178,7 @@ const Rule<StatsFormat> kStats =
     choice<StatsFormat>({{"text", StatsFormat::text}, {"json", StatsFormat::json}}, "expected text or json");
 const Rule<std::size_t> kTop =
     number<std::size_t>(1, TopKeys::kMaxTop, "expected a whole number from 1 to " + std::to_string(TopKeys::kMaxTop));
+const Rule<Keep> kKeep = choice<Keep>({{"first", Keep::first}, {"last", Keep::last}}, "expected first or last");
 const Rule<int> kThreads = choice<int>({{"1", 1}, {"2", 2}}, "expected 1 or 2");
 const Rule<std::uint64_t> kExplain = number<std::uint64_t>(1, kAnyCount, "expected a whole number > 0");
 const Rule<tlbf::Duration> kCheckpoint = duration(1, "30s or 5m");
@@ -337,6 +338,39 @@ void read_output(const Parsed& p, Options& o) {
   if (auto n = p.read_given("--explain", kExplain)) o.pipeline.explain = *n;
 }
 
+// --count and --keep last: the holding stage decides by itself, exactly, so what makes no
+// sense beside it is refused with the reason.
+void read_hold(const Parsed& p, Options& o) {
+  HoldConfig& h = o.hold;
+  if (auto k = p.read_given("--keep", kKeep)) h.keep = *k;
+  OutputMode& out = o.pipeline.output;
+  out.count = h.count;
+  out.terminator = o.null_terminated ? '\0' : '\n';
+  std::string problem;
+  if (p.given("--count-format") && !out.count_format.set_template(p.text("--count-format"), problem))
+    throw UsageError(p.quoted("--count-format", p.text("--count-format")) + ": " + problem);
+  if (p.given("--count-names") && !out.count_format.set_names(p.text("--count-names"), problem))
+    throw UsageError(p.quoted("--count-names", p.text("--count-names")) + ": " + problem);
+  if (!h.active()) return;  // (--drain without them is refused once a state's options are read: cli.cpp)
+  const std::string what = h.count ? "--count" : "--keep last";
+  auto refuse = [&](const char* name, const char* why) {
+    if (p.given(name)) throw UsageError(fmt::format("{} cannot be combined with {}: {}", p.label(name), what, why));
+  };
+  refuse("--mark",
+         "it writes every copy as it comes, and the records are held until their windows close (--only-dups "
+         "writes the records that had copies)");
+  refuse("--explain", "it shows each record's decision as it is made, not the held records");
+  refuse("--redis",
+         "the held records are counted here, exactly, as the window's keys; a filter shared in Redis cannot count "
+         "the copies other runs see");
+  refuse("--error-rate", "the held records are an exact table of the window's keys, with no false positives");
+  refuse("--capacity", "the held records' table grows with the keys in the window");
+  if (o.given.algorithm && *o.given.algorithm != tlbf::Algorithm::exact)
+    throw UsageError(p.quoted("--algorithm", p.text("--algorithm")) + ": " + what +
+                     " decides with the held records, an exact table of the window's keys (-a exact)");
+  o.filter.algorithm = tlbf::Algorithm::exact;
+}
+
 void read_state(const Parsed& p, Options& o) {
   if (auto d = p.read_given("--checkpoint", kCheckpoint)) o.checkpoint = *d;
   if (auto d = p.read_given("--lock-timeout", kLockTimeout)) o.lock_timeout = *d;
@@ -375,6 +409,7 @@ void read_option_values(const CLI::App& app, const OptionTexts& texts, Options& 
   read_time(p, o);
   read_filter(p, o);
   read_output(p, o);
+  read_hold(p, o);
   read_state(p, o);
   read_redis(p, o);
 }

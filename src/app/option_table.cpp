@@ -101,8 +101,21 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--mark", "[=NAME]",
         "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME "
         "default dup)");
-  app.add_flag("--only-dups", o.pipeline.output.only_dups, "emit only the duplicates");
+  app.add_flag("--only-dups", o.pipeline.output.only_dups,
+               "emit only the duplicates (with --count or --keep last: the records that had copies)");
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
+  app.add_flag("--count", o.hold.count,
+               "hold each kept record until its key's window closes, then write it once with its number of copies "
+               "and the times of its first and last copy (lines: see --count-format; JSON: see --count-names); "
+               "output comes in window-close order");
+  value("--count-format", "FMT",
+        "with --count, lines: the record and its fields, {count} {first} {last} {record}; \\t is a tab "
+        "(default '{count} {record}')");
+  value("--count-names", "LIST",
+        "with --count, JSON: the members for the count and the first and last copy's times (default "
+        "dup_count,first_seen,last_seen; an empty name leaves that member out)");
+  value("--keep", "WHICH",
+        "the copy written for a key: first (default) | last (the last inside the window, held until it closes)");
   value("--on-error", "ACTION",
         "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)");
   value("--stats", "[=FMT]", "summary on stderr at exit: text (default) | json");
@@ -125,6 +138,9 @@ void declare_state(CLI::App& app, ValueOptions& value, Options& o) {
   value("--checkpoint", "DUR", "with --state: save the state this often (default 60s)");
   value("--lock-timeout", "DUR",
         "with --state: wait this long for another run on the same FILE to end (default 0: fail at once)");
+  app.add_flag("--drain", o.hold.drain,
+               "with --state and --count or --keep last: write the held records at exit instead of keeping them in "
+               "the state for the next run");
 }
 
 void declare_redis(ValueOptions& value) {
@@ -146,7 +162,9 @@ void declare_redis(ValueOptions& value) {
 void declare_relations(CLI::App& app) {
   app.get_option("--window")->excludes("--window-count");
   app.get_option("--key-regex")->excludes("--key");
-  for (const char* name : {"--checkpoint", "--state-reset", "--lock-timeout"}) app.get_option(name)->needs("--state");
+  for (const char* name : {"--checkpoint", "--state-reset", "--lock-timeout", "--drain"})
+    app.get_option(name)->needs("--state");
+  for (const char* name : {"--count-format", "--count-names"}) app.get_option(name)->needs("--count");
   // The state lives in Redis; the module keeps time windows, only inserts new keys and holds
   // its own memory cap (TLBF.INFO shows it); --explain would insert into a shared filter;
   // --multiline's late continuation lines follow a decision that Redis may not have given yet.

@@ -1,9 +1,11 @@
 // The emitter (emitter.hpp).
 //
-// Invariant: a record is written byte for byte as it was read, with --mark plus its flag
-// and nothing else; a record is borrowed (written from its source's memory, not copied) only
-// when it is written unmarked and its source keeps the bytes until the writer's next flush.
-// Everything else goes through the writer's buffer, in the order the emitter is called.
+// Invariant: a record is written byte for byte as it was read, with --mark plus its flag,
+// with --count plus its count fields (count_format.cpp), and nothing else but the line end
+// a held record without one gets when another record follows it; a record is borrowed
+// (written from its source's memory, not copied) only when it is written unmarked and its
+// source keeps the bytes until the writer's next flush. Everything else goes through the
+// writer's buffer, in the order the emitter is called.
 #include "output/emitter.hpp"
 
 #include <algorithm>
@@ -36,6 +38,17 @@ void Emitter::undecided(const OutRecord& r) {
     write_marked(r.bytes, r.text_size, r.json, false);
   else
     out_.write(r.bytes);
+}
+
+bool Emitter::held(const CountedRecord& r) {
+  if (mode_.only_dups && r.count < 2) return false;
+  if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
+  if (mode_.count)
+    mode_.count_format.write(out_, r);
+  else
+    out_.write(r.bytes);
+  owes_terminator_ = r.text_size == r.bytes.size();
+  return true;
 }
 
 void Emitter::explain_header() { out_.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n"); }

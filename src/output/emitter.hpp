@@ -1,7 +1,8 @@
 // The emitter: a judged record in, output bytes out (ripgrep's Sink). It owns the output
-// policy: which records --only-dups writes, the flag --mark adds, the line --explain writes
-// instead of a record, and when a record's bytes may be borrowed rather than copied. The
-// Writer below it only writes bytes.
+// policy: which records --only-dups writes, the flag --mark adds, the count fields --count
+// adds to the records the holding stage writes, the line --explain writes instead of a
+// record, and when a record's bytes may be borrowed rather than copied. The Writer below it
+// only writes bytes.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "extract/timestamp.hpp"
+#include "output/count_format.hpp"
 #include "output/writer.hpp"
 #include "tlbf/types.hpp"
 
@@ -20,6 +22,10 @@ struct OutputMode {
   bool only_dups = false;
   bool mark = false;
   std::string mark_name = "dup";  // JSON member name for --mark
+  // --count: the records of the holding stage (output/holder.hpp) carry their count and times.
+  bool count = false;
+  CountFormat count_format;
+  char terminator = '\n';  // of records (-z: NUL), for a held record written without one
 };
 
 // A record as the emitter writes it.
@@ -72,6 +78,11 @@ class Emitter {
   void undecided(const OutRecord& r);
   // Lines that continue the record written last (--multiline): copied as they are.
   void continuation(std::string_view bytes) { out_.write(bytes); }
+  // A record of the holding stage (--count, --keep last), copied: with --count, with its
+  // count fields; --only-dups writes only the records that stood for more than one copy. True
+  // when it was written. Such records leave the input's order, so one without a terminator
+  // (the input's last) gets the records' terminator when another record follows it.
+  bool held(const CountedRecord& r);
 
   // How much judged records may write before the writer must flush: while they stay within
   // it, no write can fail or block before the next flush(). Each record counts its bytes, plus
@@ -101,6 +112,7 @@ class Emitter {
   OutputMode mode_;
   std::string mark_name_;   // mode_.mark_name as JSON string text
   std::size_t mark_bytes_;  // the most --mark adds to a record
+  bool owes_terminator_ = false;  // the held record written last had no terminator
 };
 
 }  // namespace tlbf_dedup

@@ -3,7 +3,9 @@
 // Invariants:
 //  - Records are judged and written in input order, never reordered, byte for byte as read
 //    (with --mark, plus the flag); lines that continue a multi-line record after it was
-//    judged (the input paused) follow its fate.
+//    judged (the input paused) follow its fate. With a holding stage (--count, --keep last)
+//    records are judged in input order and written as their windows close
+//    (pipeline_hold.cpp).
 //  - Records are clocked and submitted to the decider in segments, but nothing of a record
 //    shows before the records ahead of it are done: the clock's warnings wait for their
 //    record, and a segment ends where the writer might flush (Writer::room), at a record
@@ -28,28 +30,31 @@
 
 #include <optional>
 
+#include "base/json_text.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
 namespace {
 
-SourceConfig source_config(const PipelineConfig& cfg, const Decider& decider) {
-  const bool keys = cfg.top > 0 || cfg.explain > 0 || decider.answers_later();
+SourceConfig source_config(const PipelineConfig& cfg, const Decider& decider, const Holder* holder) {
+  const bool keys = cfg.top > 0 || cfg.explain > 0 || decider.answers_later() || holder;
   return SourceConfig{cfg.format, cfg.extract, cfg.time_parser, cfg.clock.year, cfg.explain, keys};
 }
 
 }  // namespace
 
 Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
-                   StateHooks hooks)
+                   StateHooks hooks, Holder* holder)
     : cfg_(std::move(cfg)),
       decider_(&decider),
       time_source_(&clock),
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)),
-      source_(source_config(cfg_, decider), decider.hasher(), clock),
+      holder_(holder),
+      source_(source_config(cfg_, decider, holder), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
+  if (holder_) time_member_ = json_escape(cfg_.extract.time);
 }
 
 Pipeline::~Pipeline() = default;
@@ -82,6 +87,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
       else
         source_.run(in, *this, stop);
       drain();
+      if (holder_) release_held_at_end();
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
       release_answered();
@@ -96,6 +102,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
+    write_all_held();
     out.flush();
     throw;
   } catch (const BrokenPipe&) {
@@ -114,6 +121,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
+  if (holder_) count_held(stats_);
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
@@ -171,6 +179,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
 }
 
 [[gnu::always_inline]] inline void Pipeline::judge_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
+  if (holder_) return hold_keyed(b, r, k);
   Segment& s = segment_;
   if (k == s.submitted) submit(k);
   if (aside_) return judge_keyed_aside(b, r, k);
@@ -190,10 +199,12 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     if (r.keyed) {
       judge_keyed(b, r, k++);
     } else if (r.continues) {  // --multiline: lines of a record judged when the input paused
+      if (held_last_ && holder_->continue_last(r.bytes, r.term_len)) continue;
       if (emitted_) emitter_->continuation(r.bytes);
       continue;
     } else {
       emitted_ = judge_unkeyed(r);
+      held_last_ = false;
     }
     if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }

@@ -19,6 +19,7 @@
 #include "extract/timestamp.hpp"
 #include "input/record_reader.hpp"
 #include "output/emitter.hpp"
+#include "output/holder.hpp"
 #include "output/writer.hpp"
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/held_records.hpp"
@@ -80,12 +81,13 @@ struct PipelineConfig {
   int threads = 2;
 };
 
-class Pipeline final : private BatchSink, private RecordWarnings {
+class Pipeline final : private BatchSink, private RecordWarnings, private HeldSink {
  public:
-  // `decider`, `clock` and `diagnostics` must outlive the pipeline. Throws SpecError for a
-  // given format whose extractor cannot be made.
+  // `decider`, `clock` and `diagnostics` must outlive the pipeline, as must `holder` when
+  // given: then keyed records go to it instead of the decider (--count, --keep last;
+  // pipeline_hold.cpp). Throws SpecError for a given format whose extractor cannot be made.
   Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
-           StateHooks hooks = {});
+           StateHooks hooks = {}, Holder* holder = nullptr);
   ~Pipeline();
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
@@ -170,6 +172,23 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void cap_bound(const SourceRecord& r, tlbf::Time now);
   void save_state();
   void maybe_checkpoint();
+  // The holding stage (pipeline_hold.cpp): a keyed record handed to the holder; what the
+  // holder writes (HeldSink); the held records at the end (kept for a state that is saved,
+  // else written) and after an error (written); closing them by the wall clock while the
+  // input pauses, and how long until the next one closes.
+  void hold_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k);
+  void write_held(const CountedRecord& r) override;
+  void pass_held(const SourceRecord& r);
+  SeenTime seen_time(const SourceRecord& r, tlbf::Time at) const;
+  void held_cap_bound(const SourceRecord& r, std::uint64_t early);
+  void release_held_at_end();
+  void write_all_held() {
+    if (holder_) holder_->close_all(*this);
+  }
+  void close_held_by_wall_clock();
+  int held_wait(int wait);
+  void count_held(RunStats& stats) const;
+  void warn_held_total();
   const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
 
   PipelineConfig cfg_;
@@ -177,6 +196,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;
+  Holder* holder_;  // with --count or --keep last
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
@@ -191,8 +211,10 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   HeldRecords held_;                    // with a decider that answers later
   const RecordBatch* batch_ = nullptr;  // the batch being judged
   std::string last_input_;              // the input of the last record judged, or at the end
+  std::string time_member_;             // holding JSON: -t as a top-level member name, JSON-escaped
   bool json_ = false;                   // the batch's records are JSON objects
   bool emitted_ = false;                // the record before was written (its continuation lines follow it)
+  bool held_last_ = false;              // the record before is held (its continuation lines join it)
   bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
   bool cap_reported_ = false;           // the memory cap's first bind was reported
   RunStats stats_;

@@ -40,6 +40,7 @@ void Pipeline::warn_totals() {
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   clock_.warn_totals(*diagnostics_);
+  if (holder_) warn_held_total();
   if (decider_->cap_binds() > 0)
     diagnostics_->warning(
         Warning{WarningKind::memory_cap, "", 0, decider_->cap_binds(),
@@ -65,6 +66,7 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
   if (cfg_.on_error == OnError::fail) {
     drain();
+    write_all_held();
     out_->flush();
     throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, what));
   }
@@ -85,7 +87,9 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
 
 void Pipeline::write_undecided(const SourceRecord& r) {
   ++stats_.emitted;
-  if (held_.empty())
+  if (holder_)
+    pass_held(r);
+  else if (held_.empty())
     emitter_->undecided(out_record(r));
   else
     held_.hold(out_record(r), false, {}, {}, false);
@@ -146,11 +150,15 @@ void Pipeline::maybe_checkpoint() {
 int Pipeline::input_paused() {
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
   drain();
+  if (holder_) close_held_by_wall_clock();
   out_->flush();
   maybe_checkpoint();
-  if (!hooks_.save || hooks_.every <= 0) return -1;
-  const std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
-  return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
+  int wait = -1;
+  if (hooks_.save && hooks_.every > 0) {
+    const std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
+    wait = due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
+  }
+  return holder_ ? held_wait(wait) : wait;
 }
 
 std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {

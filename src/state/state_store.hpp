@@ -46,6 +46,9 @@ struct SavedState {
   tlbf::FilterConfig config;
   tlbf::Time clock = 0;
   RunRecord run;
+  // The records a --count or --keep last run held, in the holder's own form (format 3 on);
+  // nullopt: a state of a run that held none.
+  std::optional<std::string> held;
 };
 
 // The message names the file and the problem.
@@ -54,26 +57,32 @@ class StateFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The format version this program writes; it reads every version up to this one.
-inline constexpr std::uint32_t kStateFormatVersion = 2;
+// The format version this program writes for a run that holds records (--count, --keep
+// last); it reads every version up to this one. A run that holds none writes kRunStateVersion,
+// which programs from before holding read too.
+inline constexpr std::uint32_t kStateFormatVersion = 3;
+inline constexpr std::uint32_t kRunStateVersion = 2;
 
 // nullopt when `path` does not exist; throws StateFileError on any other problem.
 std::optional<SavedState> load_state_file(const std::string& path);
 
-// Atomic and durable (see above); throws StateFileError.
+// Atomic and durable (see above); throws StateFileError. `held`: the held records' bytes of
+// a run that holds them (format 3), or nullopt (format 2).
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
-                     tlbf::Time clock, const RunRecord& run = {});
+                     tlbf::Time clock, const RunRecord& run = {},
+                     const std::optional<std::string_view>& held = std::nullopt);
 
-// The complete file contents save_state_file() writes (format kStateFormatVersion; a run
-// whose key_time_options are unknown is written as one given none).
+// The complete file contents save_state_file() writes (format kStateFormatVersion with
+// `held`, else kRunStateVersion; a run whose key_time_options are unknown is written as one
+// given none).
 std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock,
-                         const RunRecord& run = {});
+                         const RunRecord& run = {}, const std::optional<std::string_view>& held = std::nullopt);
 
 // Parses complete file contents; `name` is the file name used in messages.
 SavedState load_state_bytes(std::string_view bytes, const std::string& name);
 
 // Wraps an arbitrary payload in a valid header (of format `version`) and checksum, so tests
 // and the fuzzer can reach the payload parser with bytes no correct writer would produce.
-std::string frame_state_payload(std::string_view payload, std::uint32_t version = kStateFormatVersion);
+std::string frame_state_payload(std::string_view payload, std::uint32_t version = kRunStateVersion);
 
 }  // namespace tlbf_dedup

@@ -145,6 +145,28 @@ TEST_SUITE("options") {
     CHECK(!o.given.algorithm);  // apbf was chosen, not given
   }
 
+  TEST_CASE("--count and --keep last hold records, decided by an exact table, and are recorded for a state") {
+    Options o = parse({"--count", "--keep", "last", "-z", "--count-format", "{record}\\t{count}"});
+    CHECK(o.hold.count);
+    CHECK(o.hold.keep == Keep::last);
+    CHECK(o.hold.active());
+    CHECK(o.pipeline.output.count);
+    CHECK(o.pipeline.output.terminator == '\0');
+    CHECK(o.filter.algorithm == tlbf::Algorithm::exact);
+    REQUIRE(o.key_time_options.size() == 2);
+    CHECK(o.key_time_options[0] == RecordedOption{"--count", {}});
+    CHECK(o.key_time_options[1] == RecordedOption{"--keep", {"last"}});
+    CHECK_FALSE(parse({"--keep", "first"}).hold.active());
+    CHECK(parse({"-n", "10", "--count"}).filter.algorithm == tlbf::Algorithm::exact);
+    CHECK(usage_error({"--count", "-a", "gebf"}).find("-a/--algorithm 'gebf'") != std::string::npos);
+    CHECK(usage_error({"--count", "-c", "10"}).find("-c/--capacity cannot be combined with --count") !=
+          std::string::npos);
+    CHECK(usage_error({"--keep", "last", "--mark"}).find("--mark cannot be combined with --keep last") !=
+          std::string::npos);
+    CHECK(usage_error({"--count", "--count-names", "a,b"}).find("--count-names 'a,b'") != std::string::npos);
+    CHECK(usage_error({"--count-names", "a,b,c"}).find("--count") != std::string::npos);  // needs --count
+  }
+
   TEST_CASE("usage errors name the option") {
     CHECK(usage_error({"-w", "0"}).find("--window") != std::string::npos);
     CHECK(usage_error({"-w", "5 parsecs"}).find("--window") != std::string::npos);

@@ -377,6 +377,26 @@ TEST_SUITE("state_store") {
     CHECK(bare.run.key_time_options->empty());
   }
 
+  TEST_CASE("held records make a format 3 file, and a run without them still writes format 2") {
+    const tlbf::FilterConfig c = one_second_exact();
+    auto f = tlbf::make_filter(c);
+    const std::string v2 = tlbf_dedup::encode_state(*f, c, 5);
+    CHECK(v2[8] == 2);
+    CHECK_FALSE(tlbf_dedup::load_state_bytes(v2, "s").held.has_value());
+    const std::string held("\x01held records' own bytes\x00", 25);
+    const std::string v3 = tlbf_dedup::encode_state(*f, c, 5, {}, std::string_view(held));
+    CHECK(v3[8] == 3);
+    const tlbf_dedup::SavedState s = tlbf_dedup::load_state_bytes(v3, "s");
+    REQUIRE(s.held.has_value());
+    CHECK(*s.held == held);
+    CHECK(tlbf_dedup::encode_state(*s.filter, s.config, s.clock, s.run, std::string_view(*s.held)) == v3);
+    // Format 3's payload without its held records, or format 2's with them, is refused.
+    const std::string payload = v3.substr(24, v3.size() - 32);
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - 8 - held.size()), 3)),
+                   "does not parse"));
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload, 2)), "does not parse"));
+  }
+
   TEST_CASE("a format 1 file still loads: hash seed 0, key and time options unknown") {
     // Format 1 is format 2's payload without the run record at its end.
     const std::string v2 = small_state_bytes();
