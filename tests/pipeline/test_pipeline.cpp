@@ -457,7 +457,8 @@ TEST_SUITE("pipeline") {
         // Read ahead, the writer is flushed when the first batch (its first record) is done.
         CHECK(counted == (threads == 1 ? failing : 1));
         CHECK(filter.asked.size() == counted);
-        CHECK(saved == static_cast<tlbf::Time>((counted - 1) / 10) * kS);
+        // Records decided as kept may not have reached the reader: no last save.
+        CHECK(saved == -1);
       }
       ::close(fds[1]);
     }
