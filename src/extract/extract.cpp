@@ -63,6 +63,12 @@ std::string json_key_hint(const std::string& k) {
 }  // namespace
 
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json) {
+  if (x.status == ExtractStatus::too_deep && x.absent_part >= 1 && x.absent_part <= cfg.keys.size()) {
+    const std::string k = "-k " + cfg.keys[x.absent_part - 1];
+    return (cfg.keys.size() == 1 ? "the key (" + k + ")"
+                                 : "key part " + std::to_string(x.absent_part) + " (" + k + ")") +
+           " nests arrays and objects deeper than " + std::to_string(kMaxKeyDepth) + " levels, too deep to read";
+  }
   if (!cfg.key_regex.empty()) return "the key regex does not match";
   if (x.absent_part == 0 || x.absent_part > cfg.keys.size()) {
     if (cfg.keys.size() > 1) return "every key part is absent (--missing null needs at least one)";

@@ -5,7 +5,8 @@
 // escapes are undone, numbers are canonical (no sign on zero, no leading or trailing zeros,
 // the exponent folded in), an object's members are sorted by name with the first of equal
 // names kept; inside an array or object every value is tagged and length-prefixed, so no two
-// different values concatenate to the same bytes.
+// different values concatenate to the same bytes. The recursion over nested values stops at
+// kMaxKeyDepth levels, whatever the input.
 #include "extract/json_key_encoder.hpp"
 
 #include <algorithm>
@@ -62,20 +63,21 @@ simdjson::error_code KeyEncoder::part(od::value& v, std::string& buf, std::strin
   if (type == od::json_type::number && plain_integer(trim_json_token(v.raw_json_token()), out))
     return simdjson::SUCCESS;
   buf.clear();
-  if ((err = append(v, type, buf, Depth::top))) return err;
+  if ((err = append(v, type, buf, 0))) return err;
   out = buf;
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::string& out, Depth depth) {
+simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::string& out, unsigned depth) {
   simdjson::error_code err = simdjson::SUCCESS;
+  const bool nested = depth > 0;
   switch (type) {
     case od::json_type::string: {
       std::string_view s;
       if ((err = v.get_string().get(s))) return err;
-      if (depth == Depth::nested) out += json_key::kString;
+      if (nested) out += json_key::kString;
       const std::size_t len_at = out.size();
-      if (depth == Depth::nested) append_length(out, 0);
+      if (nested) append_length(out, 0);
       const std::size_t at = out.size();
       // Masked before folding, as line keys are; the length is the masked text's.
       if (mask_.masks_anything())
@@ -85,16 +87,16 @@ simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::s
       if (fold_)
         for (std::size_t i = at; i < out.size(); ++i)
           if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
-      if (depth == Depth::nested) patch_length(out, len_at, out.size() - at);
+      if (nested) patch_length(out, len_at, out.size() - at);
       return simdjson::SUCCESS;
     }
     case od::json_type::number: {
       out += json_key::kNumber;
       const std::size_t len_at = out.size();
-      if (depth == Depth::nested) append_length(out, 0);
+      if (nested) append_length(out, 0);
       const std::size_t at = out.size();
       if (!append_canonical_number(out, trim_json_token(v.raw_json_token()))) return simdjson::NUMBER_ERROR;
-      if (depth == Depth::nested) patch_length(out, len_at, out.size() - at);
+      if (nested) patch_length(out, len_at, out.size() - at);
       return simdjson::SUCCESS;
     }
     case od::json_type::boolean: {
@@ -111,25 +113,26 @@ simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::s
       return simdjson::SUCCESS;
     }
     case od::json_type::array: {
+      if (depth == kMaxKeyDepth) return simdjson::DEPTH_ERROR;
       od::array arr;
       if ((err = v.get_array().get(arr))) return err;
       out += json_key::kArray;
       for (auto element : arr) {
         od::value ev;
         od::json_type et;
-        if ((err = element.get(ev)) || (err = ev.type().get(et)) || (err = append(ev, et, out, Depth::nested)))
-          return err;
+        if ((err = element.get(ev)) || (err = ev.type().get(et)) || (err = append(ev, et, out, depth + 1))) return err;
       }
       out += json_key::kEnd;
       return simdjson::SUCCESS;
     }
     case od::json_type::object:
-      return append_object(v, out);
+      return append_object(v, out, depth);
   }
   return simdjson::INCORRECT_TYPE;
 }
 
-simdjson::error_code KeyEncoder::append_object(od::value& v, std::string& out) {
+simdjson::error_code KeyEncoder::append_object(od::value& v, std::string& out, unsigned depth) {
+  if (depth == kMaxKeyDepth) return simdjson::DEPTH_ERROR;
   od::object obj;
   simdjson::error_code err = v.get_object().get(obj);
   if (err) return err;
@@ -143,7 +146,7 @@ simdjson::error_code KeyEncoder::append_object(od::value& v, std::string& out) {
     od::json_type type;
     if ((err = std::move(field).get(f)) || (err = f.unescaped_key().get(name))) return err;
     members.push_back({std::string(name), {}});
-    if ((err = f.value().type().get(type)) || (err = append(f.value(), type, members.back().value, Depth::nested)))
+    if ((err = f.value().type().get(type)) || (err = append(f.value(), type, members.back().value, depth + 1)))
       return err;
   }
   std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.name < b.name; });
