@@ -48,34 +48,6 @@
 namespace tlbf_dedup {
 namespace {
 
-// \d and \D outside bracket expressions become [0-9] and [^0-9]; everything else is kept.
-std::string with_digit_classes(const std::string& re) {
-  std::string out;
-  bool bracket = false;
-  for (std::size_t i = 0; i < re.size(); ++i) {
-    const char c = re[i];
-    if (bracket) {
-      out += c;
-      if (c == ']' && out.size() >= 2 && out[out.size() - 2] != '[' && out.compare(out.size() - 3, 2, "[^") != 0)
-        bracket = false;
-    } else if (c == '[') {
-      out += c;
-      bracket = true;
-    } else if (c == '\\' && i + 1 < re.size()) {
-      const char n = re[++i];
-      if (n == 'd')
-        out += "[0-9]";
-      else if (n == 'D')
-        out += "[^0-9]";
-      else
-        (out += c) += n;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -89,25 +61,6 @@ std::string format_size(std::size_t n) {
 }
 
 }  // namespace
-
-LineStartPattern::LineStartPattern(const std::string& re) {
-  const int err = ::regcomp(&re_, with_digit_classes(re).c_str(), REG_EXTENDED | REG_NOSUB);
-  if (err != 0) {
-    char msg[256];
-    ::regerror(err, &re_, msg, sizeof msg);
-    throw std::invalid_argument(msg);
-  }
-}
-
-LineStartPattern::~LineStartPattern() { ::regfree(&re_); }
-
-bool LineStartPattern::starts_record(std::string_view line) const {
-  regmatch_t m[1];
-  m[0].rm_so = 0;
-  m[0].rm_eo = static_cast<regoff_t>(line.size());
-  // REG_STARTEND: the line is not NUL-terminated and may contain NUL bytes.
-  return ::regexec(&re_, line.data(), 1, m, REG_STARTEND) == 0;
-}
 
 RecordReader::RecordReader(std::vector<std::string> paths, char terminator, std::size_t buffer_size)
     : RecordReader(std::move(paths), [&] {
@@ -409,6 +362,8 @@ bool RecordReader::next_multiline(Record& out) {
   while (true) {
     const char* base = buf_.get();
     const std::size_t line = begin_ + group_;
+    // A stop read nothing more: a record of many lines ends with the lines read so far.
+    if (stop_ && *stop_ && !eof_) stop_reading();
     if (line < end_) {
       const std::size_t from = scan_ > line ? scan_ : line;
       const void* hit = std::memchr(base + from, term_, end_ - from);

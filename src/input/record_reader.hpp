@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include <regex.h>
+#include "base/line_regex.hpp"
 
 namespace tlbf_dedup {
 
@@ -48,19 +48,16 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// --multiline's pattern: a POSIX extended regular expression (as --key-regex), where \d and
-// \D also mean [0-9] and [^0-9], so that '^\d{4}-' works as written.
+// --multiline's pattern: a LineRegex (as --key-regex's), so '^\d{4}-' works as written and
+// a line is matched in time linear in its length.
 class LineStartPattern {
  public:
   // Throws std::invalid_argument naming the problem.
-  explicit LineStartPattern(const std::string& re);
-  ~LineStartPattern();
-  LineStartPattern(const LineStartPattern&) = delete;
-  LineStartPattern& operator=(const LineStartPattern&) = delete;
-  bool starts_record(std::string_view line) const;
+  explicit LineStartPattern(const std::string& re) : re_(re) {}
+  bool starts_record(std::string_view line) const { return re_.matches(line); }
 
  private:
-  regex_t re_{};
+  LineRegex re_;
 };
 
 struct ReaderConfig {

@@ -360,6 +360,27 @@ TEST_SUITE("extract") {
     CHECK(status_of(*x, R"({"z":)" + nested(100000, '[', ']') + R"(,"id":2})") == ExtractStatus::ok);
   }
 
+  TEST_CASE("lines: --key-regex is POSIX extended, leftmost-longest, linear in the line") {
+    ExtractConfig re;
+    re.key_regex = "a|ab";
+    auto longest = make_line_extractor(re, auto_time());
+    CHECK(key_of(*longest, "xabc") == "ab");  // not "a": POSIX's longest match
+    re.key_regex = "k=(\\d+)|^x";
+    auto alternative = make_line_extractor(re, auto_time());
+    CHECK(key_of(*alternative, "k=12") == "12");
+    CHECK(key_of(*alternative, "xyz") == "x");  // group 1 took no part: the whole match
+    re.key_regex = "[[:upper:]]+";
+    re.ignore_case = true;
+    CHECK(key_of(*make_line_extractor(re, auto_time()), "ab1") == "ab");
+    re.ignore_case = false;
+    re.key_regex = "^(a*)*$";  // exponential for a backtracking matcher
+    auto nested = make_line_extractor(re, auto_time());
+    CHECK(status_of(*nested, std::string(100000, 'a') + "b") == ExtractStatus::missing_key);
+    re.key_regex = "(.)\\1";
+    CHECK_THROWS_WITH_AS(make_line_extractor(re, auto_time()), doctest::Contains("\\1: backreferences are not supported"),
+                         SpecError);
+  }
+
   TEST_CASE("json: -i folds string content only") {
     ExtractConfig ic;
     ic.keys = {"u"};
