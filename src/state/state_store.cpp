@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #ifndef XXH_INLINE_ALL
@@ -118,6 +119,25 @@ RunRecord load_run(tlbf::ByteReader& in) {
   return run;
 }
 
+// The TLBF and APBF loaders add k and l in 32 bits and divide by the sum, so a crafted file
+// with l = 2^32 - k divided by zero. Both filters' bytes start alike -- the tag, then format
+// 2's u32 0 and u8 version before k and l, or format 1's k and l -- and the sum is checked
+// here, before the library's loader reads them.
+void check_slice_count(std::string_view filter_bytes) {
+  const auto tag = static_cast<tlbf::Algorithm>(filter_bytes[0]);
+  if (tag != tlbf::Algorithm::tlbf && tag != tlbf::Algorithm::apbf) return;
+  tlbf::ByteReader in(filter_bytes.substr(1));
+  std::uint64_t k = in.u32();
+  if (k == 0) {
+    in.u8();
+    k = in.u32();
+  }
+  const std::uint64_t l = in.u32();
+  if (k + l > std::numeric_limits<std::uint32_t>::max())
+    throw tlbf::state_error("state: " + std::string(tlbf::algorithm_name(tag)) + " k + l out of range (" +
+                            std::to_string(k) + " + " + std::to_string(l) + ")");
+}
+
 SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteReader in(payload);
   SavedState s;
@@ -131,6 +151,7 @@ SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   if (filter_bytes.empty() ||
       static_cast<std::uint8_t>(filter_bytes[0]) != static_cast<std::uint8_t>(s.config.algorithm))
     throw tlbf::state_error("state: the filter does not match the saved configuration");
+  check_slice_count(filter_bytes);
   tlbf::ByteReader filter_in(filter_bytes);
   s.filter = tlbf::load_filter(filter_in);
   if (!filter_in.at_end()) throw tlbf::state_error("state: bytes left over after the filter");
