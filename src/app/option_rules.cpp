@@ -26,6 +26,7 @@
 #include "extract/extract.hpp"
 #include "input/record_reader.hpp"
 #include "report/top_keys.hpp"
+#include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
 
 namespace tlbf_dedup {
@@ -340,8 +341,10 @@ void read_output(const Parsed& p, Options& o) {
 void read_state(const Parsed& p, Options& o) {
   if (auto d = p.read_given("--checkpoint", kCheckpoint)) o.checkpoint = *d;
   if (auto d = p.read_given("--lock-timeout", kLockTimeout)) o.lock_timeout = *d;
-  o.state_file = p.text("--state");
   p.require_text("--state", "empty file name");
+  // The file the path leads to, so that every name of one state file takes one lock; a FIFO,
+  // a device or a directory is refused here, before anything is locked, opened or read.
+  if (p.given("--state")) o.state_file = resolve_state_path(p.text("--state"));
 }
 
 // --redis: the URL, the filter's name, and what of the filter settings the module can keep.

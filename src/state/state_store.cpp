@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -26,6 +27,7 @@
 #include <xxhash.h>
 
 #include "base/atomic_file.hpp"
+#include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/serialize.hpp"
@@ -138,6 +140,31 @@ void check_slice_count(std::string_view filter_bytes) {
                             std::to_string(k) + " + " + std::to_string(l) + ")");
 }
 
+// Up to `n` bytes from where `fd` is (fewer only at its end).
+std::string read_up_to(const Fd& fd, const std::string& name, std::uint64_t n) {
+  std::string data(static_cast<std::size_t>(n), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t r = ::read(fd.get(), data.data() + got, data.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail_errno(name, "cannot read", errno);
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  data.resize(got);
+  return data;
+}
+
+// The whole file's size as the header of `head` declares it, when `head` is a whole header
+// of this format (load_state_bytes() says what is wrong with any other).
+std::optional<std::uint64_t> declared_size(std::string_view head) {
+  if (head.size() < kHeaderSize || head.substr(0, kMagic.size()) != kMagic) return std::nullopt;
+  tlbf::ByteReader header(head.substr(kMagic.size() + 8, 8));
+  const std::uint64_t length = header.u64();
+  if (length > UINT64_MAX - kHeaderSize - kChecksumSize) return std::nullopt;
+  return kHeaderSize + length + kChecksumSize;
+}
+
 SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteReader in(payload);
   SavedState s;
@@ -242,28 +269,33 @@ SavedState load_state_bytes(std::string_view bytes, const std::string& name) {
 }
 
 std::optional<SavedState> load_state_file(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // 1. The regular file the path leads to, opened without waiting for a writer (a FIFO put
+  //    there since it was resolved) and checked again once open.
+  const std::string file = resolve_state_path(path);
+  Fd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd) {
     if (errno == ENOENT) return std::nullopt;
     fail_errno(path, "cannot open", errno);
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
-  if (S_ISDIR(st.st_mode)) fail(path, "is a directory");
-  std::string data;
-  try {
-    data = read_all(fd, path);
-  } catch (const FileError& e) {
-    throw StateFileError(std::string("state file ") + e.what());
-  }
+  if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file");
+  // 2. Its bytes, no more than the header declares: bytes beyond are refused unread.
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  std::string data = read_up_to(fd, path, kHeaderSize);
+  if (const std::optional<std::uint64_t> declared = declared_size(data); declared && size > *declared)
+    fail(path, "corrupted (" + std::to_string(size - *declared) + " unexpected bytes after the checksum)");
+  data += read_up_to(fd, path, size - data.size());
   fd.close();
   return load_state_bytes(data, path);
 }
 
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
                      tlbf::Time clock, const RunRecord& run) {
+  // The file the path leads to is replaced; a link to it stays a link.
+  const std::string file = resolve_state_path(path);
   try {
-    write_file_atomically(path, encode_state(f, cfg, clock, run));
+    write_file_atomically(file, encode_state(f, cfg, clock, run));
   } catch (const FileError& e) {
     throw StateFileError(std::string("state file ") + e.what());  // "state file '<path>': <problem>"
   }
