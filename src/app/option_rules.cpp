@@ -49,12 +49,12 @@ Rule<T> in_range(Parse parse, T min, T max, std::string expected) {
 }
 
 // A number as an istream reads it, without the minus sign that an unsigned read would wrap
-// around.
+// around, and without leading blanks, which would hide that sign from the check (" -3").
 template <typename T>
 std::optional<T> parse_number(const std::string& s) {
   std::istringstream in(s);
   T v;
-  in >> v;
+  in >> std::noskipws >> v;
   if (in.fail() || !in.eof() || s[0] == '-') return std::nullopt;
   return v;
 }
