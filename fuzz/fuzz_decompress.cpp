@@ -78,19 +78,23 @@ Decoded gunzip(std::string_view in) {
   return d;
 }
 
+// The input in the pieces the decoder asks for, as the reader feeds it, so that a failing
+// call (whose output is dropped) completes no good block.
 Decoded unzstd(std::string_view in) {
   Decoded d;
   ZSTD_DStream* ds = ZSTD_createDStream();
   require(ds != nullptr, "ZSTD_createDStream works");
   std::string out(1 << 17, '\0');
-  ZSTD_inBuffer src{in.data(), in.size(), 0};
-  std::size_t last = 0;  // 0: between frames
+  std::size_t pos = 0, next = 5, last = 0;  // last 0: between frames
   while (d.bytes.size() < kOracleCap) {
+    ZSTD_inBuffer src{in.data() + pos, std::min(in.size() - pos, next), 0};
     ZSTD_outBuffer dst{out.data(), out.size(), 0};
     last = ZSTD_decompressStream(ds, &dst, &src);
     if (ZSTD_isError(last)) break;
     d.bytes.append(out.data(), dst.pos);
-    if (src.pos == src.size && dst.pos < dst.size) {
+    pos += src.pos;
+    next = last == 0 ? 5 : last;
+    if (pos == in.size() && dst.pos < dst.size) {
       d.clean = last == 0;
       break;
     }

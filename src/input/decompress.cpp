@@ -119,21 +119,24 @@ class ZstdDecoder final : public Decoder {
 
   std::optional<std::string> step(const char*& in, const char* in_end, char*& out, char* out_end) override {
     // Until the output is full or the input used up; a frame's end returns 0 and the next
-    // call starts the next frame. The input goes in in slices of kSlice bytes: a failing call
-    // moves no position, so the slice's end is the nearest offset known to follow the damage.
+    // call starts the next frame. The input goes in no faster than the decoder asks (its
+    // return value: the rest of the header or block at hand), so one call completes at most
+    // one block. A failing call's output is dropped, since libzstd's positions mean nothing
+    // after an error (a legacy frame's error moves the output's over bytes never written):
+    // every block decoded before the damage is delivered, and the failing call's input end
+    // is the nearest offset known to follow the damage.
     ZSTD_outBuffer dst{out, static_cast<std::size_t>(out_end - out), 0};
     while (in < in_end && dst.pos < dst.size) {
-      ZSTD_inBuffer src{in, std::min<std::size_t>(static_cast<std::size_t>(in_end - in), kSlice), 0};
+      ZSTD_inBuffer src{in, std::min(static_cast<std::size_t>(in_end - in), next_), 0};
       const std::size_t r = ZSTD_decompressStream(ds_, &dst, &src);
-      out = static_cast<char*>(dst.dst) + dst.pos;
       if (ZSTD_isError(r)) {
-        taken_ += src.size;  // the damage is at or before the slice's end
+        taken_ += src.size;
         return std::string(ZSTD_getErrorName(r));
       }
+      out = static_cast<char*>(dst.dst) + dst.pos;
       in += src.pos;
       taken_ += src.pos;
-      frame_done_ = r == 0;
-      if (frame_done_) unit_start_ = taken_;
+      after_call(r);
     }
     // Output left inside the decoder after the input is used up is fetched by the next call
     // (with no input) only if the output was full; flush it here while there is room.
@@ -141,10 +144,9 @@ class ZstdDecoder final : public Decoder {
       ZSTD_inBuffer none{in, 0, 0};
       const std::size_t before = dst.pos;
       const std::size_t r = ZSTD_decompressStream(ds_, &dst, &none);
-      out = static_cast<char*>(dst.dst) + dst.pos;
       if (ZSTD_isError(r)) return std::string(ZSTD_getErrorName(r));
-      frame_done_ = r == 0;
-      if (frame_done_) unit_start_ = taken_;
+      out = static_cast<char*>(dst.dst) + dst.pos;
+      after_call(r);
       if (dst.pos == before) break;
     }
     return std::nullopt;
@@ -152,9 +154,19 @@ class ZstdDecoder final : public Decoder {
   bool at_boundary() const override { return frame_done_; }
 
  private:
-  static constexpr std::size_t kSlice = std::size_t{1} << 14;
+  // A frame's first bytes: its magic number and the byte that says how long its header is.
+  static constexpr std::size_t kFrameStart = 5;
+
+  // After a successful call that returned `r`: 0 ends a frame, else it is the input wanted next.
+  void after_call(std::size_t r) {
+    frame_done_ = r == 0;
+    next_ = frame_done_ ? kFrameStart : r;
+    if (frame_done_) unit_start_ = taken_;
+  }
+
   ZSTD_DStream* ds_;
   bool frame_done_ = true;
+  std::size_t next_ = kFrameStart;  // input for the next call
 };
 
 constexpr std::size_t kBlockSize = std::size_t{1} << 18;

@@ -45,6 +45,18 @@ for kind in zst gz; do
   check "$kind: the intact first $unit's records were written first" "$(cat "$WORK/l.txt")" "$(head -5000 "$WORK/out2")"
 done
 
+# An empty zstd frame, then one whose magic number was hit into a legacy format's (v0.5): libzstd
+# fails and moves its output position over 256 KiB it never wrote, which went out as records.
+printf '\x28\xb5\x2f\xfd\x20\x00\x01\x00\x00\x25\xb5\x2f\xfd\x20\x00\x01\x00\x00' > "$WORK/legacy.zst"
+status=0
+"$D" "$WORK/legacy.zst" > "$WORK/legacy.out" 2> "$WORK/legacy.err" || status=$?
+check "a damaged legacy frame: exit 1, and no byte that was never decoded" "1 0" "$status $(wc -c < "$WORK/legacy.out")"
+check "a damaged legacy frame: named by its start" 1 "$(grep -c '(in the frame that starts at compressed byte 9)' "$WORK/legacy.err")"
+
+# A zstd frame whose checksum fails: its blocks are written first, as gzip's member is.
+"$D" "$WORK/bad.zst" > "$WORK/zst.out" 2> /dev/null || true
+check "zstd checksum failure: the frame's decoded records are written" 1 "$(($(wc -l < "$WORK/zst.out") > 4000 ? 1 : 0))"
+
 # gzip's CRC: what the damaged member decoded is written, then the error; zcat does the same.
 { zcat "$WORK/bad.gz" 2> /dev/null || true; } | "$D" > "$WORK/zcat.out"
 "$D" "$WORK/bad.gz" > "$WORK/bad.out" 2> /dev/null || true
