@@ -350,35 +350,15 @@ TEST_SUITE("extract") {
     Extracted e = x->extract(r.rec);
     CHECK(e.status == ExtractStatus::too_deep);
     CHECK(e.absent_part == 1);
-    CHECK(describe_missing_key(cfg, e) == "key part 1 (-k id) nests arrays and objects deeper than 1024 levels, too "
-                                          "deep to read");
+    CHECK(describe_missing_key(cfg, e) ==
+          "key part 1 (-k id) nests arrays and objects deeper than 1024 levels, too "
+          "deep to read");
     std::string objects;
     for (unsigned i = 0; i < 100000; ++i) objects += R"({"a":)";
     objects += "1" + std::string(100000, '}');
     CHECK(status_of(*x, R"({"q":)" + objects + "}") == ExtractStatus::too_deep);
     // Beside the key, depth is skipped without being read.
     CHECK(status_of(*x, R"({"z":)" + nested(100000, '[', ']') + R"(,"id":2})") == ExtractStatus::ok);
-  }
-
-  TEST_CASE("lines: --key-regex is POSIX extended, leftmost-longest, linear in the line") {
-    ExtractConfig re;
-    re.key_regex = "a|ab";
-    auto longest = make_line_extractor(re, auto_time());
-    CHECK(key_of(*longest, "xabc") == "ab");  // not "a": POSIX's longest match
-    re.key_regex = "k=(\\d+)|^x";
-    auto alternative = make_line_extractor(re, auto_time());
-    CHECK(key_of(*alternative, "k=12") == "12");
-    CHECK(key_of(*alternative, "xyz") == "x");  // group 1 took no part: the whole match
-    re.key_regex = "[[:upper:]]+";
-    re.ignore_case = true;
-    CHECK(key_of(*make_line_extractor(re, auto_time()), "ab1") == "ab");
-    re.ignore_case = false;
-    re.key_regex = "^(a*)*$";  // exponential for a backtracking matcher
-    auto nested = make_line_extractor(re, auto_time());
-    CHECK(status_of(*nested, std::string(100000, 'a') + "b") == ExtractStatus::missing_key);
-    re.key_regex = "(.)\\1";
-    CHECK_THROWS_WITH_AS(make_line_extractor(re, auto_time()), doctest::Contains("\\1: backreferences are not supported"),
-                         SpecError);
   }
 
   TEST_CASE("json: -i folds string content only") {

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "state/state_path.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/hash.hpp"
@@ -235,28 +234,6 @@ TEST_SUITE("state_store") {
     TempDir dir;
     CHECK_FALSE(tlbf_dedup::load_state_file((dir.path / "absent").string()).has_value());
     CHECK_THROWS_AS(tlbf_dedup::load_state_file(dir.path.string()), StateFileError);
-  }
-
-  TEST_CASE("a state path leads to a regular file or nothing, following links and keeping them") {
-    TempDir dir;
-    const std::string real = (dir.path / "real.state").string(), link = (dir.path / "link.state").string();
-    CHECK(tlbf_dedup::resolve_state_path(real) == real);  // nothing there yet
-    fs::create_symlink("real.state", link);
-    CHECK(tlbf_dedup::resolve_state_path(link) == (dir.path / "real.state").string());
-    const tlbf::FilterConfig c = one_second_exact();
-    tlbf_dedup::save_state_file(link, *tlbf::make_filter(c), c, 7);
-    CHECK(fs::is_symlink(link));
-    CHECK(fs::is_regular_file(fs::symlink_status(real)));
-    CHECK(tlbf_dedup::load_state_file(link)->clock == 7);
-    REQUIRE(::mkfifo((dir.path / "fifo").c_str(), 0600) == 0);
-    fs::create_symlink("fifo", dir.path / "to-fifo");
-    fs::create_symlink("/dev/zero", dir.path / "to-zero");
-    for (const char* name : {"fifo", "to-fifo", "to-zero"}) {
-      const std::string path = (dir.path / name).string();
-      CHECK_THROWS_WITH_AS(tlbf_dedup::resolve_state_path(path), doctest::Contains(path.c_str()), StateFileError);
-      CHECK_THROWS_AS(tlbf_dedup::load_state_file(path), StateFileError);  // never waits, never reads
-      CHECK_THROWS_AS(tlbf_dedup::save_state_file(path, *tlbf::make_filter(c), c, 0), StateFileError);
-    }
   }
 
   TEST_CASE("a flipped byte anywhere is refused") {
