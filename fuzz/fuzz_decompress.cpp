@@ -133,18 +133,10 @@ int memory_file(std::string_view data) {
   return fd;
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 4) return 0;
-  const std::uint8_t control = data[0];
-  const bool is_zstd = control & 1, pipe_input = control & 2, raw = control & 4, two = control & 8,
-             truncate = control & 16;
-  const std::size_t at = static_cast<std::size_t>(data[1]) << 8 | data[2];
-  const std::uint8_t flip = data[3];
-  const std::string_view text(reinterpret_cast<const char*>(data) + 4, size - 4);
-
-  // The stream: given, or the text compressed (in two parts when asked); then damaged.
+// The stream the input describes: given, or its text compressed (in two parts when asked);
+// then truncated at, or XORed with `flip` at, `at`.
+std::string make_stream(std::uint8_t control, std::size_t at, std::uint8_t flip, std::string_view text) {
+  const bool is_zstd = control & 1, raw = control & 4, two = control & 8, truncate = control & 16;
   std::string stream;
   if (raw) {
     stream = text;
@@ -156,21 +148,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     stream.resize(at % (stream.size() + 1));
   else if (flip != 0 && !stream.empty())
     stream[at % stream.size()] = static_cast<char>(stream[at % stream.size()] ^ flip);
-  if (pipe_input && stream.size() > 65536) return 0;  // a pipe's buffer holds it: no writer thread
+  return stream;
+}
 
-  // The oracle: what the first bytes say the stream is, decoded plainly.
-  Decoded want;
+// The oracle: what the first bytes say the stream is, decoded plainly.
+Decoded decode_plainly(const std::string& stream) {
   switch (tlbf_dedup::detect_compression(stream, true)) {
     case tlbf_dedup::Compression::gzip:
-      want = gunzip(stream);
-      break;
+      return gunzip(stream);
     case tlbf_dedup::Compression::zstd:
-      want = unzstd(stream);
-      break;
+      return unzstd(stream);
     default:
-      want = {stream, true};
+      return {stream, true};
   }
+}
 
+// What the record reader makes of the stream, from a memory file or a pipe.
+struct Read {
+  std::string bytes;  // the records put together, as read
+  bool error = false, max_record = false, capped = false;
+};
+
+Read read_records(const std::string& stream, bool pipe_input) {
+  Read got;
   std::string path;
   int pipe_read = -1;
   if (pipe_input) {
@@ -183,9 +183,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     path = "/proc/self/fd/" + std::to_string(memory_file(stream));
   }
-
-  std::string got;
-  bool error = false, max_record = false, capped = false;
   {
     tlbf_dedup::ReaderConfig config;
     config.buffer_size = 0;
@@ -193,31 +190,41 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tlbf_dedup::RecordReader reader({path}, config);
     tlbf_dedup::Record r;
     try {
-      while (reader.next(r)) {
-        got.append(r.bytes());
-        if (got.size() >= kCap) {
-          capped = true;
-          break;
-        }
+      while (!got.capped && reader.next(r)) {
+        got.bytes.append(r.bytes());
+        got.capped = got.bytes.size() >= kCap;
       }
     } catch (const tlbf_dedup::InputError& e) {
-      error = true;
-      max_record = std::string_view(e.what()).find("--max-record") != std::string_view::npos;
+      got.error = true;
+      got.max_record = std::string_view(e.what()).find("--max-record") != std::string_view::npos;
     }
   }
   if (pipe_read >= 0) ::close(pipe_read);
+  return got;
+}
 
-  require(want.bytes.compare(0, got.size(), got) == 0, "the records are the bytes the oracle decodes");
-  if (capped) return 0;
-  if (max_record) {
-    // Every record before it was whole; the one after has no terminator within the limit.
-    const std::string_view rest = std::string_view(want.bytes).substr(got.size(), kMaxRecord + 2);
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 4) return 0;
+  const bool pipe_input = data[0] & 2;
+  const std::string stream = make_stream(data[0], static_cast<std::size_t>(data[1]) << 8 | data[2], data[3],
+                                         std::string_view(reinterpret_cast<const char*>(data) + 4, size - 4));
+  if (pipe_input && stream.size() > 65536) return 0;  // a pipe's buffer holds it: no writer thread
+  const Decoded want = decode_plainly(stream);
+  const Read got = read_records(stream, pipe_input);
+
+  require(want.bytes.compare(0, got.bytes.size(), got.bytes) == 0, "the records are the bytes the oracle decodes");
+  if (got.capped) return 0;
+  if (got.max_record) {
+    // Every record before it was whole; the one after is longer than the limit.
+    const std::string_view rest = std::string_view(want.bytes).substr(got.bytes.size(), kMaxRecord + 2);
     const std::size_t lf = rest.find('\n');
     const std::size_t length = lf == std::string_view::npos ? rest.size() : lf - (lf > 0 && rest[lf - 1] == '\r');
     require(length > kMaxRecord, "--max-record only for a record longer than it");
     return 0;
   }
-  require(got.size() == want.bytes.size(), "every byte decoded before the damage is delivered");
-  require(error == !want.clean, "an input error exactly when the stream is damaged");
+  require(got.bytes.size() == want.bytes.size(), "every byte decoded before the damage is delivered");
+  require(got.error == !want.clean, "an input error exactly when the stream is damaged");
   return 0;
 }
