@@ -4,6 +4,9 @@
 # input error (exit 1) after the records before it; memory stays near the limit.
 source "$(dirname "$0")/../lib.bash"
 D="$TLBF_DEDUP"
+# An address-space bound, except under the sanitizers (TLBF_SANITIZED), whose shadow memory
+# takes terabytes of it; ASan's allocator stops an absurd allocation by itself.
+vmem() { if [ -n "${TLBF_SANITIZED:-}" ]; then echo unlimited; else echo "$1"; fi; }
 
 # The issue's file: one line of 8,000,000 bytes.
 python3 -c 'import sys; sys.stdout.write("y" * 8000000 + "\n")' > "$WORK/big.txt"
@@ -69,7 +72,7 @@ check "--multiline: one byte over is exit 1" "1 1" "$status $(grep -c 'record 1 
 # (the reader's buffer never grows past the limit).
 python3 -c 'import sys; sys.stdout.write("y" * 100000000 + "\n")' > "$WORK/100m.txt"
 status=0
-(ulimit -v 400000 && "$D" "$WORK/100m.txt" > "$WORK/out" 2> "$WORK/err") || status=$?
+(ulimit -v "$(vmem 400000)" && "$D" "$WORK/100m.txt" > "$WORK/out" 2> "$WORK/err") || status=$?
 check "a 100 MB line, default --max-record 64M: exit 1, nothing written" "1 0" "$status $(wc -c < "$WORK/out")"
 check "a 100 MB line: the message says why" 1 "$(grep -c 'record 1 is longer than --max-record 64M' "$WORK/err")"
 rm -f "$WORK/100m.txt"
@@ -88,6 +91,8 @@ for input in file pipe; do
   check "gzip of zeros ($input): exit 1 at --max-record 32M" "1 1" \
     "$status $(grep -c 'record 1 is longer than --max-record 32M' "$WORK/err")"
   echo "     peak RSS ${rss} KB"
-  check "gzip of zeros ($input): peak RSS under 32M + 16M" 1 "$((rss < (32 + 16) * 1024 ? 1 : 0))"
+  # Under ASan a realloc() copies, and freed memory waits in its quarantine.
+  limit=$([ -n "${TLBF_SANITIZED:-}" ] && echo $((3 * 32 + 256)) || echo $((32 + 16)))
+  check "gzip of zeros ($input): peak RSS under ${limit}M" 1 "$((rss < limit * 1024 ? 1 : 0))"
 done
 finish
