@@ -59,13 +59,11 @@ class KeyEncoder {
   simdjson::error_code part(simdjson::ondemand::value& v, std::string& buf, std::string_view& out);
 
  private:
-  // `depth`: how many arrays and objects hold the value (0: the part itself, written bare;
-  // inside one, values are tagged and length-prefixed, self-delimiting).
-  simdjson::error_code append(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out,
-                              unsigned depth);
-  // Members sorted by name, the first of equal names kept: the order and repetition of
-  // members in the text do not matter, and a name means what a path lookup finds.
-  simdjson::error_code append_object(simdjson::ondemand::value& v, std::string& out, unsigned depth);
+  // Any value, arrays and objects walked without recursion (json_key_encoder.cpp).
+  simdjson::error_code append(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out);
+  // A string, number, boolean or null; `nested`: inside an array or object, self-delimiting.
+  simdjson::error_code append_scalar(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out,
+                                     bool nested);
 
   bool fold_;
   KeyMask mask_;                       // applied to string values, never to member names or other types
