@@ -9,7 +9,8 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # module's tests run a real server; libhiredis-dev: its benchmark's client; dpkg-dev:
 # dpkg-shlibdeps computes the packages' Depends; lintian, man-db, zsh and fish: the
 # packaging and completion tests; zlib1g-dev and libzstd-dev: compressed input; gzip and zstd:
-# its tests make their compressed files).
+# its tests make their compressed files; libre2-dev: the regular expressions of --multiline
+# and --key-regex).
 PACKAGES=(
   cmake g++ make pkg-config
   libcli11-dev libfmt-dev libsimdjson-dev libxxhash-dev doctest-dev
@@ -17,6 +18,7 @@ PACKAGES=(
   redis-server redis-tools libhiredis-dev
   dpkg-dev lintian man-db zsh fish
   zlib1g-dev libzstd-dev gzip zstd
+  libre2-dev
 )
 
 install_missing() {

@@ -26,6 +26,7 @@
 #include "extract/extract.hpp"
 #include "input/record_reader.hpp"
 #include "report/top_keys.hpp"
+#include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
 
 namespace tlbf_dedup {
@@ -48,12 +49,12 @@ Rule<T> in_range(Parse parse, T min, T max, std::string expected) {
 }
 
 // A number as an istream reads it, without the minus sign that an unsigned read would wrap
-// around.
+// around, and without leading blanks, which would hide that sign from the check (" -3").
 template <typename T>
 std::optional<T> parse_number(const std::string& s) {
   std::istringstream in(s);
   T v;
-  in >> v;
+  in >> std::noskipws >> v;
   if (in.fail() || !in.eof() || s[0] == '-') return std::nullopt;
   return v;
 }
@@ -374,8 +375,10 @@ void read_hold(const Parsed& p, Options& o) {
 void read_state(const Parsed& p, Options& o) {
   if (auto d = p.read_given("--checkpoint", kCheckpoint)) o.checkpoint = *d;
   if (auto d = p.read_given("--lock-timeout", kLockTimeout)) o.lock_timeout = *d;
-  o.state_file = p.text("--state");
   p.require_text("--state", "empty file name");
+  // The file the path leads to, so that every name of one state file takes one lock; a FIFO,
+  // a device or a directory is refused here, before anything is locked, opened or read.
+  if (p.given("--state")) o.state_file = resolve_state_path(p.text("--state"));
 }
 
 // --redis: the URL, the filter's name, and what of the filter settings the module can keep.

@@ -41,8 +41,8 @@ void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
   value("-f,--format", "FMT", "auto|lines|json (ndjson is json); auto: json when the first non-blank byte is '{'");
   app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
   value("--multiline", "RE",
-        "a record starts at a line matching this POSIX extended regex (\\d = [0-9]); other lines continue the "
-        "record before; key and time from its first line");
+        "a record starts at a line matching this POSIX extended regex (\\d = [0-9]; matched in linear time, so "
+        "no backreferences); other lines continue the record before; key and time from its first line");
   value("--multiline-timeout", "DUR",
         "with --multiline: judge an open record once the input has paused this long (default 1s)");
   value("--max-record", "SIZE", "a longer record is an input error (default 64M)");
@@ -55,7 +55,8 @@ void declare_key(CLI::App& app, ValueOptions& value, Options& o) {
       ->type_name("SPEC")
       ->allow_extra_args(false);
   value("-d,--delimiter", "C", "lines: field separator, one byte (\\t for tab); default: runs of blanks");
-  value("--key-regex", "RE", "lines: the key is capture group 1 of this POSIX extended regex (else the whole match)");
+  value("--key-regex", "RE",
+        "lines: the key is capture group 1 of this POSIX extended regex (else the whole match; no backreferences)");
   value("--missing", "WHAT",
         "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a "
         "record with no part present stays keyless)");

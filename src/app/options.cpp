@@ -29,7 +29,13 @@ namespace {
 // "--mark file.log" does not read the file name as the value. When the word after one of them is
 // no file but reads as its value ("--stats json"), the user meant the value: say how to write it,
 // instead of failing later on a missing input file named "json".
-std::vector<std::string> expand_optional_values(int argc, const char* const* argv,
+//
+// "--name=VALUE" is checked here too, since CLI11 reads it loosely: for a flag it takes any
+// VALUE as "given" ("--refresh=no" turned refresh on), and an empty VALUE makes it take the
+// next word as the value ("--state= file.log" read file.log as the state). A flag with a
+// value is a usage error; an empty value is passed on as an empty value, which the option's
+// own rule then refuses as it refuses "--state ''".
+std::vector<std::string> expand_optional_values(const CLI::App& app, int argc, const char* const* argv,
                                                 const std::vector<std::string>& defaults) {
   struct OptionalValue {
     const char* option;
@@ -59,6 +65,16 @@ std::vector<std::string> expand_optional_values(int argc, const char* const* arg
               fmt::format("{} {}: the value of {} is written {}={} (with '='); as written, '{}' is an input file, "
                           "and there is none",
                           o.option, next, o.option, o.option, next, next));
+      }
+      const std::size_t eq = a.find('=');
+      const CLI::Option* opt =
+          a.rfind("--", 0) == 0 && eq != std::string::npos ? app.get_option_no_throw(a.substr(0, eq)) : nullptr;
+      if (opt && opt->get_expected_max() == 0)
+        throw UsageError(fmt::format("{}: {} is a flag and takes no value; give {} alone, or leave it out", a,
+                                     a.substr(0, eq), a.substr(0, eq)));
+      if (opt && eq + 1 == a.size()) {
+        args.push_back(a.substr(0, eq));
+        a.clear();  // the empty value, as a word of its own
       }
     }
     args.push_back(std::move(a));
@@ -113,7 +129,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, const st
 
   // The words of the command line, optional values spelled out, parsed by CLI11: unknown
   // options, missing or repeated values, excludes and needs.
-  std::vector<std::string> args = expand_optional_values(argc, argv, defaults);
+  std::vector<std::string> args = expand_optional_values(app, argc, argv, defaults);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
     app.parse(args);

@@ -72,12 +72,14 @@ struct Options {
 // value as the user typed it (`typed`, else as the library writes it), and the problem.
 UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typed = "");
 
-// The long names of the options that decide what a key and a record's time are, and what a
-// state's window holds (records held by --count and --keep). A new such option is added
-// here, and state files then record it and hold later runs to it.
-inline constexpr const char* kKeyTimeOptions[] = {"--key",     "--key-regex", "--delimiter", "--ignore-case",
-                                                  "--missing", "--mask",      "--time",      "--time-format",
-                                                  "--count",   "--keep"};
+// The long names of the options that decide what a record, its key and its time are (how
+// records are framed and read among them), and what a state's window holds (records held by
+// --count and --keep). A new such option is added here, and state files then record it and
+// hold later runs to it.
+inline constexpr const char* kKeyTimeOptions[] = {"--format",    "--null",      "--multiline",   "--key",
+                                                  "--key-regex", "--delimiter", "--ignore-case", "--missing",
+                                                  "--mask",      "--time",      "--time-format", "--count",
+                                                  "--keep"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

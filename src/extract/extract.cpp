@@ -14,9 +14,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include <regex.h>
-
 #include "base/json_text.hpp"
+#include "base/line_regex.hpp"
 #include "extract/field_list.hpp"
 
 namespace tlbf_dedup {
@@ -63,6 +62,12 @@ std::string json_key_hint(const std::string& k) {
 }  // namespace
 
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json) {
+  if (x.status == ExtractStatus::too_deep && x.absent_part >= 1 && x.absent_part <= cfg.keys.size()) {
+    const std::string k = "-k " + cfg.keys[x.absent_part - 1];
+    return (cfg.keys.size() == 1 ? "the key (" + k + ")"
+                                 : "key part " + std::to_string(x.absent_part) + " (" + k + ")") +
+           " nests arrays and objects deeper than " + std::to_string(kMaxKeyDepth) + " levels, too deep to read";
+  }
   if (!cfg.key_regex.empty()) return "the key regex does not match";
   if (x.absent_part == 0 || x.absent_part > cfg.keys.size()) {
     if (cfg.keys.size() > 1) return "every key part is absent (--missing null needs at least one)";
@@ -114,34 +119,21 @@ struct FieldCollector {
   std::string_view value() const { return count <= 1 ? first : std::string_view(joined); }
 };
 
+// --key-regex: capture group 1 of the pattern, or its whole match.
 class RegexKey {
  public:
-  RegexKey(const std::string& re, bool icase) {
-    int err = ::regcomp(&re_, re.c_str(), REG_EXTENDED | (icase ? REG_ICASE : 0));
-    if (err != 0) {
-      char msg[256];
-      ::regerror(err, &re_, msg, sizeof msg);
-      throw SpecError("--key-regex '" + re + "': " + msg);
-    }
-    groups_ = re_.re_nsub;
-  }
-  ~RegexKey() { ::regfree(&re_); }
-  RegexKey(const RegexKey&) = delete;
-  RegexKey& operator=(const RegexKey&) = delete;
-
-  std::optional<std::string_view> match(std::string_view line) const {
-    regmatch_t m[2];
-    m[0].rm_so = 0;
-    m[0].rm_eo = static_cast<regoff_t>(line.size());
-    // REG_STARTEND: the record is not NUL-terminated and may contain NUL bytes.
-    if (::regexec(&re_, line.data(), 2, m, REG_STARTEND) != 0) return std::nullopt;
-    const regmatch_t& g = (groups_ >= 1 && m[1].rm_so >= 0) ? m[1] : m[0];
-    return line.substr(static_cast<std::size_t>(g.rm_so), static_cast<std::size_t>(g.rm_eo - g.rm_so));
-  }
+  RegexKey(const std::string& re, bool icase) : re_(compile(re, icase)) {}
+  std::optional<std::string_view> match(std::string_view line) const { return re_->group_or_match(line); }
 
  private:
-  regex_t re_{};
-  std::size_t groups_ = 0;
+  static std::unique_ptr<LineRegex> compile(const std::string& re, bool icase) {
+    try {
+      return std::make_unique<LineRegex>(re, icase);
+    } catch (const std::invalid_argument& e) {
+      throw SpecError("--key-regex '" + re + "': " + e.what());
+    }
+  }
+  std::unique_ptr<LineRegex> re_;
 };
 
 class LineExtractor final : public Extractor {

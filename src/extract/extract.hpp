@@ -18,15 +18,24 @@
 
 namespace tlbf_dedup {
 
+// Arrays and objects nested deeper than this inside a JSON key part make the record keyless
+// (ExtractStatus::too_deep): the key encoder recurses once per level, so the input must not
+// choose how deep. simdjson's DOM parser stops at the same depth.
+inline constexpr unsigned kMaxKeyDepth = 1024;
+
 enum class ExtractStatus : std::uint8_t {
   ok,
   malformed,    // JSON mode: not a JSON object, or broken JSON where the paths are read
   missing_key,  // a key field/path is absent, or the key regex does not match
+  // JSON mode: a key part's value nests arrays and objects deeper than kMaxKeyDepth; no key,
+  // as for missing_key (counted and warned as one), with describe_missing_key() saying why.
+  too_deep,
 };
 
 struct Extracted {
   ExtractStatus status = ExtractStatus::ok;
-  // missing_key from -k: the 1-based -k that was absent (0: every part, or --key-regex).
+  // missing_key from -k: the 1-based -k that was absent (0: every part, or --key-regex);
+  // too_deep: the -k whose value nests too deep.
   std::uint32_t absent_part = 0;
   // The key's bytes (valid until the next extract()). A composite key (several -k) is the
   // parts each prefixed by its 4-byte length, so ("ab","c") and ("a","bc") differ.
@@ -59,8 +68,8 @@ struct ExtractConfig {
 // binary bytes stay visible. A key cut short shows the parts that are there.
 std::string describe_key_parts(std::string_view key, bool composite);
 
-// Why a record has no key, for warnings: names the -k part that was absent. For a JSON
-// record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint.
+// Why a record has no key, for warnings: names the -k part that was absent (or too deep).
+// For a JSON record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint.
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false);
 
 // A key or time specification that cannot work (bad field list, bad regex). The message

@@ -15,7 +15,8 @@
 //    is found as such. A path starting with '/' is a JSON pointer (RFC 6901), which indexes
 //    arrays the same way.
 //  - A part is absent when the path leads nowhere (no such member, an index past the end,
-//    a scalar where the path goes on); anything else that fails is a malformed record.
+//    a scalar where the path goes on), too deep when its value nests more than kMaxKeyDepth
+//    arrays and objects; anything else that fails is a malformed record.
 //  - Key values are JSON data, not text (json_key in extract.hpp, json_key_encoder.cpp): two
 //    parts are one key exactly when they are equal values of one type, whatever the escapes,
 //    the member order, the whitespace or the way a number is written. Composite keys are
@@ -221,7 +222,7 @@ class JsonExtractor final : public Extractor {
   }
 
  private:
-  enum class Found { value, absent, broken };
+  enum class Found { value, absent, broken, too_deep };
 
   // The key part at `path`: absent only when the path leads nowhere; a value found but not
   // valid JSON (tru, 01) is a broken record.
@@ -229,7 +230,9 @@ class JsonExtractor final : public Extractor {
     od::value v;
     simdjson::error_code err = lookup(doc, root, path, v);
     if (err) return is_absent(err) ? Found::absent : Found::broken;
-    return encoder_.part(v, part_, part) ? Found::broken : Found::value;
+    err = encoder_.part(v, part_, part);
+    if (err == simdjson::DEPTH_ERROR) return Found::too_deep;
+    return err ? Found::broken : Found::value;
   }
 
   // The whole record is text here, not a value: masked as a line would be.
@@ -270,8 +273,10 @@ class JsonExtractor final : public Extractor {
   }
 
   static void fail(Found found, std::uint32_t part, Extracted& out) {
-    out.status = found == Found::absent ? ExtractStatus::missing_key : ExtractStatus::malformed;
-    if (found == Found::absent) out.absent_part = part;
+    out.status = found == Found::absent     ? ExtractStatus::missing_key
+                 : found == Found::too_deep ? ExtractStatus::too_deep
+                                            : ExtractStatus::malformed;
+    if (found != Found::broken) out.absent_part = part;
   }
 
   // Each lookup after the first rewinds the document and fetches the root object again, so

@@ -5,7 +5,8 @@
 // escapes are undone, numbers are canonical (no sign on zero, no leading or trailing zeros,
 // the exponent folded in), an object's members are sorted by name with the first of equal
 // names kept; inside an array or object every value is tagged and length-prefixed, so no two
-// different values concatenate to the same bytes.
+// different values concatenate to the same bytes. Nested values are walked with a stack of
+// their own, not by recursion, and refused past kMaxKeyDepth levels, whatever the input.
 #include "extract/json_key_encoder.hpp"
 
 #include <algorithm>
@@ -62,20 +63,20 @@ simdjson::error_code KeyEncoder::part(od::value& v, std::string& buf, std::strin
   if (type == od::json_type::number && plain_integer(trim_json_token(v.raw_json_token()), out))
     return simdjson::SUCCESS;
   buf.clear();
-  if ((err = append(v, type, buf, Depth::top))) return err;
+  if ((err = append(v, type, buf))) return err;
   out = buf;
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::string& out, Depth depth) {
+simdjson::error_code KeyEncoder::append_scalar(od::value& v, od::json_type type, std::string& out, bool nested) {
   simdjson::error_code err = simdjson::SUCCESS;
   switch (type) {
     case od::json_type::string: {
       std::string_view s;
       if ((err = v.get_string().get(s))) return err;
-      if (depth == Depth::nested) out += json_key::kString;
+      if (nested) out += json_key::kString;
       const std::size_t len_at = out.size();
-      if (depth == Depth::nested) append_length(out, 0);
+      if (nested) append_length(out, 0);
       const std::size_t at = out.size();
       // Masked before folding, as line keys are; the length is the masked text's.
       if (mask_.masks_anything())
@@ -85,16 +86,16 @@ simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::s
       if (fold_)
         for (std::size_t i = at; i < out.size(); ++i)
           if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] + 32);
-      if (depth == Depth::nested) patch_length(out, len_at, out.size() - at);
+      if (nested) patch_length(out, len_at, out.size() - at);
       return simdjson::SUCCESS;
     }
     case od::json_type::number: {
       out += json_key::kNumber;
       const std::size_t len_at = out.size();
-      if (depth == Depth::nested) append_length(out, 0);
+      if (nested) append_length(out, 0);
       const std::size_t at = out.size();
       if (!append_canonical_number(out, trim_json_token(v.raw_json_token()))) return simdjson::NUMBER_ERROR;
-      if (depth == Depth::nested) patch_length(out, len_at, out.size() - at);
+      if (nested) patch_length(out, len_at, out.size() - at);
       return simdjson::SUCCESS;
     }
     case od::json_type::boolean: {
@@ -110,53 +111,117 @@ simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::s
       out += json_key::kNull;
       return simdjson::SUCCESS;
     }
-    case od::json_type::array: {
-      od::array arr;
-      if ((err = v.get_array().get(arr))) return err;
-      out += json_key::kArray;
-      for (auto element : arr) {
-        od::value ev;
-        od::json_type et;
-        if ((err = element.get(ev)) || (err = ev.type().get(et)) || (err = append(ev, et, out, Depth::nested)))
-          return err;
-      }
-      out += json_key::kEnd;
-      return simdjson::SUCCESS;
-    }
-    case od::json_type::object:
-      return append_object(v, out);
+    default:
+      return simdjson::INCORRECT_TYPE;
   }
-  return simdjson::INCORRECT_TYPE;
 }
 
-simdjson::error_code KeyEncoder::append_object(od::value& v, std::string& out) {
-  od::object obj;
-  simdjson::error_code err = v.get_object().get(obj);
-  if (err) return err;
-  struct Member {
-    std::string name, value;
-  };
+namespace {
+
+bool is_container(od::json_type t) { return t == od::json_type::array || t == od::json_type::object; }
+
+// An array or object whose encoding is under way: its iterator, where its bytes go, and for
+// an object its members so far (written sorted when it closes).
+struct Member {
+  std::string name, value;
+};
+struct Level {
+  bool object;
+  od::array_iterator element, elements_end;
+  od::object_iterator field, fields_end;
+  std::string* out;
   std::vector<Member> members;
-  for (auto field : obj) {
-    od::field f;
-    std::string_view name;
-    od::json_type type;
-    if ((err = std::move(field).get(f)) || (err = f.unescaped_key().get(name))) return err;
-    members.push_back({std::string(name), {}});
-    if ((err = f.value().type().get(type)) || (err = append(f.value(), type, members.back().value, Depth::nested)))
-      return err;
+
+  bool at_end() const { return object ? !(field != fields_end) : !(element != elements_end); }
+  void advance() {
+    if (object)
+      ++field;
+    else
+      ++element;
   }
-  std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.name < b.name; });
-  out += json_key::kObject;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (i > 0 && members[i].name == members[i - 1].name) continue;
-    out += json_key::kString;
-    append_length(out, members[i].name.size());
-    out += members[i].name;
-    out += members[i].value;
+};
+
+// Starts the array or object `v` as a new innermost level; an array's tag goes out now, an
+// object's with its sorted members when it closes.
+simdjson::error_code open_level(od::value& v, od::json_type type, std::string& out, std::vector<Level>& levels) {
+  simdjson::error_code err;
+  Level l{type == od::json_type::object, {}, {}, {}, {}, &out, {}};
+  if (l.object) {
+    od::object obj;
+    if ((err = v.get_object().get(obj)) || (err = obj.begin().get(l.field)) || (err = obj.end().get(l.fields_end)))
+      return err;
+  } else {
+    od::array arr;
+    if ((err = v.get_array().get(arr)) || (err = arr.begin().get(l.element)) || (err = arr.end().get(l.elements_end)))
+      return err;
+    out += json_key::kArray;
+  }
+  levels.push_back(std::move(l));
+  return simdjson::SUCCESS;
+}
+
+// Ends the innermost level: an object's members sorted by name, the first of equal names
+// kept (the order and repetition of members in the text do not matter, and a name means
+// what a path lookup finds).
+void close_level(std::vector<Level>& levels) {
+  Level& l = levels.back();
+  std::string& out = *l.out;
+  if (l.object) {
+    std::stable_sort(l.members.begin(), l.members.end(),
+                     [](const Member& a, const Member& b) { return a.name < b.name; });
+    out += json_key::kObject;
+    for (std::size_t i = 0; i < l.members.size(); ++i) {
+      if (i > 0 && l.members[i].name == l.members[i - 1].name) continue;
+      out += json_key::kString;
+      append_length(out, l.members[i].name.size());
+      out += l.members[i].name;
+      out += l.members[i].value;
+    }
   }
   out += json_key::kEnd;
-  return simdjson::SUCCESS;
+  levels.pop_back();
+}
+
+}  // namespace
+
+simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::string& out) {
+  if (!is_container(type)) return append_scalar(v, type, out, false);
+  // Depth first without recursion: `levels` holds the open arrays and objects, innermost last.
+  // A level's iterator moves on only once the value it points at is written (a nested one
+  // closed), as On-Demand requires.
+  std::vector<Level> levels;
+  simdjson::error_code err = open_level(v, type, out, levels);
+  while (!err && !levels.empty()) {
+    Level& l = levels.back();
+    if (l.at_end()) {
+      close_level(levels);
+      if (!levels.empty()) levels.back().advance();
+      continue;
+    }
+    od::value child;
+    std::string* target = l.out;
+    if (l.object) {
+      od::field f;
+      std::string_view name;
+      if ((err = (*l.field).get(f)) || (err = f.unescaped_key().get(name))) break;
+      l.members.push_back({std::string(name), {}});
+      target = &l.members.back().value;  // stays put: the vector grows only after this value
+      child = f.value();
+    } else if ((err = (*l.element).get(child))) {
+      break;
+    }
+    od::json_type child_type;
+    if ((err = child.type().get(child_type))) break;
+    if (!is_container(child_type)) {
+      if ((err = append_scalar(child, child_type, *target, true))) break;
+      l.advance();
+    } else if (levels.size() == kMaxKeyDepth) {
+      err = simdjson::DEPTH_ERROR;
+    } else {
+      err = open_level(child, child_type, *target, levels);  // `l` may move: not used after
+    }
+  }
+  return err;
 }
 
 bool append_canonical_number(std::string& out, std::string_view text) {

@@ -54,17 +54,16 @@ class KeyEncoder {
   }
 
   // The part's bytes: a string as a view into the parser's buffer when nothing is to be
-  // folded or masked, anything else encoded into `buf`.
+  // folded or masked, anything else encoded into `buf`. simdjson::DEPTH_ERROR for a value
+  // nested deeper than kMaxKeyDepth.
   simdjson::error_code part(simdjson::ondemand::value& v, std::string& buf, std::string_view& out);
 
  private:
-  enum class Depth { top, nested };  // nested: inside an array or object, self-delimiting
-
-  simdjson::error_code append(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out,
-                              Depth depth);
-  // Members sorted by name, the first of equal names kept: the order and repetition of
-  // members in the text do not matter, and a name means what a path lookup finds.
-  simdjson::error_code append_object(simdjson::ondemand::value& v, std::string& out);
+  // Any value, arrays and objects walked without recursion (json_key_encoder.cpp).
+  simdjson::error_code append(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out);
+  // A string, number, boolean or null; `nested`: inside an array or object, self-delimiting.
+  simdjson::error_code append_scalar(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out,
+                                     bool nested);
 
   bool fold_;
   KeyMask mask_;                       // applied to string values, never to member names or other types

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -84,8 +85,10 @@ inline std::optional<Time> to_time(const Civil& c) {
     days = days_from_civil(c.year, c.month, c.day);
   }
   std::int64_t secs = days * 86400 + c.hour * 3600 + c.minute * 60 + c.second - c.offset_seconds;
-  // int64 nanoseconds cover 1677-09-21 .. 2262-04-11.
-  if (secs < -9223372035LL || secs > 9223372035LL) return std::nullopt;
+  // int64 nanoseconds cover 1677-09-21 .. 2262-04-11. A later stamp (year 9999) is a time
+  // all the same, the last one there is: a stamp in the future, not an unreadable one.
+  if (secs > 9223372035LL) return std::numeric_limits<Time>::max();
+  if (secs < -9223372035LL) return std::nullopt;
   return secs * kNsPerSec + c.nanos;
 }
 

@@ -10,8 +10,11 @@
 //  - Bytes reach the reader in order, each once; gzip members and zstd frames follow each
 //    other as `cat a.gz b.gz` makes them (zstd skippable frames are skipped).
 //  - Everything decoded before damage (a corrupt block, an input that ends inside a member or
-//    frame) is delivered first; then the source ends and damage() names the problem and the
-//    compressed byte offset. A read error of the descriptor is delivered the same way, as
+//    frame) is delivered first; then the source ends and damage() names the problem, a
+//    compressed byte offset at or after the damage and where its member or frame starts. A
+//    member's (frame's) checksum is checked at its end, so damage found only by the checksum
+//    comes after the member's decoded bytes: holding a member back until then would hold all
+//    of it, of any size. A read error of the descriptor is delivered the same way, as
 //    read()'s errno.
 //  - A block is queued as soon as it is full, and also, part full, when the compressed input
 //    pauses (a pipe with nothing to read), so records in a live stream are not held back.
@@ -53,6 +56,12 @@ class Decoder {
   virtual std::optional<std::string> step(const char*& in, const char* in_end, char*& out, char* out_end) = 0;
   // Between members or frames: the compressed input may end here.
   virtual bool at_boundary() const = 0;
+  // Compressed bytes taken by step() so far, and where the current member or frame starts.
+  std::uint64_t taken() const { return taken_; }
+  std::uint64_t unit_start() const { return unit_start_; }
+
+ protected:
+  std::uint64_t taken_ = 0, unit_start_ = 0;
 };
 
 class GzipDecoder final : public Decoder {
@@ -74,12 +83,14 @@ class GzipDecoder final : public Decoder {
       z_.avail_out = static_cast<uInt>(std::min<std::size_t>(out_end - out, 1u << 30));
       if (in < in_end) in_member_ = true;
       const int r = inflate(&z_, Z_NO_FLUSH);
+      taken_ += static_cast<std::uint64_t>(reinterpret_cast<const char*>(z_.next_in) - in);
       in = reinterpret_cast<const char*>(z_.next_in);
       out = reinterpret_cast<char*>(z_.next_out);
       holding_ = z_.avail_out == 0;
       if (r == Z_STREAM_END) {  // one member done; another may follow (`cat a.gz b.gz`)
         inflateReset(&z_);
         in_member_ = holding_ = false;
+        unit_start_ = taken_;
       } else if (r == Z_BUF_ERROR) {  // no progress possible: more input needed
         holding_ = false;
         break;
@@ -107,37 +118,55 @@ class ZstdDecoder final : public Decoder {
   ZstdDecoder& operator=(const ZstdDecoder&) = delete;
 
   std::optional<std::string> step(const char*& in, const char* in_end, char*& out, char* out_end) override {
-    ZSTD_inBuffer src{in, static_cast<std::size_t>(in_end - in), 0};
-    ZSTD_outBuffer dst{out, static_cast<std::size_t>(out_end - out), 0};
     // Until the output is full or the input used up; a frame's end returns 0 and the next
-    // call starts the next frame.
-    while (src.pos < src.size && dst.pos < dst.size) {
+    // call starts the next frame. The input goes in no faster than the decoder asks (its
+    // return value: the rest of the header or block at hand), so one call completes at most
+    // one block. A failing call's output is dropped, since libzstd's positions mean nothing
+    // after an error (a legacy frame's error moves the output's over bytes never written):
+    // every block decoded before the damage is delivered, and the failing call's input end
+    // is the nearest offset known to follow the damage.
+    ZSTD_outBuffer dst{out, static_cast<std::size_t>(out_end - out), 0};
+    while (in < in_end && dst.pos < dst.size) {
+      ZSTD_inBuffer src{in, std::min(static_cast<std::size_t>(in_end - in), next_), 0};
       const std::size_t r = ZSTD_decompressStream(ds_, &dst, &src);
       if (ZSTD_isError(r)) {
-        in += src.pos;
-        out += dst.pos;
+        taken_ += src.size;
         return std::string(ZSTD_getErrorName(r));
       }
-      frame_done_ = r == 0;
+      out = static_cast<char*>(dst.dst) + dst.pos;
+      in += src.pos;
+      taken_ += src.pos;
+      after_call(r);
     }
     // Output left inside the decoder after the input is used up is fetched by the next call
     // (with no input) only if the output was full; flush it here while there is room.
-    while (src.pos == src.size && dst.pos < dst.size && !frame_done_) {
+    while (in == in_end && dst.pos < dst.size && !frame_done_) {
+      ZSTD_inBuffer none{in, 0, 0};
       const std::size_t before = dst.pos;
-      const std::size_t r = ZSTD_decompressStream(ds_, &dst, &src);
+      const std::size_t r = ZSTD_decompressStream(ds_, &dst, &none);
       if (ZSTD_isError(r)) return std::string(ZSTD_getErrorName(r));
-      frame_done_ = r == 0;
+      out = static_cast<char*>(dst.dst) + dst.pos;
+      after_call(r);
       if (dst.pos == before) break;
     }
-    in += src.pos;
-    out += dst.pos;
     return std::nullopt;
   }
   bool at_boundary() const override { return frame_done_; }
 
  private:
+  // A frame's first bytes: its magic number and the byte that says how long its header is.
+  static constexpr std::size_t kFrameStart = 5;
+
+  // After a successful call that returned `r`: 0 ends a frame, else it is the input wanted next.
+  void after_call(std::size_t r) {
+    frame_done_ = r == 0;
+    next_ = frame_done_ ? kFrameStart : r;
+    if (frame_done_) unit_start_ = taken_;
+  }
+
   ZSTD_DStream* ds_;
   bool frame_done_ = true;
+  std::size_t next_ = kFrameStart;  // input for the next call
 };
 
 constexpr std::size_t kBlockSize = std::size_t{1} << 18;
@@ -252,20 +281,21 @@ class DecompressingSource final : public ByteSource {
 
   // Decodes [p, end) into `out`, queueing full blocks. False when cancelled or corrupt.
   bool decode(const char* p, const char* end, Block& out) {
-    const char* const start = p;
     while (true) {
       char* o = out.data.get() + out.size;
       const std::optional<std::string> error = decoder_->step(p, end, o, out.data.get() + kBlockSize);
       out.size = static_cast<std::size_t>(o - out.data.get());
       if (error) {
-        finish(out, fmt::format("corrupt {} data at or before compressed byte {}: {}", compression_name(kind_),
-                                consumed_ + static_cast<std::size_t>(p - start), *error));
+        const bool gzip = kind_ == Compression::gzip;
+        finish(out, fmt::format("corrupt {} data at or before compressed byte {} (in the {} that starts at "
+                                "compressed byte {}): {}",
+                                compression_name(kind_), decoder_->taken(), gzip ? "member" : "frame",
+                                decoder_->unit_start(), *error));
         return false;
       }
       if (out.size < kBlockSize) break;  // the decoder took all the input and flushed
       if (!push(out)) return false;
     }
-    consumed_ += static_cast<std::uint64_t>(end - start);
     return true;
   }
 
@@ -313,14 +343,14 @@ class DecompressingSource final : public ByteSource {
     finish(out, decoder_->at_boundary()
                     ? std::string()
                     : fmt::format("truncated {} data: the input ends inside a {} at compressed byte {}",
-                                  compression_name(kind_), kind_ == Compression::gzip ? "member" : "frame", consumed_));
+                                  compression_name(kind_), kind_ == Compression::gzip ? "member" : "frame",
+                                  decoder_->taken()));
   }
 
   const int fd_;
   const bool regular_;
   const Compression kind_;
   std::unique_ptr<Decoder> decoder_;
-  std::uint64_t consumed_ = 0;  // compressed bytes decoded (the thread's)
   Fd ready_, cancel_;
 
   mutable std::mutex mutex_;

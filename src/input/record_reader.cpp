@@ -11,8 +11,11 @@
 //    (the buffer is allocated cap_ + kTailPadding), so JSON can be parsed in place.
 //  - No copying per record: bytes are moved only when a partial record must be slid to the
 //    front of the buffer before a refill, and the buffer doubles when one record fills it,
-//    so a record of n bytes costs O(n) amortised however long it is; no record grows past
-//    max_record (an InputError naming the file and the record).
+//    so a record of n bytes costs O(n) amortised however long it is.
+//  - No record is longer than max_record bytes (without its terminator), whatever the input
+//    kind or how its reads happen to fall: a longer one is an InputError naming the file and
+//    the record, thrown as soon as the bytes read prove it, and before it is handed out. The
+//    buffer never grows past what a record of max_record bytes needs (buffer_limit()).
 //  - A record ends at the terminator; for newline records a CR right before the LF is part
 //    of the terminator (term_len 2), so keys and times never see it but output keeps it.
 //    The last record of each input ends with the input: without a terminator it gets the
@@ -31,7 +34,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -42,34 +47,6 @@
 
 namespace tlbf_dedup {
 namespace {
-
-// \d and \D outside bracket expressions become [0-9] and [^0-9]; everything else is kept.
-std::string with_digit_classes(const std::string& re) {
-  std::string out;
-  bool bracket = false;
-  for (std::size_t i = 0; i < re.size(); ++i) {
-    const char c = re[i];
-    if (bracket) {
-      out += c;
-      if (c == ']' && out.size() >= 2 && out[out.size() - 2] != '[' && out.compare(out.size() - 3, 2, "[^") != 0)
-        bracket = false;
-    } else if (c == '[') {
-      out += c;
-      bracket = true;
-    } else if (c == '\\' && i + 1 < re.size()) {
-      const char n = re[++i];
-      if (n == 'd')
-        out += "[0-9]";
-      else if (n == 'D')
-        out += "[^0-9]";
-      else
-        (out += c) += n;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -84,25 +61,6 @@ std::string format_size(std::size_t n) {
 }
 
 }  // namespace
-
-LineStartPattern::LineStartPattern(const std::string& re) {
-  const int err = ::regcomp(&re_, with_digit_classes(re).c_str(), REG_EXTENDED | REG_NOSUB);
-  if (err != 0) {
-    char msg[256];
-    ::regerror(err, &re_, msg, sizeof msg);
-    throw std::invalid_argument(msg);
-  }
-}
-
-LineStartPattern::~LineStartPattern() { ::regfree(&re_); }
-
-bool LineStartPattern::starts_record(std::string_view line) const {
-  regmatch_t m[1];
-  m[0].rm_so = 0;
-  m[0].rm_eo = static_cast<regoff_t>(line.size());
-  // REG_STARTEND: the line is not NUL-terminated and may contain NUL bytes.
-  return ::regexec(&re_, line.data(), 1, m, REG_STARTEND) == 0;
-}
 
 RecordReader::RecordReader(std::vector<std::string> paths, char terminator, std::size_t buffer_size)
     : RecordReader(std::move(paths), [&] {
@@ -134,7 +92,8 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
     }
     total_size_ += static_cast<std::uint64_t>(st.st_size);
   }
-  buf_.reset(new char[cap_ + kTailPadding]);
+  buf_.reset(static_cast<char*>(std::malloc(cap_ + kTailPadding)));
+  if (!buf_) throw std::bad_alloc();
   std::memset(buf_.get() + cap_, 0, kTailPadding);
 }
 
@@ -243,14 +202,15 @@ bool RecordReader::fill(int hold_ms) {
     begin_ = 0;
   }
   if (end_ == cap_) {
-    std::size_t new_cap = cap_ * 2;
-    std::unique_ptr<char[]> bigger(new char[new_cap + kTailPadding]);
-    std::memcpy(bigger.get(), buf_.get() + begin_, end_ - begin_);
-    std::memset(bigger.get() + new_cap, 0, kTailPadding);
-    end_ -= begin_;
-    scan_ = scan_ > begin_ ? scan_ - begin_ : 0;
-    begin_ = 0;
-    buf_ = std::move(bigger);
+    // Full of open records, and below buffer_limit() (at it, check_open_records() has thrown).
+    // The slide above left begin_ at 0. realloc() moves a large buffer's pages rather than
+    // copying them, so growing never holds the old buffer and the new one at once.
+    const std::size_t new_cap = std::min(cap_ * 2, std::max(cap_ + 1, buffer_limit()));
+    char* bigger = static_cast<char*>(std::realloc(buf_.get(), new_cap + kTailPadding));
+    if (!bigger) throw std::bad_alloc();
+    (void)buf_.release();
+    buf_.reset(bigger);
+    std::memset(bigger + new_cap, 0, kTailPadding);
     cap_ = new_cap;
   }
   while (true) {
@@ -288,6 +248,23 @@ bool RecordReader::fill(int hold_ms) {
     }
     throw InputError(name_ + ": " + std::strerror(errno));
   }
+}
+
+std::size_t RecordReader::buffer_limit() const {
+  // A record of max_record bytes and its CR LF; with --multiline, also the line after it,
+  // which must be whole before it is known whether it starts the next record.
+  const std::size_t record = config_.max_record > SIZE_MAX / 4 ? SIZE_MAX / 4 : config_.max_record + 2;
+  return line_start_ ? 2 * record : record;
+}
+
+void RecordReader::check_open_records() const {
+  // The bytes after the open group, up to end_, are the start of one line: its record is at
+  // least that long, less a CR that may be the first half of a CR LF.
+  const std::size_t line = begin_ + group_;
+  std::size_t partial = end_ - line;
+  if (partial > 0 && term_ == '\n' && buf_.get()[end_ - 1] == '\r') --partial;
+  const std::size_t group = group_ > 0 ? group_ - (input_uses_crlf_ ? 2 : 1) : 0;
+  check_record_size(line_start_ ? std::max(group, partial) : partial);
 }
 
 void RecordReader::check_record_size(std::size_t size) const {
@@ -353,6 +330,7 @@ bool RecordReader::next_line(Record& out) {
           --size;
           term_len = 2;
         }
+        check_record_size(size);
         out.data = base + begin_;
         out.size = out.head_size = size;
         out.term_len = term_len;
@@ -365,12 +343,13 @@ bool RecordReader::next_line(Record& out) {
       }
       scan_ = end_;
       if (eof_ && !detecting_) {  // the input's last record, without a terminator
+        check_record_size(end_ - begin_);
         hand_out_rest(out);
         out.head_size = out.size;
         out.continues = false;
         return true;
       }
-      check_record_size(end_ - begin_);
+      check_open_records();
     } else if (eof_ && !advance_input()) {
       return false;
     }
@@ -383,6 +362,8 @@ bool RecordReader::next_multiline(Record& out) {
   while (true) {
     const char* base = buf_.get();
     const std::size_t line = begin_ + group_;
+    // A stop read nothing more: a record of many lines ends with the lines read so far.
+    if (stop_ && *stop_ && !eof_) stop_reading();
     if (line < end_) {
       const std::size_t from = scan_ > line ? scan_ : line;
       const void* hit = std::memchr(base + from, term_, end_ - from);
@@ -402,7 +383,7 @@ bool RecordReader::next_multiline(Record& out) {
         }
         group_ = pos + 1 - begin_;
         input_uses_crlf_ = crlf;
-        check_record_size(group_);
+        check_record_size(group_ - (crlf ? 2 : 1));
         continue;
       }
       scan_ = end_;
@@ -427,13 +408,14 @@ bool RecordReader::next_multiline(Record& out) {
         head_size_ = rest;
         start_line_ = next_is_start_ || line_start_->starts_record({base + begin_, rest});
       }
+      check_record_size(end_ - begin_);
       out.continues = !start_line_ && record_in_input_ > 0;
       hand_out_rest(out);
       out.head_size = std::min(head_size_, out.size);
       next_is_start_ = false;
       return true;
     }
-    check_record_size(end_ - begin_ > group_ ? std::max(group_, end_ - begin_ - group_) : group_);
+    check_open_records();
     held_out_ = false;
     if (!fill(group_ > 0 ? config_.multiline_timeout_ms : -1) && held_out_) {
       // The input paused with a record open: it goes out now; lines that continue it later

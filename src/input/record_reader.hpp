@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include <regex.h>
+#include "base/line_regex.hpp"
 
 namespace tlbf_dedup {
 
@@ -47,19 +48,16 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// --multiline's pattern: a POSIX extended regular expression (as --key-regex), where \d and
-// \D also mean [0-9] and [^0-9], so that '^\d{4}-' works as written.
+// --multiline's pattern: a LineRegex (as --key-regex's), so '^\d{4}-' works as written and
+// a line is matched in time linear in its length.
 class LineStartPattern {
  public:
   // Throws std::invalid_argument naming the problem.
-  explicit LineStartPattern(const std::string& re);
-  ~LineStartPattern();
-  LineStartPattern(const LineStartPattern&) = delete;
-  LineStartPattern& operator=(const LineStartPattern&) = delete;
-  bool starts_record(std::string_view line) const;
+  explicit LineStartPattern(const std::string& re) : re_(re) {}
+  bool starts_record(std::string_view line) const { return re_.matches(line); }
 
  private:
-  regex_t re_{};
+  LineRegex re_;
 };
 
 struct ReaderConfig {
@@ -141,7 +139,12 @@ class RecordReader {
   void close_current();
   bool next_line(Record& out);
   bool next_multiline(Record& out);
+  // Throws the InputError of a record longer than max_record, for a record of `size` bytes.
   void check_record_size(std::size_t size) const;
+  // The same for the records still open (partial): what the bytes read so far prove.
+  void check_open_records() const;
+  // The most bytes the buffer needs (records up to max_record; see record_reader.cpp).
+  std::size_t buffer_limit() const;
   // The current input is used up: throws for its damage, then opens the next; false at the end.
   bool advance_input();
   // Hands out the rest of the buffer as the input's last record (terminator supplied when
@@ -169,7 +172,10 @@ class RecordReader {
   bool input_uses_crlf_ = false;
   std::optional<std::int64_t> modified_ns_;  // the current input's modification time (modified_ns())
 
-  std::unique_ptr<char[]> buf_;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> buf_;  // malloc'd, so that it can grow by realloc()
   std::size_t cap_;
   std::size_t begin_ = 0;  // first byte not yet handed out
   std::size_t scan_ = 0;   // bytes before this (from begin_) hold no terminator

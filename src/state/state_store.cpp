@@ -15,9 +15,11 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #ifndef XXH_INLINE_ALL
@@ -26,6 +28,7 @@
 #include <xxhash.h>
 
 #include "base/atomic_file.hpp"
+#include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/serialize.hpp"
@@ -119,6 +122,50 @@ RunRecord load_run(tlbf::ByteReader& in) {
   return run;
 }
 
+// The TLBF and APBF loaders add k and l in 32 bits and divide by the sum, so a crafted file
+// with l = 2^32 - k divided by zero. Both filters' bytes start alike -- the tag, then format
+// 2's u32 0 and u8 version before k and l, or format 1's k and l -- and the sum is checked
+// here, before the library's loader reads them.
+void check_slice_count(std::string_view filter_bytes) {
+  const auto tag = static_cast<tlbf::Algorithm>(filter_bytes[0]);
+  if (tag != tlbf::Algorithm::tlbf && tag != tlbf::Algorithm::apbf) return;
+  tlbf::ByteReader in(filter_bytes.substr(1));
+  std::uint64_t k = in.u32();
+  if (k == 0) {
+    in.u8();
+    k = in.u32();
+  }
+  const std::uint64_t l = in.u32();
+  if (k + l > std::numeric_limits<std::uint32_t>::max())
+    throw tlbf::state_error("state: " + std::string(tlbf::algorithm_name(tag)) + " k + l out of range (" +
+                            std::to_string(k) + " + " + std::to_string(l) + ")");
+}
+
+// Up to `n` bytes from where `fd` is (fewer only at its end).
+std::string read_up_to(const Fd& fd, const std::string& name, std::uint64_t n) {
+  std::string data(static_cast<std::size_t>(n), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t r = ::read(fd.get(), data.data() + got, data.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail_errno(name, "cannot read", errno);
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  data.resize(got);
+  return data;
+}
+
+// The whole file's size as the header of `head` declares it, when `head` is a whole header
+// of this format (load_state_bytes() says what is wrong with any other).
+std::optional<std::uint64_t> declared_size(std::string_view head) {
+  if (head.size() < kHeaderSize || head.substr(0, kMagic.size()) != kMagic) return std::nullopt;
+  tlbf::ByteReader header(head.substr(kMagic.size() + 8, 8));
+  const std::uint64_t length = header.u64();
+  if (length > UINT64_MAX - kHeaderSize - kChecksumSize) return std::nullopt;
+  return kHeaderSize + length + kChecksumSize;
+}
+
 SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteReader in(payload);
   SavedState s;
@@ -133,6 +180,7 @@ SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   if (filter_bytes.empty() ||
       static_cast<std::uint8_t>(filter_bytes[0]) != static_cast<std::uint8_t>(s.config.algorithm))
     throw tlbf::state_error("state: the filter does not match the saved configuration");
+  check_slice_count(filter_bytes);
   tlbf::ByteReader filter_in(filter_bytes);
   s.filter = tlbf::load_filter(filter_in);
   if (!filter_in.at_end()) throw tlbf::state_error("state: bytes left over after the filter");
@@ -224,28 +272,33 @@ SavedState load_state_bytes(std::string_view bytes, const std::string& name) {
 }
 
 std::optional<SavedState> load_state_file(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // 1. The regular file the path leads to, opened without waiting for a writer (a FIFO put
+  //    there since it was resolved) and checked again once open.
+  const std::string file = resolve_state_path(path);
+  Fd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd) {
     if (errno == ENOENT) return std::nullopt;
     fail_errno(path, "cannot open", errno);
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
-  if (S_ISDIR(st.st_mode)) fail(path, "is a directory");
-  std::string data;
-  try {
-    data = read_all(fd, path);
-  } catch (const FileError& e) {
-    throw StateFileError(std::string("state file ") + e.what());
-  }
+  if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file");
+  // 2. Its bytes, no more than the header declares: bytes beyond are refused unread.
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  std::string data = read_up_to(fd, path, kHeaderSize);
+  if (const std::optional<std::uint64_t> declared = declared_size(data); declared && size > *declared)
+    fail(path, "corrupted (" + std::to_string(size - *declared) + " unexpected bytes after the checksum)");
+  data += read_up_to(fd, path, size - data.size());
   fd.close();
   return load_state_bytes(data, path);
 }
 
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
                      tlbf::Time clock, const RunRecord& run, const std::optional<std::string_view>& held) {
+  // The file the path leads to is replaced; a link to it stays a link.
+  const std::string file = resolve_state_path(path);
   try {
-    write_file_atomically(path, encode_state(f, cfg, clock, run, held));
+    write_file_atomically(file, encode_state(f, cfg, clock, run, held));
   } catch (const FileError& e) {
     throw StateFileError(std::string("state file ") + e.what());  // "state file '<path>': <problem>"
   }

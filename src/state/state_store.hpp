@@ -63,11 +63,14 @@ class StateFileError : public std::runtime_error {
 inline constexpr std::uint32_t kStateFormatVersion = 3;
 inline constexpr std::uint32_t kRunStateVersion = 2;
 
-// nullopt when `path` does not exist; throws StateFileError on any other problem.
+// The state in the file `path` leads to (resolve_state_path()); nullopt when there is none.
+// Reads no more bytes than the file's header declares. Throws StateFileError on any other
+// problem, naming `path`.
 std::optional<SavedState> load_state_file(const std::string& path);
 
-// Atomic and durable (see above); throws StateFileError. `held`: the held records' bytes of
-// a run that holds them (format 3), or nullopt (format 2).
+// Atomic and durable (see above), into the file `path` leads to, so a symbolic link to the
+// state stays one; throws StateFileError. `held`: the held records' bytes of a run that holds
+// them (format 3), or nullopt (format 2).
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
                      tlbf::Time clock, const RunRecord& run = {},
                      const std::optional<std::string_view>& held = std::nullopt);

@@ -134,6 +134,22 @@ TEST_SUITE("options") {
     CHECK(o.files == std::vector<std::string>{"file.log", "other.log"});
   }
 
+  TEST_CASE("a blank before a number, a flag with a value, an empty value after '=' are usage errors") {
+    CHECK(usage_error({"-n", " -3"}) == "-n/--window-count ' -3': expected a whole number > 0");
+    CHECK(usage_error({"-c", " 5"}) == "-c/--capacity ' 5': expected a whole number > 0");
+    CHECK(usage_error({"--refresh=no"}) ==
+          "--refresh=no: --refresh is a flag and takes no value; give --refresh alone, or leave it out");
+    CHECK(usage_error({"--quiet=true"}).find("--quiet is a flag") != std::string::npos);
+    CHECK(usage_error({"--mark=", "file.log"}) == "--mark=NAME: the name is empty");
+    CHECK(usage_error({"--state=", "file.log"}) == "--state: empty file name");
+    CHECK(usage_error({"--window=", "file.log"}) ==
+          "-w/--window '': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d");
+    // After "--", words are files, whatever they look like.
+    CHECK(parse({"--", "--refresh=no", "--state="}).files == std::vector<std::string>{"--refresh=no", "--state="});
+    CHECK(parse({"--refresh"}).pipeline.refresh == Refresh::yes);
+    CHECK(parse({"-n", "3"}).filter.window_count == 3);
+  }
+
   TEST_CASE("count window picks apbf, delimiter forms") {
     Options o = parse({"-n", "1000", "-d", "\\t"});
     CHECK(o.filter.window_count == 1000);
@@ -153,9 +169,10 @@ TEST_SUITE("options") {
     CHECK(o.pipeline.output.count);
     CHECK(o.pipeline.output.terminator == '\0');
     CHECK(o.filter.algorithm == tlbf::Algorithm::exact);
-    REQUIRE(o.key_time_options.size() == 2);
-    CHECK(o.key_time_options[0] == RecordedOption{"--count", {}});
-    CHECK(o.key_time_options[1] == RecordedOption{"--keep", {"last"}});
+    REQUIRE(o.key_time_options.size() == 3);  // -z frames the records, so it is recorded too
+    CHECK(o.key_time_options[0] == RecordedOption{"--null", {}});
+    CHECK(o.key_time_options[1] == RecordedOption{"--count", {}});
+    CHECK(o.key_time_options[2] == RecordedOption{"--keep", {"last"}});
     CHECK_FALSE(parse({"--keep", "first"}).hold.active());
     CHECK(parse({"-n", "10", "--count"}).filter.algorithm == tlbf::Algorithm::exact);
     CHECK(usage_error({"--count", "-a", "gebf"}).find("-a/--algorithm 'gebf'") != std::string::npos);
@@ -225,7 +242,8 @@ TEST_SUITE("options") {
     CHECK(usage_error({"-w", "0", "-n", "5"}) == "--window excludes --window-count: give one or the other");
     CHECK(usage_error({"-w", "0", "--bogus"}) == "The following argument was not expected: --bogus");
     CHECK(usage_error({"-w", "0", "-w", "5"}) == "--window: At Most 1 required but received 2");
-    CHECK(usage_error({"-f", "xml", "--quiet=bad"}) == "Could not convert: --quiet = bad");
+    CHECK(usage_error({"-f", "xml", "--quiet=bad"}) ==
+          "--quiet=bad: --quiet is a flag and takes no value; give --quiet alone, or leave it out");
     CHECK(usage_error({"--max-memory", "1", "--state-reset"}) == "--state-reset requires --state");
     // Then the rules, stage by stage: input, key, time, filter, output, state, Redis.
     CHECK(usage_error({"-a", "bloom", "-e", "2"}).find("-a/--algorithm 'bloom'") == 0);

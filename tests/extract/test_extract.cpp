@@ -339,6 +339,28 @@ TEST_SUITE("extract") {
           "for lines)");
   }
 
+  TEST_CASE("json: a key nested deeper than kMaxKeyDepth has no key, and says so") {
+    auto nested = [](unsigned n, char open, char close) { return std::string(n, open) + std::string(n, close); };
+    ExtractConfig cfg;
+    cfg.keys = {"id", "q"};
+    cfg.missing = MissingMember::null;
+    auto x = make_json_extractor(cfg, auto_time());
+    CHECK(status_of(*x, R"({"id":)" + nested(kMaxKeyDepth, '[', ']') + "}") == ExtractStatus::ok);
+    PaddedRecord r(R"({"q":1,"id":)" + nested(kMaxKeyDepth + 1, '[', ']') + "}");
+    Extracted e = x->extract(r.rec);
+    CHECK(e.status == ExtractStatus::too_deep);
+    CHECK(e.absent_part == 1);
+    CHECK(describe_missing_key(cfg, e) ==
+          "key part 1 (-k id) nests arrays and objects deeper than 1024 levels, too "
+          "deep to read");
+    std::string objects;
+    for (unsigned i = 0; i < 100000; ++i) objects += R"({"a":)";
+    objects += "1" + std::string(100000, '}');
+    CHECK(status_of(*x, R"({"q":)" + objects + "}") == ExtractStatus::too_deep);
+    // Beside the key, depth is skipped without being read.
+    CHECK(status_of(*x, R"({"z":)" + nested(100000, '[', ']') + R"(,"id":2})") == ExtractStatus::ok);
+  }
+
   TEST_CASE("json: -i folds string content only") {
     ExtractConfig ic;
     ic.keys = {"u"};

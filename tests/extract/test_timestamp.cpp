@@ -79,6 +79,13 @@ TEST_SUITE("timestamp") {
     CHECK_FALSE(parse_rfc3339("2018-03-24T17:15:20+25:00"));
     CHECK(parse_rfc3339("2016-02-29T00:00:00Z"));
     CHECK_FALSE(parse_rfc3339("2017-02-29T00:00:00Z"));
+    // Past the clock's range (2262-04-11T23:47:16Z): the last time there is, a future stamp.
+    constexpr Time kLast = std::numeric_limits<Time>::max();
+    CHECK(parse_rfc3339("9999-12-31T23:59:59Z") == kLast);
+    CHECK(parse_rfc3339("2262-04-12") == kLast);
+    CHECK(parse_rfc3339("2262-04-11T23:47:15Z") == Time{9223372035} * 1000000000);
+    CHECK_FALSE(parse_rfc3339("9999-02-30T00:00:00Z"));  // still a calendar date
+    CHECK_FALSE(parse_rfc3339("1600-01-01T00:00:00Z"));  // before the range: unreadable
   }
 
   TEST_CASE("CLF, syslog and ctime") {

@@ -235,6 +235,30 @@ TEST_SUITE("record_reader") {
     CHECK_THROWS_WITH_AS(rm.next(rec), doctest::Contains("record 1 is longer"), tlbf_dedup::InputError);
   }
 
+  TEST_CASE("--max-record is exact whatever the reads: a record found in one read is checked too") {
+    // One read takes the whole file into the grown buffer; the limit still holds to the byte.
+    TempFile f("a\r\n" + std::string(20000, 'x') + "\r\nb");
+    for (std::size_t limit : {std::size_t{19999}, std::size_t{20000}}) {
+      tlbf_dedup::ReaderConfig config;
+      config.max_record = limit;
+      config.buffer_size = 4096;
+      RecordReader r({f.path()}, config);
+      tlbf_dedup::Record rec;
+      REQUIRE(r.next(rec));
+      CHECK(rec.text() == "a");
+      if (limit < 20000) {
+        CHECK_THROWS_WITH_AS(r.next(rec), doctest::Contains("record 2 is longer than --max-record 19999 bytes"),
+                             tlbf_dedup::InputError);
+      } else {
+        REQUIRE(r.next(rec));
+        CHECK(rec.size == 20000);
+        CHECK(rec.term_len == 2);
+        REQUIRE(r.next(rec));
+        CHECK(rec.text() == "b");
+      }
+    }
+  }
+
   TEST_CASE("--multiline: a record open when a pipe pauses goes out after the timeout, later lines continue it") {
     tlbf_dedup_test::StdinPipe pipe;
     std::vector<std::string> got;

@@ -185,6 +185,32 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// A valid TLBF (or APBF) state whose filter says l = 2^32 - k, re-framed with a valid checksum:
+// the filter's bytes are its tag, the format marker (u32 0), the format (u8 2), then k and l.
+std::string overflowing_k_plus_l(tlbf::Algorithm algorithm) {
+  tlbf::FilterConfig c;
+  c.algorithm = algorithm;
+  if (algorithm == tlbf::Algorithm::apbf)
+    c.window_count = 300;
+  else
+    c.span = 10 * tlbf::kSecond;
+  c.capacity = 200;
+  tlbf::Time clock = 0;
+  auto f = filled_filter(c, 20, &clock);
+  tlbf::ByteWriter filter_bytes;
+  f->save(filter_bytes);
+  const std::string file = tlbf_dedup::encode_state(*f, c, clock);
+  std::string payload = file.substr(24, file.size() - 32);
+  const std::size_t at = payload.find(filter_bytes.data());
+  REQUIRE(at != std::string::npos);
+  REQUIRE(payload.substr(at + 1, 5) == std::string("\0\0\0\0\2", 5));
+  tlbf::ByteReader k_in(std::string_view(payload).substr(at + 6, 4));
+  tlbf::ByteWriter l;
+  l.u32(static_cast<std::uint32_t>(0x100000000ULL - k_in.u32()));
+  payload.replace(at + 10, 4, l.data());
+  return tlbf_dedup::frame_state_payload(payload);
+}
+
 }  // namespace
 
 TEST_SUITE("state_store") {
@@ -419,6 +445,12 @@ TEST_SUITE("state_store") {
     tlbf::ByteWriter count;
     count.u32(0xFFFFFFFFu);
     CHECK(contains(error_of(tlbf_dedup::frame_state_payload(head + count.data())), "recorded options"));
+  }
+
+  // k + l computed in 32 bits wraps to 0 for l = 2^32 - k, and the TLBF loader divided by it.
+  TEST_CASE("a TLBF or APBF state whose k + l overflows 32 bits is refused by name") {
+    CHECK(contains(error_of(overflowing_k_plus_l(tlbf::Algorithm::tlbf)), "k + l"));
+    CHECK(contains(error_of(overflowing_k_plus_l(tlbf::Algorithm::apbf)), "k + l"));
   }
 
   // A checksum proves only that a file was not damaged by accident: a crafted file with a
