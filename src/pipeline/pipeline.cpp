@@ -114,7 +114,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
   clock_.count_into(stats_);
-  if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
+  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{cfg_.extract.keys.size() > 1, json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();
   diagnostics_->summary(stats_);
@@ -126,7 +126,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
 
 std::size_t Pipeline::take(const RecordBatch& b) {
   batch_ = &b;
-  json_ = b.json;
+  if (!b.empty()) json_ = b.json;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
   std::size_t i = 0;
   segment_.reset(0, 0);

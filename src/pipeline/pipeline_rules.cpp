@@ -51,7 +51,7 @@ void Pipeline::warn_totals() {
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
   emitter_->explain(ExplainLine{input_name(r), r.number, key, cfg_.extract.keys.size() > 1,
-                                cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision});
+                                cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {

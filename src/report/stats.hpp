@@ -14,7 +14,7 @@ enum class StatsFormat { none, text, json };
 
 // One key of --top (top_keys.hpp).
 struct TopKey {
-  std::string key;                 // its parts as a JSON array of strings, as --explain shows them
+  std::string key;                 // its parts as a JSON array, as --explain shows them
   std::uint64_t count = 0;         // duplicates counted for it: at least the true number,
   std::uint64_t overestimate = 0;  // and at most this many more
   bool truncated = false;          // shown by its first bytes only
