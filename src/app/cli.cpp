@@ -277,6 +277,8 @@ int run(Options o, int argc, const char* const* argv) {
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
+  pipeline_config.sizing =
+      d.config.span > 0 ? FilterSizing{d.config.capacity, false} : FilterSizing{d.config.window_count, true};
   Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks));
   try {
     pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`

@@ -113,6 +113,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
+  stats_.sizing = cfg_.sizing;
+  if (stats_.cap_binds > 0) {  // the window kept as warned: the shortest at any bind
+    stats_.filter.effective_span = cap_shortest_.effective_span;
+    stats_.filter.effective_count = cap_shortest_.effective_count;
+  }
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{cfg_.extract.keys.size() > 1, json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
@@ -177,7 +182,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   stats_.duplicates += dup;
   if (dup && top_) top_->add(b.keys()[s.first_key + k], b.hashes()[s.first_key + k]);  // whose duplicate it was
   emitted_ = write_decided(out_record(r), dup);
-  if (k + 1 == s.submitted && !cap_reported_) check_cap(r, k);
+  if (k + 1 == s.submitted) check_cap(r, k);
 }
 
 void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t end) {

@@ -68,6 +68,7 @@ struct PipelineConfig {
   bool line_buffered = false;
   OnError on_error = OnError::pass;
   OnCap on_cap = OnCap::warn;
+  FilterSizing sizing;  // what the filter was sized for, for --stats (the front end knows the filter)
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
   std::uint64_t explain = 0;
@@ -140,8 +141,10 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k);
   // Submits the segment's keys from the k-th on, in one batch.
   void submit(std::size_t k);
-  // After `r`, the k-th key, the last the decider took: did the memory cap bind?
-  void check_cap(const SourceRecord& r, std::size_t k);
+  // After `r`, the k-th key, the last the decider took: did the memory cap bind again?
+  void check_cap(const SourceRecord& r, std::size_t k) {
+    if (decider_->cap_binds() != stats_.cap_binds) cap_bound(r, segment_.times[k]);
+  }
   // A record without a key (malformed, or a -k absent): counted, warned about once, then
   // passed, dropped or fatal as --on-error says; true when it was written. Cold: the usual
   // record has a key.
@@ -166,8 +169,9 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // record with a warning waiting (SIZE_MAX: none).
   std::size_t give_warnings(const SourceRecord& r, std::size_t i);
   void warn_totals();
-  // The memory cap bound at record `r`, decided at `now`.
-  void cap_bound(const SourceRecord& r, tlbf::Time now);
+  // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
+  // fatal), and each bind's window kept counts for the shortest.
+  [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
   void save_state();
   void maybe_checkpoint();
   const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
@@ -194,7 +198,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   bool json_ = false;                   // the batch's records are JSON objects
   bool emitted_ = false;                // the record before was written (its continuation lines follow it)
   bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
-  bool cap_reported_ = false;           // the memory cap's first bind was reported
+  tlbf::FilterStats cap_shortest_;      // at the bind that left the shortest window kept
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;
 };

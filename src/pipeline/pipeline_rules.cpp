@@ -117,8 +117,14 @@ void Pipeline::drain() {
 }
 
 void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
-  cap_reported_ = true;
-  const std::string kept = cap_window(decider_->stats(now));
+  // A batch stops right after the key whose decision made the memory cap bind: the window kept
+  // is read at that moment.
+  const bool first = stats_.cap_binds == 0;
+  stats_.cap_binds = decider_->cap_binds();
+  const tlbf::FilterStats at_bind = decider_->stats(now);
+  if (first || narrower_window(at_bind, cap_shortest_)) cap_shortest_ = at_bind;
+  if (!first) return;
+  const std::string kept = cap_window(at_bind);
   if (cfg_.on_cap == OnCap::fail) {
     out_->flush();
     throw CapError(
@@ -187,12 +193,7 @@ void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, st
     emitted_ = write_decided(out_record(r), dup);
   }
   if (cfg_.line_buffered) out_->flush();
-  if (k + 1 == segment_.submitted && !cap_reported_) check_cap(r, k);
-}
-
-void Pipeline::check_cap(const SourceRecord& r, std::size_t k) {
-  // A batch stops right after the key whose decision made the memory cap bind.
-  if (decider_->cap_binds() != 0) cap_bound(r, segment_.times[k]);
+  if (k + 1 == segment_.submitted) check_cap(r, k);
 }
 
 void Pipeline::Segment::reset(std::size_t first, std::size_t n) {

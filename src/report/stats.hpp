@@ -28,6 +28,13 @@ struct TopReport {
   std::uint64_t bound = 0;     // no overestimate exceeds it; at most added / counters
 };
 
+// What the filter was sized for, which --stats names beside its memory: -c keys per window for a
+// time window, the -n keys of a count window.
+struct FilterSizing {
+  std::uint64_t keys = 0;  // 0: not known
+  bool count_window = false;
+};
+
 struct RunStats {
   std::uint64_t records = 0;
   std::uint64_t emitted = 0;        // records written (with --mark: all written records)
@@ -43,7 +50,11 @@ struct RunStats {
   std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
   double seconds = 0;
+  // The filter's, except that when the memory cap bound in this run (cap_binds) its
+  // effective_span or effective_count is the shortest window kept at any bind, as warned.
   tlbf::FilterStats filter;
+  FilterSizing sizing;
+  std::uint64_t cap_binds = 0;
   TopReport top;
 
   std::uint64_t errors() const { return malformed + missing_key; }
@@ -57,5 +68,7 @@ std::string format_top(const TopReport& top);
 // What a filter whose memory cap bound still keeps: "12.5s", "3000 keys", or "the whole
 // window" when the cap never made it drop a key inside the window.
 std::string cap_window(const tlbf::FilterStats& f);
+// The window kept of `a` is shorter than that of `b` (both from a cap that bound).
+bool narrower_window(const tlbf::FilterStats& a, const tlbf::FilterStats& b);
 
 }  // namespace tlbf_dedup

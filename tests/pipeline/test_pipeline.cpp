@@ -222,7 +222,7 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.bytes_in == 6);
     CHECK(r.stats.bytes_out == 5);
     CHECK(r.stats.filter.algorithm == "exact");
-    CHECK(format_stats(r.stats, StatsFormat::text).find("duplicates   1") != std::string::npos);
+    CHECK(format_stats(r.stats, StatsFormat::text).find("duplicates    1\n") != std::string::npos);
     CHECK(format_stats(r.stats, StatsFormat::json).find("\"duplicates\":1,") != std::string::npos);
   }
 
