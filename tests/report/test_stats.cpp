@@ -14,6 +14,16 @@ using tlbf_dedup::StatsFormat;
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// The statistics of an `algorithm` filter whose memory cap bound, dropping `evictions` keys or
+// slices inside the window (0: it only kept the filter smaller than asked for).
+RunStats capped(const char* algorithm, std::uint64_t evictions) {
+  RunStats r;
+  r.filter.algorithm = algorithm;
+  r.filter.memory_capped = true;
+  r.filter.cap_evictions = evictions;
+  return r;
+}
+
 }  // namespace
 
 TEST_SUITE("stats") {
@@ -57,10 +67,7 @@ TEST_SUITE("stats") {
   }
 
   TEST_CASE("a binding cap names the window kept: a time, or keys for a count window") {
-    RunStats r;
-    r.filter.algorithm = "gebf";
-    r.filter.memory_capped = true;
-    r.filter.cap_evictions = 7;
+    RunStats r = capped("gebf", 7);
     r.filter.effective_span = 12 * tlbf::kSecond + 500 * tlbf::kMillisecond;
     CHECK(has(format_stats(r, StatsFormat::text), "memory cap    reached (7 early evictions; window kept: 12.5s)\n"));
     CHECK(has(format_stats(r, StatsFormat::json),
@@ -72,10 +79,7 @@ TEST_SUITE("stats") {
   }
 
   TEST_CASE("a cap that kept only the current instant says 0s, not the whole window") {
-    RunStats r;
-    r.filter.algorithm = "exact";
-    r.filter.memory_capped = true;
-    r.filter.cap_evictions = 5;
+    RunStats r = capped("exact", 5);
     CHECK(tlbf_dedup::cap_window(r.filter) == "0s");
     CHECK(has(format_stats(r, StatsFormat::text), "memory cap    reached (5 early evictions; window kept: 0s)\n"));
     CHECK(has(format_stats(r, StatsFormat::json), "\"cap_evictions\":5,\"effective_window_ns\":0}"));
@@ -125,19 +129,14 @@ TEST_SUITE("stats") {
   }
 
   TEST_CASE("a cap that lost no key says so, and names no window") {
-    RunStats r;
-    r.filter.algorithm = "tlbf";
-    r.filter.memory_capped = true;  // slices kept smaller than -c asked for, nothing dropped
+    RunStats r = capped("tlbf", 0);  // slices kept smaller than -c asked for, nothing dropped
     CHECK(has(format_stats(r, StatsFormat::text),
               "memory cap    reached, no key lost: the whole window kept, in less memory than -c asked for\n"));
     CHECK(has(format_stats(r, StatsFormat::json), "\"memory_capped\":true,\"cap_evictions\":0}"));
   }
 
   TEST_CASE("a cap that bound in this run names the shortest window kept") {
-    RunStats r;
-    r.filter.algorithm = "tlbf";
-    r.filter.memory_capped = true;
-    r.filter.cap_evictions = 3;
+    RunStats r = capped("tlbf", 3);
     r.filter.effective_span = 1100 * tlbf::kMillisecond;
     r.cap_binds = 3;
     CHECK(has(format_stats(r, StatsFormat::text), "(3 early evictions; window kept: 1.1s at its shortest)\n"));
