@@ -51,6 +51,7 @@ struct Options {
   FilterOverrides given;
 
   StatsFormat stats = StatsFormat::none;
+  std::string stats_file;  // --stats-file: the summary goes there instead of stderr
   bool quiet = false;
 
   std::string state_file;
