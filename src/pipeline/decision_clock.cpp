@@ -47,11 +47,13 @@ void DecisionClock::refresh_future_limit() {
 
 TimeVerdict DecisionClock::accept_slow(const TimeReading& t, RecordWarnings& warnings) {
   if (!t.parsed) {
-    if (counts_.untimed++ == 0)
+    if (counts_.untimed++ == 0) {
+      untimed_advice_ = warnings.untimed_advice(t);
       warnings.warn(WarningKind::untimed,
-                    fmt::format("no readable time at -t {}: {}; judged at the current clock (name the format with "
-                                "--time-format; further ones are counted, see the summary at exit)",
-                                time_option_, quoted_time(t)));
+                    fmt::format("no readable time at -t {}: {}; judged at the current clock ({}; further ones are "
+                                "counted, see the summary at exit)",
+                                time_option_, quoted_time(t), untimed_advice_));
+    }
     // The probe: the run stops reading here, and reports it after the summary.
     if (!timed_seen_ && !policy_.allow_untimed && counts_.untimed == ClockPolicy::kUntimedProbe) probe_failed_ = true;
     if (counts_.untimed == 1) first_untimed_ = quoted_time(t);
@@ -96,11 +98,11 @@ TimeVerdict DecisionClock::accept_slow(const TimeReading& t, RecordWarnings& war
 
 UntimedInput DecisionClock::no_time_error(std::string_view input, std::uint64_t records) const {
   return UntimedInput(fmt::format(
-      "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "
-      "--time-format (e.g. --time-format '%y/%m/%d %H:%M:%S'), or give --allow-untimed to judge such records at "
-      "the current clock; the {} records read were written as untimed records are{}",
-      input, probe_failed_ ? "first " : "", counts_.untimed, time_option_, first_untimed_, records,
-      probe_failed_ ? ", the rest of the input was not read" : ""));
+      "{}: none of the {}{} records has a readable time at -t {} (the first: {}): {}; or give --allow-untimed to "
+      "judge such records at the current clock. Nothing was written{}",
+      input, probe_failed_ ? "first " : "", counts_.untimed, time_option_, first_untimed_, untimed_advice_,
+      probe_failed_ ? fmt::format(" (the {} records read were held back; the rest of the input was not read)", records)
+                    : fmt::format(" (the {} records read were held back)", records)));
 }
 
 void DecisionClock::warn_totals(Diagnostics& diagnostics) const {

@@ -60,6 +60,9 @@ enum class TimeVerdict { accepted, late, untimed, future };
 class RecordWarnings {
  public:
   virtual void warn(WarningKind kind, std::string what) = 0;
+  // What to do about the record's time `t`, which could not be read (the caller knows the
+  // record: the fields it has, a --time-format that reads the text).
+  virtual std::string untimed_advice(const TimeReading& t) = 0;
 
  protected:
   ~RecordWarnings() = default;
@@ -104,6 +107,8 @@ class DecisionClock {
   bool probe_failed() const { return probe_failed_; }
   // Records were asked for times and none had one (untimed input not allowed).
   bool found_no_time() const { return counts_.untimed && !timed_seen_ && !policy_.allow_untimed; }
+  // A record had a readable time: the untimed check has passed.
+  bool found_time() const { return timed_seen_; }
   // The error for a run that found no time, `records` read, the last of them from `input`.
   UntimedInput no_time_error(std::string_view input, std::uint64_t records) const;
 
@@ -123,8 +128,9 @@ class DecisionClock {
   std::optional<tlbf::Time> previous_;  // the last accepted record time
   bool timed_seen_ = false;             // a record had a readable time
   bool probe_failed_ = false;
-  std::string first_untimed_;  // the first untimed record's time text, quoted
-  RunStats counts_;            // its untimed, future, late, jumps and date_only only
+  std::string first_untimed_;   // the first untimed record's time text, quoted
+  std::string untimed_advice_;  // what to do about it
+  RunStats counts_;             // its untimed, future, late, jumps and date_only only
 };
 
 }  // namespace tlbf_dedup

@@ -28,6 +28,7 @@
 
 #include <optional>
 
+#include "pipeline/output_hold.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
@@ -63,8 +64,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   in.set_stop_flag(stop);
   out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
   Emitter emitter(out, cfg_.output);
-  out_ = &out;
-  emitter_ = &emitter;
+  out_ = output_ = &out;
+  emitter_ = output_emitter_ = &emitter;
+  // Step 1b: with -t, output is held back until the untimed check cannot fail (--explain shows
+  // what it read whatever the check says).
+  hold_pending_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
   if (cfg_.explain > 0) emitter.explain_header();
@@ -85,17 +89,20 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
       release_answered();
+      end_hold(true);
       out.flush();
       throw;
     }
-    out.flush();
-    // A run that found no time at all is an error, and its state is not saved; its summary
-    // still comes first, so that --stats shows what was read.
+    // A run that found no time at all is an error: it writes nothing, and its state is not
+    // saved; its summary still comes first, so that --stats shows what was read.
     untimed_failed = clock_.found_no_time() && !*stop;
+    end_hold(!untimed_failed);
+    out.flush();
     if (!untimed_failed) save_state();
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
+    end_hold(true);
     out.flush();
     throw;
   } catch (const BrokenPipe&) {
@@ -108,6 +115,15 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // so the state is not saved (a run resumed from it would take them for duplicates); the
     // state file keeps its last save, and a rerun from there writes them again.
     output_stopped = e;
+  } catch (...) {
+    // Any other error (--on-error fail, --on-cap fail): the records before it go out, as they
+    // would have without the hold; the error is the one reported.
+    try {
+      end_hold(true);
+      out.flush();
+    } catch (...) {
+    }
+    throw;
   }
   // Step 3: the summary, after the warnings' totals; then how the run ended.
   stats_.bytes_out = out.bytes_written();
@@ -137,6 +153,7 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   segment_.reset(0, 0);
   while (i < b.size() && !stopped()) {
     const std::size_t end = clock_segment(b, i);
+    if (hold_pending_) check_hold();
     judge_segment(b, i, end);
     i = end;
   }
@@ -151,6 +168,10 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   const std::size_t end = aside_ ? from + 1 : room_end(b, from);
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
   std::uint64_t records = stats_.records;
+  // A segment ends at a checkpoint, every 4096 records, and where the check of the first
+  // kUntimedProbe records ends (the output hold), so that it judges exactly those.
+  const std::uint64_t stop_at =
+      records < ClockPolicy::kUntimedProbe ? ClockPolicy::kUntimedProbe : (records | 4095) + 1;
   std::size_t i = from, n = 0;
   while (i < end) {  // (a stop signal is looked at between segments)
     const SourceRecord& r = b[i++];
@@ -165,8 +186,10 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
     } else {
       last = fatal;  // --on-error fail: the run ends at this record
     }
-    s.checkpoint = (records & 4095) == 0 && !r.replayed;  // a checkpoint every 4096 records
-    if (last || s.checkpoint) break;
+    if (last || records == stop_at) {
+      s.checkpoint = (records & 4095) == 0 && !r.replayed;
+      break;
+    }
   }
   stats_.records = records;
   if (i > from) stats_.bytes_in += b.bytes_between(from, i);

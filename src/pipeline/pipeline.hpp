@@ -29,6 +29,7 @@
 
 namespace tlbf_dedup {
 
+class OutputHold;
 class Progress;
 
 // What happens to a record whose key cannot be extracted.
@@ -128,6 +129,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void reached_end(const std::string& name) override { last_input_ = name; }
   // RecordWarnings: the clock's warnings, given when their record is judged.
   void warn(WarningKind kind, std::string what) override;
+  std::string untimed_advice(const TimeReading& t) override;
 
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
@@ -172,6 +174,12 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
   // fatal), and each bind's window kept counts for the shortest.
   [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
+  // With -t, output is held back (OutputHold) until the untimed check cannot fail any more: a
+  // record had a readable time, or the check's records passed keyless. Called after a segment
+  // is clocked and before it is judged, so the segment's records go where the check says.
+  [[gnu::cold]] void check_hold();
+  // The hold ends: what it held goes out (`keep`), or is dropped (the run failed the check).
+  void end_hold(bool keep);
   void save_state();
   void maybe_checkpoint();
   const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
@@ -184,9 +192,13 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
-  // The run's: where it writes, its stop flag, --progress.
+  // The run's: where it writes (the output, or the hold), its stop flag, --progress.
   Writer* out_ = nullptr;
   Emitter* emitter_ = nullptr;
+  Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
+  Emitter* output_emitter_ = nullptr;
+  bool hold_pending_ = false;         // the untimed check may still fail: output may be held
+  std::unique_ptr<OutputHold> hold_;  // while output is held
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.

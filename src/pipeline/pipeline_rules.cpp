@@ -10,12 +10,45 @@
 
 #include <fmt/format.h>
 
+#include "extract/advice.hpp"
+#include "pipeline/output_hold.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
 
 void Pipeline::warn(WarningKind kind, std::string what) {
   segment_.warnings.push_back(Segment::Pending{segment_.warnings_for, kind, std::move(what)});
+}
+
+std::string Pipeline::untimed_advice(const TimeReading& t) {
+  const SourceRecord& r = (*batch_)[segment_.warnings_for];
+  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
+}
+
+void Pipeline::check_hold() {
+  // The check cannot fail once a record had a time, nor once the records it judges (the
+  // first kUntimedProbe) went by without failing it (records without a key are not clocked).
+  if (clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe)) {
+    hold_pending_ = false;
+    end_hold(true);
+  } else if (!hold_) {
+    hold_ = std::make_unique<OutputHold>(cfg_.output);
+    out_ = &hold_->writer();
+    emitter_ = &hold_->emitter();
+  }
+}
+
+void Pipeline::end_hold(bool keep) {
+  hold_pending_ = false;
+  if (!hold_) return;
+  drain();  // records waiting for answers go into the hold first
+  out_ = output_;
+  emitter_ = output_emitter_;
+  if (keep)
+    hold_->release_into(*output_);
+  else
+    stats_.emitted = 0;  // nothing was written
+  hold_.reset();
 }
 
 void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::string& what) {
@@ -146,7 +179,9 @@ void Pipeline::save_state() {
 }
 
 void Pipeline::maybe_checkpoint() {
-  if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state();
+  // (Not while output is held: a saved state would hold keys of records not yet written.)
+  if (!hold_ && hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every)
+    save_state();
 }
 
 int Pipeline::input_paused() {

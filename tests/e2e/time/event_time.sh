@@ -49,7 +49,7 @@ set -e
 check "no readable time in the first 1000 records: exit 1" 1 "$status"
 check "the message suggests --time-format" 1 "$(grep -c 'none of the first 1000 records has a readable time at -t 1,2.*--time-format' "$WORK/untimed.err")"
 check "the first untimed record is warned about with its value" 1 "$(grep -c 'record 1: no readable time at -t 1,2: "09-06-2017 20:10:1"' "$WORK/untimed.err")"
-check "the 1000 records read were written, the rest not read" 1000 "$(wc -l < "$WORK/untimed.out")"
+check "the run fails the check: nothing is written" 0 "$(wc -c < "$WORK/untimed.out")"
 check "--stats is still printed" 1 "$(grep -c '^untimed       1000$' "$WORK/untimed.err")"
 check "--allow-untimed goes on" 0 "$("$D" -q -k 3 -t 1,2 --allow-untimed "$WORK/untimed.in" > /dev/null; echo $?)"
 check "a pattern reads them" 1200 "$("$D" -k 3 -t 1,2 --time-format '%d-%m-%Y %H:%M:%S' "$WORK/untimed.in" | wc -l)"
