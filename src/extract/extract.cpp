@@ -68,8 +68,13 @@ std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, b
     return "the key is missing";
   }
   const std::string& k = cfg.keys[x.absent_part - 1];
-  const std::string hint = json ? json_key_hint(k) : "";
+  std::string hint = json ? json_key_hint(k) : "";
   if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent" + hint;
+  // Logs that mix kinds of records give each kind only some of the members.
+  if (json && hint.empty() && cfg.missing == MissingMember::error)
+    hint =
+        "; --missing null reads an absent part as null, so that records without some of the members still match "
+        "on the others";
   return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent" + hint;
 }
 

@@ -55,7 +55,8 @@ struct ExtractConfig {
 };
 
 // Why a record has no key, for warnings: names the -k part that was absent. For a JSON
-// record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint.
+// record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint, and a part
+// of a composite key the way out, --missing null.
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false);
 
 // A key or time specification that cannot work (bad field list, bad regex). The message

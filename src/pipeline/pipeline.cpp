@@ -137,6 +137,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{cfg_.extract.keys.size() > 1, json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
+  if (keyless_pending_) check_keyless();
   warn_totals();
   diagnostics_->summary(stats_);
   if (downstream_closed) throw BrokenPipe{};
@@ -155,6 +156,7 @@ std::size_t Pipeline::take(const RecordBatch& b) {
     const std::size_t end = clock_segment(b, i);
     if (hold_pending_) check_hold();
     judge_segment(b, i, end);
+    if (keyless_pending_ && stats_.records >= ClockPolicy::kUntimedProbe) check_keyless();
     i = end;
   }
   if (i > 0) last_input_ = b.names[b[i - 1].input];
@@ -168,8 +170,8 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   const std::size_t end = aside_ ? from + 1 : room_end(b, from);
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
   std::uint64_t records = stats_.records;
-  // A segment ends at a checkpoint, every 4096 records, and where the check of the first
-  // kUntimedProbe records ends (the output hold), so that it judges exactly those.
+  // A segment ends at a checkpoint, every 4096 records, and where the checks of the first
+  // kUntimedProbe records end (check_keyless(), the output hold), so they judge exactly those.
   const std::uint64_t stop_at =
       records < ClockPolicy::kUntimedProbe ? ClockPolicy::kUntimedProbe : (records | 4095) + 1;
   std::size_t i = from, n = 0;

@@ -180,6 +180,9 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   [[gnu::cold]] void check_hold();
   // The hold ends: what it held goes out (`keep`), or is dropped (the run failed the check).
   void end_hold(bool keep);
+  // The first kUntimedProbe records (or all, when fewer) are judged: when most had no key,
+  // nothing was deduplicated among them, and the run says so.
+  [[gnu::cold]] void check_keyless();
   void save_state();
   void maybe_checkpoint();
   const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
@@ -198,6 +201,8 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
   Emitter* output_emitter_ = nullptr;
   bool hold_pending_ = false;         // the untimed check may still fail: output may be held
+  bool keyless_pending_ = true;       // check_keyless() is still to come
+  std::string first_keyless_;         // the first record without a key: where, why, its fields
   std::unique_ptr<OutputHold> hold_;  // while output is held
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;

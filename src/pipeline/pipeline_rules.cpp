@@ -63,6 +63,16 @@ std::size_t Pipeline::give_warnings(const SourceRecord& r, std::size_t i) {
   return s.warned < s.warnings.size() ? s.warnings[s.warned].record : SIZE_MAX;
 }
 
+void Pipeline::check_keyless() {
+  keyless_pending_ = false;
+  const std::uint64_t keyless = stats_.malformed + stats_.missing_key;
+  if (keyless == 0 || keyless * 2 <= stats_.records) return;
+  diagnostics_->warning(Warning{
+      WarningKind::missing_key, "", 0, keyless,
+      fmt::format("{} of the first {} records have no key, so they are {} without being deduplicated ({})", keyless,
+                  stats_.records, cfg_.on_error == OnError::pass ? "passed through" : "dropped", first_keyless_)});
+}
+
 void Pipeline::warn_totals() {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
   if (stats_.malformed)
@@ -104,6 +114,12 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
   if (count++ == 0)
     warn_at(r, kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
+  if (first_keyless_.empty()) {
+    first_keyless_ = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
+    if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos)
+      first_keyless_ += "; " + describe_fields(r.bytes.substr(0, r.text_size()), json_, cfg_.extract.delimiter,
+                                               cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
+  }
   if (cfg_.explain > 0) {
     explain_record(r, nullptr, "error");
     return false;

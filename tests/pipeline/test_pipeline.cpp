@@ -232,7 +232,7 @@ TEST_SUITE("pipeline") {
     c.format = InputFormat::json;
     Run r = run(in, c, exact(5 * kS));
     const std::vector<Warning>& w = r.diagnostics.warnings;
-    REQUIRE(w.size() == 6);
+    REQUIRE(w.size() == 7);
     // At once, with the file and the record number.
     CHECK(w[0].kind == WarningKind::malformed_record);
     CHECK(w[0].file == r.input_path);
@@ -244,15 +244,21 @@ TEST_SUITE("pipeline") {
     CHECK(w[2].kind == WarningKind::untimed);                                             // {"k":2} has no t
     CHECK(w[2].record == 5);
     CHECK(w[2].message.find("record 5: no readable time at -t t: (field absent)") != std::string::npos);
-    // At the end, totals: no file, no record, the count.
-    CHECK(w[3].kind == WarningKind::malformed_record);
+    // Four of the six records have no key: nothing was deduplicated among most of them.
+    CHECK(w[3].kind == WarningKind::missing_key);
     CHECK(w[3].record == 0);
-    CHECK(w[3].count == 2);
-    CHECK(w[4].kind == WarningKind::missing_key);
+    CHECK(w[3].count == 4);
+    CHECK(w[3].message.find("4 of the first 6 records have no key, so they are passed through without being "
+                            "deduplicated (the first, record 2 of ") == 0);
+    // At the end, totals: no file, no record, the count.
+    CHECK(w[4].kind == WarningKind::malformed_record);
+    CHECK(w[4].record == 0);
     CHECK(w[4].count == 2);
-    CHECK(w[5].kind == WarningKind::untimed);
-    CHECK(w[5].count == 1);
-    CHECK(w[5].message.find("at -t t") != std::string::npos);
+    CHECK(w[5].kind == WarningKind::missing_key);
+    CHECK(w[5].count == 2);
+    CHECK(w[6].kind == WarningKind::untimed);
+    CHECK(w[6].count == 1);
+    CHECK(w[6].message.find("at -t t") != std::string::npos);
     // Then the summary, once, with the run's counters.
     REQUIRE(r.diagnostics.summaries.size() == 1);
     CHECK(r.diagnostics.summaries[0].records == 6);
