@@ -254,7 +254,8 @@ void read_input(const Parsed& p, Options& o) {
     if (o.pipeline.format == InputFormat::json)
       throw UsageError(
           "--multiline cannot be combined with -f json: a JSON record is one line (--multiline reads lines)");
-    o.reader.multiline = p.read("--multiline", kMultiline);
+    o.reader.multiline = o.pipeline.multiline = p.read("--multiline", kMultiline);
+    o.pipeline.terminator = o.reader.terminator;
     o.pipeline.format = InputFormat::lines;
   }
   if (auto d = p.read_given("--multiline-timeout", kMultilineTimeout))

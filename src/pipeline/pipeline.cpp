@@ -28,6 +28,7 @@
 
 #include <optional>
 
+#include "pipeline/multiline_check.hpp"
 #include "pipeline/output_hold.hpp"
 #include "report/progress.hpp"
 
@@ -51,6 +52,7 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock,
       source_(source_config(cfg_, decider), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
+  if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
 Pipeline::~Pipeline() = default;
@@ -137,6 +139,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{cfg_.extract.keys.size() > 1, json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
+  if (multiline_) check_multiline(nullptr);
   if (keyless_pending_) check_keyless();
   warn_totals();
   diagnostics_->summary(stats_);
@@ -150,6 +153,7 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   batch_ = &b;
   if (!b.empty()) json_ = b.json;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
+  if (multiline_) check_multiline(&b);
   std::size_t i = 0;
   segment_.reset(0, 0);
   while (i < b.size() && !stopped()) {

@@ -29,6 +29,7 @@
 
 namespace tlbf_dedup {
 
+class MultilineCheck;
 class OutputHold;
 class Progress;
 
@@ -69,6 +70,10 @@ struct PipelineConfig {
   bool line_buffered = false;
   OnError on_error = OnError::pass;
   OnCap on_cap = OnCap::warn;
+  // --multiline's pattern (empty: none) and the line terminator, for the check that it
+  // matches any of the first lines (multiline_check.hpp).
+  std::string multiline;
+  char terminator = '\n';
   FilterSizing sizing;  // what the filter was sized for, for --stats (the front end knows the filter)
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
@@ -180,6 +185,8 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   [[gnu::cold]] void check_hold();
   // The hold ends: what it held goes out (`keep`), or is dropped (the run failed the check).
   void end_hold(bool keep);
+  // --multiline's check over the batch's records (or at the end: `b` null).
+  [[gnu::cold]] void check_multiline(const RecordBatch* b);
   // The first kUntimedProbe records (or all, when fewer) are judged: when most had no key,
   // nothing was deduplicated among them, and the run says so.
   [[gnu::cold]] void check_keyless();
@@ -200,10 +207,11 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   Emitter* emitter_ = nullptr;
   Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
   Emitter* output_emitter_ = nullptr;
-  bool hold_pending_ = false;         // the untimed check may still fail: output may be held
-  bool keyless_pending_ = true;       // check_keyless() is still to come
-  std::string first_keyless_;         // the first record without a key: where, why, its fields
-  std::unique_ptr<OutputHold> hold_;  // while output is held
+  bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
+  bool keyless_pending_ = true;                // check_keyless() is still to come
+  std::string first_keyless_;                  // the first record without a key: where, why, its fields
+  std::unique_ptr<OutputHold> hold_;           // while output is held
+  std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "extract/advice.hpp"
+#include "pipeline/multiline_check.hpp"
 #include "pipeline/output_hold.hpp"
 #include "pipeline/pipeline.hpp"
 
@@ -61,6 +62,18 @@ std::size_t Pipeline::give_warnings(const SourceRecord& r, std::size_t i) {
   for (; s.warned < s.warnings.size() && s.warnings[s.warned].record == i; ++s.warned)
     warn_at(r, s.warnings[s.warned].kind, s.warnings[s.warned].what);
   return s.warned < s.warnings.size() ? s.warnings[s.warned].record : SIZE_MAX;
+}
+
+void Pipeline::check_multiline(const RecordBatch* b) {
+  std::optional<std::string> failed;
+  std::string input = last_input_;  // where it failed
+  for (std::size_t i = 0; b && i < b->size() && !failed && !multiline_->decided(); ++i) {
+    failed = multiline_->look((*b)[i].bytes, (*b)[i].continues);
+    input = b->names[(*b)[i].input];
+  }
+  if (!b) failed = multiline_->at_end();
+  if (failed) diagnostics_->warning(Warning{WarningKind::multiline, input, 0, 1, input + ": " + *failed});
+  if (multiline_->decided()) multiline_.reset();
 }
 
 void Pipeline::check_keyless() {

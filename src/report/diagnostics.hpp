@@ -21,6 +21,7 @@ enum class WarningKind {
   jump_back,
   date_only,       // a time read as a date without a time of day
   redis_fallback,  // the Redis server was lost and a local filter decides from then on
+  multiline,       // --multiline's pattern matched none of the first lines
 };
 
 struct Warning {
