@@ -218,7 +218,78 @@ bool reads(const std::string& pattern, std::string_view text) {
   return p && p->parse(text, 2000).has_value();
 }
 
+// The time text's order as text is the times' order: year first (2017-01-02..., 2017/01/02...,
+// 20170102...) or an epoch number, when every record writes it the same way.
+bool sorts_as_text(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '[' || t.front() == '"')) t.remove_prefix(1);
+  std::size_t digits = 0;
+  while (digits < t.size() && is_digit(t[digits])) ++digits;
+  if (digits > 0 && t.find_first_not_of("0123456789.", digits) == std::string_view::npos) return true;  // epoch
+  if (digits >= 8) return true;                                                                         // 20170102...
+  const auto sep = [&](std::size_t i) { return i < t.size() && (t[i] == '-' || t[i] == '/' || t[i] == '.'); };
+  return digits == 4 && sep(4) && t.size() >= 10 && is_digit(t[5]) && is_digit(t[6]) && sep(7) && is_digit(t[8]);
+}
+
+// A JSON path as jq writes it: .a.b, or .["a.b"] for a member whose name jq cannot take bare
+// (or one the record has literally, dots and all).
+std::string jq_path(std::string_view path, std::string_view record) {
+  auto segment = [](std::string_view s) {
+    bool bare = !s.empty() && !is_digit(s[0]);
+    for (char c : s) bare = bare && (is_alpha(c) || is_digit(c) || c == '_');
+    if (bare) return "." + std::string(s);
+    std::string quoted = ".[\"";
+    append_json_text(quoted, s);
+    return quoted + "\"]";
+  };
+  const bool pointer = !path.empty() && path[0] == '/';
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::element member;
+  if (!pointer && !parser.parse(text).at_key(path).get(member)) return segment(path);
+  std::string out;
+  std::string_view rest = pointer ? path.substr(1) : path;
+  for (std::size_t end; !rest.empty(); rest.remove_prefix(std::min(end + 1, rest.size()))) {
+    end = std::min(rest.find(pointer ? '/' : '.'), rest.size());
+    out += segment(rest.substr(0, end));
+  }
+  return out;
+}
+
+// sort(1)'s keys for the fields of a -t field list: -k1,2 for 1,2 or 1-2.
+std::string sort_keys(const std::string& spec) {
+  const std::optional<FieldList> list = FieldList::parse(spec);
+  if (!list) return {};
+  std::string out;
+  for (const auto& r : list->ranges())
+    out += r.last == FieldList::kOpenEnd ? fmt::format(" -k{}", r.first) : fmt::format(" -k{},{}", r.first, r.last);
+  return out;
+}
+
 }  // namespace
+
+std::string sort_advice(const ExtractConfig& cfg, bool json, std::string_view record, std::string_view time_text,
+                        std::string_view input) {
+  if (!sorts_as_text(time_text)) return "sort it by time first (its time text does not sort as text)";
+  const bool stdin_input = input == "(stdin)" || input == "-";
+  std::string command;
+  if (json) {
+    command = fmt::format("jq -c -s 'sort_by({})[]'", jq_path(cfg.time, record));
+  } else {
+    const std::string keys = sort_keys(cfg.time);
+    if (keys.empty()) return "sort it by time first";
+    const std::string fields =
+        cfg.delimiter < 0 ? std::string(" -b") : fmt::format(" -t '{}'", static_cast<char>(cfg.delimiter));
+    command = fmt::format("LC_ALL=C sort -s{}{}", fields, keys);
+  }
+  if (stdin_input) return fmt::format("sort it by time first: ... | {} | tlbf-dedup ...", command);
+  // The sorted copy beside it: app.log → app.sorted.log.
+  const std::size_t slash = input.rfind('/') == std::string_view::npos ? 0 : input.rfind('/') + 1;
+  const std::size_t dot = input.find('.', slash + 1);
+  const std::string sorted = dot == std::string_view::npos
+                                 ? std::string(input) + ".sorted"
+                                 : fmt::format("{}.sorted{}", input.substr(0, dot), input.substr(dot));
+  return fmt::format("sort it by time first: {} {} > {}", command, input, sorted);
+}
 
 std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path) {
   if (json) return json_members(record, path);

@@ -26,4 +26,11 @@ std::optional<std::string> suggest_time_format(std::string_view text, std::strin
 // field is absent, else a --time-format that reads the text (or the formats there are).
 std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t);
 
+// How to put one input in time order before it is read: a command that sorts `input` (a file,
+// or "(stdin)") by the time at -t when the time text sorts as text (`time_text`, one record's:
+// year first, or an epoch number), so that the order it makes is the times' order; else what
+// must be done without a command. `record` is one of its records (for a JSON member's name).
+std::string sort_advice(const ExtractConfig& cfg, bool json, std::string_view record, std::string_view time_text,
+                        std::string_view input);
+
 }  // namespace tlbf_dedup

@@ -20,6 +20,10 @@
 
 namespace tlbf_dedup {
 
+// A duration as people read it, to two units at most, rounded down: 18h22m, 3d4h, 7m32s,
+// 12.5s, 250ms; "centuries" beyond what a Duration holds.
+std::string readable_duration(std::uint64_t ns);
+
 // A run that asks for record times (-t) found none: none of the first kUntimedProbe records
 // (or of all, if fewer) had a readable time, and untimed input was not allowed.
 class UntimedInput : public std::runtime_error {
@@ -63,6 +67,9 @@ class RecordWarnings {
   // What to do about the record's time `t`, which could not be read (the caller knows the
   // record: the fields it has, a --time-format that reads the text).
   virtual std::string untimed_advice(const TimeReading& t) = 0;
+  // What to do about the record's time `t`, a step back in time (the caller knows the inputs:
+  // several given out of order, or one not in time order).
+  virtual std::string step_back_advice(const TimeReading& t) = 0;
 
  protected:
   ~RecordWarnings() = default;

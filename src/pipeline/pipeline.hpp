@@ -135,6 +135,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // RecordWarnings: the clock's warnings, given when their record is judged.
   void warn(WarningKind kind, std::string what) override;
   std::string untimed_advice(const TimeReading& t) override;
+  std::string step_back_advice(const TimeReading& t) override;
 
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);

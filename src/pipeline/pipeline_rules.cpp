@@ -26,6 +26,26 @@ std::string Pipeline::untimed_advice(const TimeReading& t) {
   return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
 }
 
+std::string Pipeline::step_back_advice(const TimeReading& t) {
+  const RecordBatch& b = *batch_;
+  const SourceRecord& r = b[segment_.warnings_for];
+  const std::string& input = b.names[r.input];
+  // The input of the timed record before it: in this batch, else the last record judged.
+  std::string before = last_input_;
+  for (std::size_t i = segment_.warnings_for; i-- > 0;)
+    if (b[i].keyed && b[i].time.parsed) {
+      before = b.names[b[i].input];
+      break;
+    }
+  if (before.empty()) return "the clock was saved by an earlier run (--state) that read later records";
+  if (before != input)
+    return fmt::format(
+        "the inputs are not in time order: {} starts before {} ends; give them oldest first ({} before {})", input,
+        before, input, before);
+  return fmt::format("{} is not in time order (logs joined end to end, or written out of order): {}", input,
+                     sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input));
+}
+
 void Pipeline::check_hold() {
   // The check cannot fail once a record had a time, nor once the records it judges (the
   // first kUntimedProbe) went by without failing it (records without a key are not clocked).

@@ -81,4 +81,29 @@ TEST_SUITE("advice") {
     cfg.time = "7";
     CHECK(untimed_advice(cfg, "a b", false, absent) == R"(-t 7 is not in the record; it has 2 fields: 1 "a", 2 "b")");
   }
+
+  TEST_CASE("sorting one input: a command where the time sorts as text, none where it does not") {
+    ExtractConfig lines;
+    lines.time = "1,2";
+    CHECK(sort_advice(lines, false, "", "2017-01-01 00:00:00", "logs/app.log") ==
+          "sort it by time first: LC_ALL=C sort -s -b -k1,2 logs/app.log > logs/app.sorted.log");
+    CHECK(sort_advice(lines, false, "", "2017-01-01 00:00:00", "(stdin)") ==
+          "sort it by time first: ... | LC_ALL=C sort -s -b -k1,2 | tlbf-dedup ...");
+    lines.time = "3";
+    lines.delimiter = ',';
+    CHECK(sort_advice(lines, false, "", "1485000000", "a.csv") ==
+          "sort it by time first: LC_ALL=C sort -s -t ',' -k3,3 a.csv > a.sorted.csv");
+    CHECK(sort_advice(lines, false, "", "[10/Oct/2000:13:55:36", "access") ==
+          "sort it by time first (its time text does not sort as text)");
+    ExtractConfig json;
+    json.time = "@timestamp";
+    CHECK(sort_advice(json, true, R"({"@timestamp":"2017-01-01T00:00:00Z"})", "2017-01-01T00:00:00Z", "e.ndjson") ==
+          R"(sort it by time first: jq -c -s 'sort_by(.["@timestamp"])[]' e.ndjson > e.sorted.ndjson)");
+    json.time = "event.created";
+    CHECK(sort_advice(json, true, R"({"event":{"created":1}})", "1", "e") ==
+          "sort it by time first: jq -c -s 'sort_by(.event.created)[]' e > e.sorted");
+    json.time = "id.ts";  // a member literally named so, as Zeek writes id.orig_h
+    CHECK(sort_advice(json, true, R"({"id.ts":1})", "1", "e") ==
+          R"(sort it by time first: jq -c -s 'sort_by(.["id.ts"])[]' e > e.sorted)");
+  }
 }

@@ -19,6 +19,7 @@ constexpr tlbf::Duration kS = tlbf::kSecond;
 struct Warnings final : RecordWarnings {
   void warn(WarningKind kind, std::string what) override { seen.emplace_back(kind, std::move(what)); }
   std::string untimed_advice(const TimeReading&) override { return "the advice"; }
+  std::string step_back_advice(const TimeReading&) override { return "sort it"; }
   std::vector<std::pair<WarningKind, std::string>> seen;
 };
 
