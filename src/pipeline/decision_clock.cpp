@@ -21,6 +21,14 @@ std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
                : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
 }
 
+// Where -t should reach to take the zone after a CLF time: the next field.
+std::string zone_advice(const std::string& time_option) {
+  if (!time_option.empty() && time_option.size() <= 9 &&
+      time_option.find_first_not_of("0123456789") == std::string::npos)
+    return fmt::format("give -t {},{}", time_option, std::stoul(time_option) + 1);
+  return "name that field in -t too";
+}
+
 }  // namespace
 
 std::string readable_duration(std::uint64_t ns) {
@@ -71,6 +79,11 @@ TimeVerdict DecisionClock::accept_slow(const TimeReading& t, RecordWarnings& war
     if (counts_.untimed == 1) first_untimed_ = quoted_time(t);
     return TimeVerdict::untimed;
   }
+  if (!timed_seen_ && t.zone_cut)
+    warnings.warn(WarningKind::zone_cut,
+                  fmt::format("time {} at -t {} is a Common Log Format time cut off before its zone, and read as UTC: "
+                              "the log writes the zone in the next field ([10/Oct/2000:13:55:36 -0700]); {}",
+                              quoted_time(t), time_option_, zone_advice(time_option_)));
   timed_seen_ = true;
   if (t.date_only && counts_.date_only++ == 0)
     warnings.warn(WarningKind::date_only,

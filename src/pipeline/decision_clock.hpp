@@ -93,8 +93,10 @@ class DecisionClock {
   TimeVerdict accept(const TimeReading& t, RecordWarnings& warnings) {
     // The usual record, decided here without a call: a full time, not before the clock, not
     // too far ahead of the wall clock, and a step from the record before that is not a jump.
-    // (previous_ <= clock_ <= t.time, so the step is t.time - previous_.)
-    if (t.parsed && !t.date_only && previous_ && t.time >= clock_ && (!policy_.max_future || t.time <= future_limit_) &&
+    // (previous_ <= clock_ <= t.time, so the step is t.time - previous_; the first timed
+    // record takes the slow path, which looks at what the first time says of the format.)
+    if (t.parsed && !t.date_only && timed_seen_ && t.time >= clock_ &&
+        (!policy_.max_future || t.time <= future_limit_) &&
         static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_) <=
             static_cast<std::uint64_t>(jump_)) {
       timed_seen_ = true;
