@@ -21,7 +21,7 @@ _tlbf_dedup() {
     --multiline-timeout) COMPREPLY=($(compgen -W "0 200ms 1s 5s" -- "$cur")); return ;;
     -k|--key|-t|--time|-d|--delimiter|--key-regex|--multiline|--count-format|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold|--top) return ;;
     --threads) COMPREPLY=($(compgen -W "1 2" -- "$cur")); return ;;
-    --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --state|--stats-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --redis) COMPREPLY=($(compgen -W "redis:// redis+cluster://" -- "$cur")); return ;;
     --redis-fallback) COMPREPLY=($(compgen -W "stop local" -- "$cur")); return ;;
     --redis-key|--redis-shards) return ;;
@@ -32,7 +32,7 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --multiline --multiline-timeout --max-record --key --delimiter --key-regex --missing --ignore-case --mask --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --count --count-format --count-names --keep --line-buffered --on-error --on-cap --stats --top --explain --progress --threads --state --state-reset --checkpoint --lock-timeout --drain
+      --count --count-format --count-names --keep --line-buffered --on-error --on-cap --stats --stats-file --top --explain --progress --threads --state --state-reset --checkpoint --lock-timeout --drain
       --redis --redis-key --redis-fallback --redis-shards --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return

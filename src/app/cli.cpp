@@ -157,23 +157,33 @@ std::uint64_t fresh_hash_seed() {
   return seed;
 }
 
-// The front end's diagnostics: warnings on stderr unless --quiet, the summary as --stats asks.
+// The front end's diagnostics: warnings on stderr unless --quiet, the summary as --stats asks,
+// on stderr or into --stats-file (replaced whole, so that a script never reads half of it).
 class StderrDiagnostics final : public Diagnostics {
  public:
-  StderrDiagnostics(bool quiet, StatsFormat stats) : quiet_(quiet), stats_(stats) {}
+  StderrDiagnostics(bool quiet, StatsFormat stats, std::string stats_file)
+      : quiet_(quiet), stats_(stats), stats_file_(std::move(stats_file)) {}
   void warning(const Warning& w) override {
     if (!quiet_) std::fprintf(stderr, "tlbf-dedup: warning: %s\n", w.message.c_str());
   }
   void summary(const RunStats& s) override {
-    if (stats_ != StatsFormat::none)
-      std::fputs(format_stats(s, stats_).c_str(), stderr);
-    else
-      std::fputs(format_top(s.top).c_str(), stderr);  // --top alone (empty without it)
+    const std::string text = stats_ != StatsFormat::none ? format_stats(s, stats_) : format_top(s.top);
+    if (stats_file_.empty()) return (void)std::fputs(text.c_str(), stderr);  // --top alone: empty without it
+    try {
+      write_file_atomically(stats_file_, text);
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "tlbf-dedup: --stats-file %s\n", e.what());
+      stats_file_failed_ = true;
+    }
   }
+  // The summary could not be written to --stats-file (said on stderr): the run fails.
+  bool stats_file_failed() const { return stats_file_failed_; }
 
  private:
   bool quiet_;
   StatsFormat stats_;
+  std::string stats_file_;
+  bool stats_file_failed_ = false;
 };
 
 // The lock on the state file, or nullopt when a signal ended the wait. A busy lock is a
@@ -285,7 +295,7 @@ int run(Options o, int argc, const char* const* argv) {
   }
 
   SystemClock system_clock;
-  StderrDiagnostics diagnostics(o.quiet, o.stats);
+  StderrDiagnostics diagnostics(o.quiet, o.stats, o.stats_file);
 
   // Step 1: the filter and its decider, and the holding stage with what the state held.
   Deciding d = make_deciding(o, argc, argv, system_clock, diagnostics);
@@ -311,6 +321,8 @@ int run(Options o, int argc, const char* const* argv) {
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
+  pipeline_config.sizing =
+      d.config.span > 0 ? FilterSizing{d.config.capacity, false} : FilterSizing{d.config.window_count, true};
   Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks),
                     holder.get());
   try {
@@ -331,7 +343,7 @@ int run(Options o, int argc, const char* const* argv) {
 
   // Step 4: the exit status.
   if (g_stop_signal) return 128 + g_stop_signal;
-  return 0;
+  return diagnostics.stats_file_failed() ? 1 : 0;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <sstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -255,7 +256,8 @@ void read_input(const Parsed& p, Options& o) {
     if (o.pipeline.format == InputFormat::json)
       throw UsageError(
           "--multiline cannot be combined with -f json: a JSON record is one line (--multiline reads lines)");
-    o.reader.multiline = p.read("--multiline", kMultiline);
+    o.reader.multiline = o.pipeline.multiline = p.read("--multiline", kMultiline);
+    o.pipeline.terminator = o.reader.terminator;
     o.pipeline.format = InputFormat::lines;
   }
   if (auto d = p.read_given("--multiline-timeout", kMultilineTimeout))
@@ -334,6 +336,13 @@ void read_output(const Parsed& p, Options& o) {
   if (auto a = p.read_given("--on-error", kOnError)) o.pipeline.on_error = *a;
   if (auto a = p.read_given("--on-cap", kOnCap)) o.pipeline.on_cap = *a;
   if (auto s = p.read_given("--stats", kStats)) o.stats = *s;
+  o.stats_file = p.text("--stats-file");
+  p.require_text("--stats-file", "empty file name");
+  if (!o.stats_file.empty() && o.stats == StatsFormat::none) {  // the format by the file's name
+    const std::string_view name = o.stats_file;
+    const bool json = name.size() >= 5 && name.substr(name.size() - 5) == ".json";
+    o.stats = json ? StatsFormat::json : StatsFormat::text;
+  }
   if (auto n = p.read_given("--top", kTop)) o.pipeline.top = *n;
   o.pipeline.threads = p.given("--threads") ? p.read("--threads", kThreads) : default_threads();
   if (auto n = p.read_given("--explain", kExplain)) o.pipeline.explain = *n;

@@ -120,6 +120,9 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--on-error", "ACTION",
         "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)");
   value("--stats", "[=FMT]", "summary on stderr at exit: text (default) | json");
+  value("--stats-file", "PATH",
+        "write the summary (with --top's keys) to PATH instead of stderr, replacing it whole at exit: in --stats's "
+        "format, else json for a name ending in .json, else text");
   value("--top", "N",
         "at exit, the N keys with the most duplicates and their counts (bounded memory, stated error bound) "
         "on stderr, or in --stats=json");

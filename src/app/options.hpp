@@ -55,6 +55,7 @@ struct Options {
   HoldConfig hold;
 
   StatsFormat stats = StatsFormat::none;
+  std::string stats_file;  // --stats-file: the summary goes there instead of stderr
   bool quiet = false;
 
   std::string state_file;

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/json_text.hpp"
 #include "base/line_regex.hpp"
 #include "extract/field_list.hpp"
 
@@ -74,25 +73,14 @@ std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, b
     return "the key is missing";
   }
   const std::string& k = cfg.keys[x.absent_part - 1];
-  const std::string hint = json ? json_key_hint(k) : "";
+  std::string hint = json ? json_key_hint(k) : "";
   if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent" + hint;
+  // Logs that mix kinds of records give each kind only some of the members.
+  if (json && hint.empty() && cfg.missing == MissingMember::error)
+    hint =
+        "; --missing null reads an absent part as null, so that records without some of the members still match "
+        "on the others";
   return "key part " + std::to_string(x.absent_part) + " (-k " + k + ") is absent" + hint;
-}
-
-std::string describe_key_parts(std::string_view key, bool composite) {
-  std::string out = "[";
-  auto add = [&](std::string_view part) {
-    if (out.size() > 1) out += ',';
-    out += '"' + json_escape(part) + '"';
-  };
-  if (!composite) add(key);
-  while (composite && key.size() >= 4) {
-    const auto* b = reinterpret_cast<const unsigned char*>(key.data());
-    const std::size_t n = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
-    add(key.substr(4, n));
-    key.remove_prefix(std::min(key.size(), 4 + n));
-  }
-  return out + "]";
 }
 
 namespace {

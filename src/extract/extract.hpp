@@ -63,13 +63,9 @@ struct ExtractConfig {
   KeyMask mask;
 };
 
-// A key as a person reads it (--explain, --top): its parts (a composite key's
-// length-prefixed parts, see append_key_part) as a JSON array of strings, so that blanks and
-// binary bytes stay visible. A key cut short shows the parts that are there.
-std::string describe_key_parts(std::string_view key, bool composite);
-
 // Why a record has no key, for warnings: names the -k part that was absent (or too deep).
-// For a JSON record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint.
+// For a JSON record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint,
+// and a part of a composite key the way out, --missing null.
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false);
 
 // A key or time specification that cannot work (bad field list, bad regex). The message

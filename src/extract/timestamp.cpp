@@ -231,8 +231,11 @@ bool scan_rfc2822(std::string_view text, Civil& c) {
 
 bool scan_clf(std::string_view text, Civil& c) {
   Scanner sc{text};
-  return sc.num(1, 2, c.day) && sc.lit('/') && sc.month_name(c.month) && sc.lit('/') && sc.num64(4, 4, c.year) &&
-         sc.lit(':') && sc.clock(c, false) && sc.end_with_optional_zone(c.offset_seconds);
+  if (!sc.num(1, 2, c.day) || !sc.lit('/') || !sc.month_name(c.month) || !sc.lit('/') || !sc.num64(4, 4, c.year) ||
+      !sc.lit(':') || !sc.clock(c, false))
+    return false;
+  c.zone_cut = sc.done();
+  return sc.end_with_optional_zone(c.offset_seconds);
 }
 
 bool scan_syslog(std::string_view text, Civil& c) {
@@ -360,9 +363,11 @@ TimeReading TimeParser::parse_trimmed(std::string_view text) {
   if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '"' && text.back() == '"') ||
                            (text.front() == '(' && text.back() == ')'))) {
     text = text.substr(1, text.size() - 2);
-  } else if (!text.empty() && text.front() == '[') {
-    text.remove_prefix(1);  // "[2016-12-19 16:31:47,999]" cut off before its "]" by a field list
   }
+  // "[2016-12-19 16:31:47,999]" cut off before its "]" by a field list: for a CLF stamp, its
+  // zone was cut off with it.
+  const bool cut = !text.empty() && text.front() == '[';
+  if (cut) text.remove_prefix(1);
   Civil c;
   bool scanned = false;
   const FormatReader& reader = kFormatReaders[static_cast<std::size_t>(format_)];
@@ -374,7 +379,9 @@ TimeReading TimeParser::parse_trimmed(std::string_view text) {
     scanned = pattern_ && pattern_->scan(text, c);
   if (c.instant) return read_as(*c.instant);
   if (!scanned) return {};
-  return place(c);
+  TimeReading r = place(c);
+  r.zone_cut = cut && c.zone_cut;
+  return r;
 }
 
 TimeReading TimeParser::place(Civil& c) {

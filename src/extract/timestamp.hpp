@@ -46,7 +46,7 @@ std::optional<tlbf::Time> parse_slash_date(std::string_view text);
 // ±HH:MM, Z, UT, UTC, GMT or a US zone name (EST, EDT, CST, CDT, MST, MDT, PST, PDT), or none
 // (UTC). Obsolete two-digit years and comments in parentheses are not read.
 std::optional<tlbf::Time> parse_rfc2822(std::string_view text);
-// Common Log Format: "10/Oct/2000:13:55:36 -0700" (zone optional).
+// Common Log Format: "10/Oct/2000:13:55:36 -0700" (zone optional: without, UTC).
 std::optional<tlbf::Time> parse_clf(std::string_view text);
 // Syslog (RFC 3164): "Mar 27 13:06:56", "Jul  1 09:00:55"; the year is not in the text.
 std::optional<tlbf::Time> parse_syslog(std::string_view text, int year);
@@ -153,7 +153,10 @@ struct TimeReading {
   bool date_only = false;      // a day without a time of day, read as its midnight (UTC)
   bool year_advanced = false;  // a year-less stamp that started the next year (rollover)
   bool present = false;        // the record had a time field: `text` is it (else "field absent")
-  std::string_view text;       // the field as given to the parser, valid until it parses again
+  // A CLF stamp cut off after its time by a field list ("[07/Mar/2004:16:05:49" of -t 4 where
+  // -t 4,5 holds the zone): read as UTC, while the log wrote a zone.
+  bool zone_cut = false;
+  std::string_view text;  // the field as given to the parser, valid until it parses again
 
   std::optional<tlbf::Time> value() const { return parsed ? std::optional<tlbf::Time>(time) : std::nullopt; }
   explicit operator bool() const { return parsed; }

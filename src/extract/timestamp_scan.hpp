@@ -31,6 +31,7 @@ struct Civil {
   int yday = 0;                     // %j, 1-based; 0 = unused
   bool has_year = true;             // false: the year is the caller's (syslog, patterns without %Y)
   bool has_time_of_day = true;      // false: a date only, read as its midnight
+  bool zone_cut = false;            // a CLF stamp without its zone
   std::optional<Time> instant;      // the whole time, given as a number (epoch, %s)
 };
 

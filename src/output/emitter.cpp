@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "base/json_text.hpp"
-#include "extract/extract.hpp"
+#include "extract/key_display.hpp"
 #include "output/json_member.hpp"
 
 namespace tlbf_dedup {
@@ -55,7 +55,7 @@ void Emitter::explain_header() { out_.write("#record\tkey\ttime_text\ttime\tcloc
 
 void Emitter::explain(const ExplainLine& line) {
   std::string key = "-", text = "-", time = "-";
-  if (line.key) key = describe_key_parts(*line.key, line.composite);
+  if (line.key) key = describe_key_parts(*line.key, KeyShape{line.composite, line.json});
   if (line.time) {
     text = quoted_time(*line.time);
     if (line.time->parsed) time = format_rfc3339(line.time->time);

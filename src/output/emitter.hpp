@@ -47,6 +47,7 @@ struct ExplainLine {
   const TimeReading* time;      // null: no -t
   tlbf::Time clock = 0;         // the decision clock the record was judged at
   const char* decision;
+  bool json = false;  // the key is made of JSON values (a JSON record's)
 };
 
 // A record's time text as a JSON string, so that blanks and binary bytes stay visible; for a

@@ -20,6 +20,10 @@
 
 namespace tlbf_dedup {
 
+// A duration as people read it, to two units at most, rounded down: 18h22m, 3d4h, 7m32s,
+// 12.5s, 250ms; "centuries" beyond what a Duration holds.
+std::string readable_duration(std::uint64_t ns);
+
 // A run that asks for record times (-t) found none: none of the first kUntimedProbe records
 // (or of all, if fewer) had a readable time, and untimed input was not allowed.
 class UntimedInput : public std::runtime_error {
@@ -60,6 +64,12 @@ enum class TimeVerdict { accepted, late, untimed, future };
 class RecordWarnings {
  public:
   virtual void warn(WarningKind kind, std::string what) = 0;
+  // What to do about the record's time `t`, which could not be read (the caller knows the
+  // record: the fields it has, a --time-format that reads the text).
+  virtual std::string untimed_advice(const TimeReading& t) = 0;
+  // What to do about the record's time `t`, a step back in time (the caller knows the inputs:
+  // several given out of order, or one not in time order).
+  virtual std::string step_back_advice(const TimeReading& t) = 0;
 
  protected:
   ~RecordWarnings() = default;
@@ -83,8 +93,10 @@ class DecisionClock {
   TimeVerdict accept(const TimeReading& t, RecordWarnings& warnings) {
     // The usual record, decided here without a call: a full time, not before the clock, not
     // too far ahead of the wall clock, and a step from the record before that is not a jump.
-    // (previous_ <= clock_ <= t.time, so the step is t.time - previous_.)
-    if (t.parsed && !t.date_only && previous_ && t.time >= clock_ && (!policy_.max_future || t.time <= future_limit_) &&
+    // (previous_ <= clock_ <= t.time, so the step is t.time - previous_; the first timed
+    // record takes the slow path, which looks at what the first time says of the format.)
+    if (t.parsed && !t.date_only && timed_seen_ && t.time >= clock_ &&
+        (!policy_.max_future || t.time <= future_limit_) &&
         static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_) <=
             static_cast<std::uint64_t>(jump_)) {
       timed_seen_ = true;
@@ -104,6 +116,8 @@ class DecisionClock {
   bool probe_failed() const { return probe_failed_; }
   // Records were asked for times and none had one (untimed input not allowed).
   bool found_no_time() const { return counts_.untimed && !timed_seen_ && !policy_.allow_untimed; }
+  // A record had a readable time: the untimed check has passed.
+  bool found_time() const { return timed_seen_; }
   // The error for a run that found no time, `records` read, the last of them from `input`.
   UntimedInput no_time_error(std::string_view input, std::uint64_t records) const;
 
@@ -123,8 +137,9 @@ class DecisionClock {
   std::optional<tlbf::Time> previous_;  // the last accepted record time
   bool timed_seen_ = false;             // a record had a readable time
   bool probe_failed_ = false;
-  std::string first_untimed_;  // the first untimed record's time text, quoted
-  RunStats counts_;            // its untimed, future, late, jumps and date_only only
+  std::string first_untimed_;   // the first untimed record's time text, quoted
+  std::string untimed_advice_;  // what to do about it
+  RunStats counts_;             // its untimed, future, late, jumps and date_only only
 };
 
 }  // namespace tlbf_dedup

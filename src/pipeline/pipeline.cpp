@@ -31,6 +31,8 @@
 #include <optional>
 
 #include "base/json_text.hpp"
+#include "pipeline/multiline_check.hpp"
+#include "pipeline/output_hold.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
@@ -55,6 +57,7 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock,
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
   if (holder_) time_member_ = json_escape(cfg_.extract.time);
+  if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
 Pipeline::~Pipeline() = default;
@@ -68,8 +71,11 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   in.set_stop_flag(stop);
   out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
   Emitter emitter(out, cfg_.output);
-  out_ = &out;
-  emitter_ = &emitter;
+  out_ = output_ = &out;
+  emitter_ = output_emitter_ = &emitter;
+  // Step 1b: with -t, output is held back until the untimed check cannot fail (--explain shows
+  // what it read whatever the check says).
+  hold_pending_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
   if (cfg_.explain > 0) emitter.explain_header();
@@ -91,18 +97,21 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
       release_answered();
+      end_hold(true);
       out.flush();
       throw;
     }
-    out.flush();
-    // A run that found no time at all is an error, and its state is not saved; its summary
-    // still comes first, so that --stats shows what was read.
+    // A run that found no time at all is an error: it writes nothing, and its state is not
+    // saved; its summary still comes first, so that --stats shows what was read.
     untimed_failed = clock_.found_no_time() && !*stop;
+    end_hold(!untimed_failed);
+    out.flush();
     if (!untimed_failed) save_state();
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
     write_all_held();
+    end_hold(true);
     out.flush();
     throw;
   } catch (const BrokenPipe&) {
@@ -116,15 +125,31 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // so the state is not saved (a run resumed from it would take them for duplicates); the
     // state file keeps its last save, and a rerun from there writes them again.
     output_stopped = e;
+  } catch (...) {
+    // Any other error (--on-error fail, --on-cap fail): the records before it go out, as they
+    // would have without the hold; the error is the one reported.
+    try {
+      end_hold(true);
+      out.flush();
+    } catch (...) {
+    }
+    throw;
   }
   // Step 3: the summary, after the warnings' totals; then how the run ended.
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
   if (holder_) count_held(stats_);
+  stats_.sizing = cfg_.sizing;
+  if (stats_.cap_binds > 0) {  // the window kept as warned: the shortest at any bind
+    stats_.filter.effective_span = cap_shortest_.effective_span;
+    stats_.filter.effective_count = cap_shortest_.effective_count;
+  }
   clock_.count_into(stats_);
-  if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
+  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{cfg_.extract.keys.size() > 1, json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
+  if (multiline_) check_multiline(nullptr);
+  if (keyless_pending_) check_keyless();
   warn_totals();
   diagnostics_->summary(stats_);
   if (downstream_closed) throw BrokenPipe{};
@@ -135,13 +160,16 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
 
 std::size_t Pipeline::take(const RecordBatch& b) {
   batch_ = &b;
-  json_ = b.json;
+  if (!b.empty()) json_ = b.json;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
+  if (multiline_) check_multiline(&b);
   std::size_t i = 0;
   segment_.reset(0, 0);
   while (i < b.size() && !stopped()) {
     const std::size_t end = clock_segment(b, i);
+    if (hold_pending_) check_hold();
     judge_segment(b, i, end);
+    if (keyless_pending_ && stats_.records >= ClockPolicy::kUntimedProbe) check_keyless();
     i = end;
   }
   if (i > 0) last_input_ = b.names[b[i - 1].input];
@@ -155,6 +183,10 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   const std::size_t end = aside_ ? from + 1 : room_end(b, from);
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
   std::uint64_t records = stats_.records;
+  // A segment ends at a checkpoint, every 4096 records, and where the checks of the first
+  // kUntimedProbe records end (check_keyless(), the output hold), so they judge exactly those.
+  const std::uint64_t stop_at =
+      records < ClockPolicy::kUntimedProbe ? ClockPolicy::kUntimedProbe : (records | 4095) + 1;
   std::size_t i = from, n = 0;
   while (i < end) {  // (a stop signal is looked at between segments)
     const SourceRecord& r = b[i++];
@@ -169,8 +201,10 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
     } else {
       last = fatal;  // --on-error fail: the run ends at this record
     }
-    s.checkpoint = (records & 4095) == 0 && !r.replayed;  // a checkpoint every 4096 records
-    if (last || s.checkpoint) break;
+    if (last || records == stop_at) {
+      s.checkpoint = (records & 4095) == 0 && !r.replayed;
+      break;
+    }
   }
   stats_.records = records;
   if (i > from) stats_.bytes_in += b.bytes_between(from, i);
@@ -187,7 +221,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   stats_.duplicates += dup;
   if (dup && top_) top_->add(b.keys()[s.first_key + k], b.hashes()[s.first_key + k]);  // whose duplicate it was
   emitted_ = write_decided(out_record(r), dup);
-  if (k + 1 == s.submitted && !cap_reported_) check_cap(r, k);
+  if (k + 1 == s.submitted) check_cap(r, k);
 }
 
 void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t end) {

@@ -30,6 +30,8 @@
 
 namespace tlbf_dedup {
 
+class MultilineCheck;
+class OutputHold;
 class Progress;
 
 // What happens to a record whose key cannot be extracted.
@@ -69,6 +71,11 @@ struct PipelineConfig {
   bool line_buffered = false;
   OnError on_error = OnError::pass;
   OnCap on_cap = OnCap::warn;
+  // --multiline's pattern (empty: none) and the line terminator, for the check that it
+  // matches any of the first lines (multiline_check.hpp).
+  std::string multiline;
+  char terminator = '\n';
+  FilterSizing sizing;  // what the filter was sized for, for --stats (the front end knows the filter)
   bool progress = false;
   // --explain: print what was made of the first `explain` records instead of them; 0: off.
   std::uint64_t explain = 0;
@@ -129,6 +136,8 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   void reached_end(const std::string& name) override { last_input_ = name; }
   // RecordWarnings: the clock's warnings, given when their record is judged.
   void warn(WarningKind kind, std::string what) override;
+  std::string untimed_advice(const TimeReading& t) override;
+  std::string step_back_advice(const TimeReading& t) override;
 
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
@@ -142,8 +151,10 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   void judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k);
   // Submits the segment's keys from the k-th on, in one batch.
   void submit(std::size_t k);
-  // After `r`, the k-th key, the last the decider took: did the memory cap bind?
-  void check_cap(const SourceRecord& r, std::size_t k);
+  // After `r`, the k-th key, the last the decider took: did the memory cap bind again?
+  void check_cap(const SourceRecord& r, std::size_t k) {
+    if (decider_->cap_binds() != stats_.cap_binds) cap_bound(r, segment_.times[k]);
+  }
   // A record without a key (malformed, or a -k absent): counted, warned about once, then
   // passed, dropped or fatal as --on-error says; true when it was written. Cold: the usual
   // record has a key.
@@ -168,8 +179,20 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // record with a warning waiting (SIZE_MAX: none).
   std::size_t give_warnings(const SourceRecord& r, std::size_t i);
   void warn_totals();
-  // The memory cap bound at record `r`, decided at `now`.
-  void cap_bound(const SourceRecord& r, tlbf::Time now);
+  // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
+  // fatal), and each bind's window kept counts for the shortest.
+  [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
+  // With -t, output is held back (OutputHold) until the untimed check cannot fail any more: a
+  // record had a readable time, or the check's records passed keyless. Called after a segment
+  // is clocked and before it is judged, so the segment's records go where the check says.
+  [[gnu::cold]] void check_hold();
+  // The hold ends: what it held goes out (`keep`), or is dropped (the run failed the check).
+  void end_hold(bool keep);
+  // --multiline's check over the batch's records (or at the end: `b` null).
+  [[gnu::cold]] void check_multiline(const RecordBatch* b);
+  // The first kUntimedProbe records (or all, when fewer) are judged: when most had no key,
+  // nothing was deduplicated among them, and the run says so.
+  [[gnu::cold]] void check_keyless();
   void save_state();
   void maybe_checkpoint();
   // The holding stage (pipeline_hold.cpp): a keyed record handed to the holder; what the
@@ -200,9 +223,16 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
-  // The run's: where it writes, its stop flag, --progress.
+  // The run's: where it writes (the output, or the hold), its stop flag, --progress.
   Writer* out_ = nullptr;
   Emitter* emitter_ = nullptr;
+  Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
+  Emitter* output_emitter_ = nullptr;
+  bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
+  bool keyless_pending_ = true;                // check_keyless() is still to come
+  std::string first_keyless_;                  // the first record without a key: where, why, its fields
+  std::unique_ptr<OutputHold> hold_;           // while output is held
+  std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.
@@ -216,7 +246,8 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   bool emitted_ = false;                // the record before was written (its continuation lines follow it)
   bool held_last_ = false;              // the record before is held (its continuation lines join it)
   bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
-  bool cap_reported_ = false;           // the memory cap's first bind was reported
+  tlbf::FilterStats cap_shortest_;      // at the bind that left the shortest window kept
+  bool held_cap_reported_ = false;      // held records were first written early (held_cap_bound)
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;
 };

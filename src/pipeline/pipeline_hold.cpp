@@ -78,8 +78,8 @@ void Pipeline::held_cap_bound(const SourceRecord& r, std::uint64_t early) {
         "window closed (--on-cap fail)",
         input_name(r), r.number, early));
   }
-  if (cap_reported_) return;
-  cap_reported_ = true;
+  if (held_cap_reported_) return;
+  held_cap_reported_ = true;
   warn_at(r, WarningKind::memory_cap,
           fmt::format("the memory cap (--max-memory) bound: {} held record(s) were written before their window "
                       "closed, with the counts they had; later copies of their keys start new records (see the "

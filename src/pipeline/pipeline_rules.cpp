@@ -10,12 +10,66 @@
 
 #include <fmt/format.h>
 
+#include "extract/advice.hpp"
+#include "pipeline/multiline_check.hpp"
+#include "pipeline/output_hold.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
 
 void Pipeline::warn(WarningKind kind, std::string what) {
   segment_.warnings.push_back(Segment::Pending{segment_.warnings_for, kind, std::move(what)});
+}
+
+std::string Pipeline::untimed_advice(const TimeReading& t) {
+  const SourceRecord& r = (*batch_)[segment_.warnings_for];
+  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
+}
+
+std::string Pipeline::step_back_advice(const TimeReading& t) {
+  const RecordBatch& b = *batch_;
+  const SourceRecord& r = b[segment_.warnings_for];
+  const std::string& input = b.names[r.input];
+  // The input of the timed record before it: in this batch, else the last record judged.
+  std::string before = last_input_;
+  for (std::size_t i = segment_.warnings_for; i-- > 0;)
+    if (b[i].keyed && b[i].time.parsed) {
+      before = b.names[b[i].input];
+      break;
+    }
+  if (before.empty()) return "the clock was saved by an earlier run (--state) that read later records";
+  if (before != input)
+    return fmt::format(
+        "the inputs are not in time order: {} starts before {} ends; give them oldest first ({} before {})", input,
+        before, input, before);
+  return fmt::format("{} is not in time order (logs joined end to end, or written out of order): {}", input,
+                     sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input));
+}
+
+void Pipeline::check_hold() {
+  // The check cannot fail once a record had a time, nor once the records it judges (the
+  // first kUntimedProbe) went by without failing it (records without a key are not clocked).
+  if (clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe)) {
+    hold_pending_ = false;
+    end_hold(true);
+  } else if (!hold_) {
+    hold_ = std::make_unique<OutputHold>(cfg_.output);
+    out_ = &hold_->writer();
+    emitter_ = &hold_->emitter();
+  }
+}
+
+void Pipeline::end_hold(bool keep) {
+  hold_pending_ = false;
+  if (!hold_) return;
+  drain();  // records waiting for answers go into the hold first
+  out_ = output_;
+  emitter_ = output_emitter_;
+  if (keep)
+    hold_->release_into(*output_);
+  else
+    stats_.emitted = 0;  // nothing was written
+  hold_.reset();
 }
 
 void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::string& what) {
@@ -28,6 +82,28 @@ std::size_t Pipeline::give_warnings(const SourceRecord& r, std::size_t i) {
   for (; s.warned < s.warnings.size() && s.warnings[s.warned].record == i; ++s.warned)
     warn_at(r, s.warnings[s.warned].kind, s.warnings[s.warned].what);
   return s.warned < s.warnings.size() ? s.warnings[s.warned].record : SIZE_MAX;
+}
+
+void Pipeline::check_multiline(const RecordBatch* b) {
+  std::optional<std::string> failed;
+  std::string input = last_input_;  // where it failed
+  for (std::size_t i = 0; b && i < b->size() && !failed && !multiline_->decided(); ++i) {
+    failed = multiline_->look((*b)[i].bytes, (*b)[i].continues);
+    input = b->names[(*b)[i].input];
+  }
+  if (!b) failed = multiline_->at_end();
+  if (failed) diagnostics_->warning(Warning{WarningKind::multiline, input, 0, 1, input + ": " + *failed});
+  if (multiline_->decided()) multiline_.reset();
+}
+
+void Pipeline::check_keyless() {
+  keyless_pending_ = false;
+  const std::uint64_t keyless = stats_.malformed + stats_.missing_key;
+  if (keyless == 0 || keyless * 2 <= stats_.records) return;
+  diagnostics_->warning(Warning{
+      WarningKind::missing_key, "", 0, keyless,
+      fmt::format("{} of the first {} records have no key, so they are {} without being deduplicated ({})", keyless,
+                  stats_.records, cfg_.on_error == OnError::pass ? "passed through" : "dropped", first_keyless_)});
 }
 
 void Pipeline::warn_totals() {
@@ -52,7 +128,7 @@ void Pipeline::warn_totals() {
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
   emitter_->explain(ExplainLine{input_name(r), r.number, key, cfg_.extract.keys.size() > 1,
-                                cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision});
+                                cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
@@ -73,6 +149,12 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
   if (count++ == 0)
     warn_at(r, kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
+  if (first_keyless_.empty()) {
+    first_keyless_ = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
+    if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos)
+      first_keyless_ += "; " + describe_fields(r.bytes.substr(0, r.text_size()), json_, cfg_.extract.delimiter,
+                                               cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
+  }
   if (cfg_.explain > 0) {
     explain_record(r, nullptr, "error");
     return false;
@@ -121,8 +203,14 @@ void Pipeline::drain() {
 }
 
 void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
-  cap_reported_ = true;
-  const std::string kept = cap_window(decider_->stats(now));
+  // A batch stops right after the key whose decision made the memory cap bind: the window kept
+  // is read at that moment.
+  const bool first = stats_.cap_binds == 0;
+  stats_.cap_binds = decider_->cap_binds();
+  const tlbf::FilterStats at_bind = decider_->stats(now);
+  if (first || narrower_window(at_bind, cap_shortest_)) cap_shortest_ = at_bind;
+  if (!first) return;
+  const std::string kept = cap_window(at_bind);
   if (cfg_.on_cap == OnCap::fail) {
     out_->flush();
     throw CapError(
@@ -144,7 +232,9 @@ void Pipeline::save_state() {
 }
 
 void Pipeline::maybe_checkpoint() {
-  if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every) save_state();
+  // (Not while output is held: a saved state would hold keys of records not yet written.)
+  if (!hold_ && hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every)
+    save_state();
 }
 
 int Pipeline::input_paused() {
@@ -195,12 +285,7 @@ void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, st
     emitted_ = write_decided(out_record(r), dup);
   }
   if (cfg_.line_buffered) out_->flush();
-  if (k + 1 == segment_.submitted && !cap_reported_) check_cap(r, k);
-}
-
-void Pipeline::check_cap(const SourceRecord& r, std::size_t k) {
-  // A batch stops right after the key whose decision made the memory cap bind.
-  if (decider_->cap_binds() != 0) cap_bound(r, segment_.times[k]);
+  if (k + 1 == segment_.submitted) check_cap(r, k);
 }
 
 void Pipeline::Segment::reset(std::size_t first, std::size_t n) {

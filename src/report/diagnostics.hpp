@@ -20,7 +20,9 @@ enum class WarningKind {
   jump_forward,      // consecutive record times further apart than the jump threshold
   jump_back,
   date_only,       // a time read as a date without a time of day
+  zone_cut,        // a Common Log Format time without its zone, read as UTC
   redis_fallback,  // the Redis server was lost and a local filter decides from then on
+  multiline,       // --multiline's pattern matched none of the first lines
 };
 
 struct Warning {

@@ -14,7 +14,7 @@ enum class StatsFormat { none, text, json };
 
 // One key of --top (top_keys.hpp).
 struct TopKey {
-  std::string key;                 // its parts as a JSON array of strings, as --explain shows them
+  std::string key;                 // its parts as a JSON array, as --explain shows them
   std::uint64_t count = 0;         // duplicates counted for it: at least the true number,
   std::uint64_t overestimate = 0;  // and at most this many more
   bool truncated = false;          // shown by its first bytes only
@@ -36,6 +36,13 @@ struct HeldReport {
   std::uint64_t early = 0;       // written before their window closed, for --max-memory
 };
 
+// What the filter was sized for, which --stats names beside its memory: -c keys per window for a
+// time window, the -n keys of a count window.
+struct FilterSizing {
+  std::uint64_t keys = 0;  // 0: not known
+  bool count_window = false;
+};
+
 struct RunStats {
   std::uint64_t records = 0;
   std::uint64_t emitted = 0;        // records written (with --mark: all written records)
@@ -51,7 +58,11 @@ struct RunStats {
   std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
   double seconds = 0;
+  // The filter's, except that when the memory cap bound in this run (cap_binds) its
+  // effective_span or effective_count is the shortest window kept at any bind, as warned.
   tlbf::FilterStats filter;
+  FilterSizing sizing;
+  std::uint64_t cap_binds = 0;
   TopReport top;
   HeldReport held;
 
@@ -66,5 +77,7 @@ std::string format_top(const TopReport& top);
 // What a filter whose memory cap bound still keeps: "12.5s", "3000 keys", or "the whole
 // window" when the cap never made it drop a key inside the window.
 std::string cap_window(const tlbf::FilterStats& f);
+// The window kept of `a` is shorter than that of `b` (both from a cap that bound).
+bool narrower_window(const tlbf::FilterStats& a, const tlbf::FilterStats& b);
 
 }  // namespace tlbf_dedup

@@ -15,7 +15,7 @@
 
 #include <algorithm>
 
-#include "extract/extract.hpp"
+#include "extract/key_display.hpp"
 
 namespace tlbf_dedup {
 
@@ -85,7 +85,7 @@ void TopKeys::sift_up(std::size_t i) {
   }
 }
 
-TopReport TopKeys::report(std::size_t n, bool composite) const {
+TopReport TopKeys::report(std::size_t n, KeyShape shape) const {
   std::vector<const Counter*> order;
   order.reserve(heap_.size());
   for (const Counter& c : heap_) order.push_back(&c);
@@ -98,8 +98,8 @@ TopReport TopKeys::report(std::size_t n, bool composite) const {
   // The smallest count bounds every overestimate; until the counters fill, nothing was replaced.
   r.bound = heap_.size() < capacity_ || heap_.empty() ? 0 : heap_[0].count;
   for (std::size_t i = 0; i < std::min(n, order.size()); ++i)
-    r.keys.push_back(TopKey{describe_key_parts(order[i]->text, composite), order[i]->count, order[i]->overestimate,
-                            order[i]->truncated});
+    r.keys.push_back(TopKey{describe_key_parts(order[i]->text, shape, order[i]->truncated), order[i]->count,
+                            order[i]->overestimate, order[i]->truncated});
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "extract/key_display.hpp"
 #include "report/stats.hpp"
 #include "tlbf/types.hpp"
 
@@ -37,11 +38,11 @@ class TopKeys {
   void add(std::string_view key, tlbf::KeyHash id);
 
   // The `n` counters with the highest counts, highest first (ties: the key's bytes), each key
-  // shown by describe_key_parts(key, composite). The bound: with D keys added and m
+  // shown by describe_key_parts() as a key of `shape`. The bound: with D keys added and m
   // counters, every count is at most its overestimate above the true count, every
   // overestimate is at most the smallest count, which is at most D / m, and every key added
   // more than D / m times holds a counter.
-  TopReport report(std::size_t n, bool composite) const;
+  TopReport report(std::size_t n, KeyShape shape) const;
 
   std::uint64_t added() const { return added_; }
 

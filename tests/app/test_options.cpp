@@ -150,6 +150,17 @@ TEST_SUITE("options") {
     CHECK(parse({"-n", "3"}).filter.window_count == 3);
   }
 
+  TEST_CASE("--stats-file: the format is --stats's, else by the file's name") {
+    CHECK(parse({"--stats-file", "s.json"}).stats == StatsFormat::json);
+    CHECK(parse({"--stats-file", "s.txt"}).stats == StatsFormat::text);
+    CHECK(parse({"--stats-file", "stats"}).stats == StatsFormat::text);
+    CHECK(parse({"--stats=json", "--stats-file", "s.txt"}).stats == StatsFormat::json);
+    CHECK(parse({"--stats", "--stats-file", "s.json"}).stats == StatsFormat::text);
+    CHECK(parse({"--stats-file", "out/s.json"}).stats_file == "out/s.json");
+    CHECK(parse({}).stats_file.empty());
+    CHECK(usage_error({"--stats-file="}) == "--stats-file: empty file name");
+  }
+
   TEST_CASE("count window picks apbf, delimiter forms") {
     Options o = parse({"-n", "1000", "-d", "\\t"});
     CHECK(o.filter.window_count == 1000);

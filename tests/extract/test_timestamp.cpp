@@ -104,6 +104,20 @@ TEST_SUITE("timestamp") {
     CHECK_FALSE(parse_ctime("Sun Dec 04 04:47:44"));
   }
 
+  TEST_CASE("a CLF time cut off before its zone by a field list is marked so") {
+    for (TimeFormat f : {TimeFormat::auto_detect, TimeFormat::clf}) {
+      TimeParser p(f, std::nullopt, 2017);
+      const TimeReading cut = p.parse("[07/Mar/2004:16:05:49");  // -t 4 of [07/Mar/2004:16:05:49 -0800]
+      CHECK(cut.parsed);
+      CHECK(cut.zone_cut);
+      CHECK_FALSE(p.parse("[07/Mar/2004:16:05:49 -0800]").zone_cut);  // -t 4,5
+      CHECK_FALSE(p.parse("[07/Mar/2004:16:05:49]").zone_cut);        // written without a zone
+      CHECK_FALSE(p.parse("07/Mar/2004:16:05:49").zone_cut);
+    }
+    TimeParser iso(TimeFormat::auto_detect, std::nullopt, 2017);
+    CHECK_FALSE(iso.parse("[2016-12-19 16:31:47,999").zone_cut);  // not CLF: a zone is not expected
+  }
+
   TEST_CASE("auto detection and the TimeParser's stripping") {
     TimeParser p(TimeFormat::auto_detect, std::nullopt, 2017);
     CHECK(p("[10/Oct/2000:13:55:36 -0700]") == kClfExample);

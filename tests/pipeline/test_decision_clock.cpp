@@ -18,6 +18,8 @@ constexpr tlbf::Duration kS = tlbf::kSecond;
 
 struct Warnings final : RecordWarnings {
   void warn(WarningKind kind, std::string what) override { seen.emplace_back(kind, std::move(what)); }
+  std::string untimed_advice(const TimeReading&) override { return "the advice"; }
+  std::string step_back_advice(const TimeReading&) override { return "sort it"; }
   std::vector<std::pair<WarningKind, std::string>> seen;
 };
 
@@ -83,8 +85,11 @@ TEST_SUITE("decision_clock") {
     clock.accept(none, w);
     CHECK(clock.probe_failed());
     CHECK(clock.found_no_time());
-    CHECK(w.seen.size() == 1);
+    REQUIRE(w.seen.size() == 1);
+    CHECK(w.seen[0].second.find("judged at the current clock (the advice; further ones") != std::string::npos);
     const std::string message = clock.no_time_error("in.txt", 1000).what();
     CHECK(message.find("in.txt: none of the first 1000 records has a readable time at -t 1") == 0);
+    CHECK(message.find("(the first: (field absent)): the advice; or give --allow-untimed") != std::string::npos);
+    CHECK(message.find("Nothing was written (the 1000 records read were held back") != std::string::npos);
   }
 }

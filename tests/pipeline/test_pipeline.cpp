@@ -222,7 +222,7 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.bytes_in == 6);
     CHECK(r.stats.bytes_out == 5);
     CHECK(r.stats.filter.algorithm == "exact");
-    CHECK(format_stats(r.stats, StatsFormat::text).find("duplicates   1") != std::string::npos);
+    CHECK(format_stats(r.stats, StatsFormat::text).find("duplicates    1\n") != std::string::npos);
     CHECK(format_stats(r.stats, StatsFormat::json).find("\"duplicates\":1,") != std::string::npos);
   }
 
@@ -232,7 +232,7 @@ TEST_SUITE("pipeline") {
     c.format = InputFormat::json;
     Run r = run(in, c, exact(5 * kS));
     const std::vector<Warning>& w = r.diagnostics.warnings;
-    REQUIRE(w.size() == 6);
+    REQUIRE(w.size() == 7);
     // At once, with the file and the record number.
     CHECK(w[0].kind == WarningKind::malformed_record);
     CHECK(w[0].file == r.input_path);
@@ -244,15 +244,21 @@ TEST_SUITE("pipeline") {
     CHECK(w[2].kind == WarningKind::untimed);                                             // {"k":2} has no t
     CHECK(w[2].record == 5);
     CHECK(w[2].message.find("record 5: no readable time at -t t: (field absent)") != std::string::npos);
-    // At the end, totals: no file, no record, the count.
-    CHECK(w[3].kind == WarningKind::malformed_record);
+    // Four of the six records have no key: nothing was deduplicated among most of them.
+    CHECK(w[3].kind == WarningKind::missing_key);
     CHECK(w[3].record == 0);
-    CHECK(w[3].count == 2);
-    CHECK(w[4].kind == WarningKind::missing_key);
+    CHECK(w[3].count == 4);
+    CHECK(w[3].message.find("4 of the first 6 records have no key, so they are passed through without being "
+                            "deduplicated (the first, record 2 of ") == 0);
+    // At the end, totals: no file, no record, the count.
+    CHECK(w[4].kind == WarningKind::malformed_record);
+    CHECK(w[4].record == 0);
     CHECK(w[4].count == 2);
-    CHECK(w[5].kind == WarningKind::untimed);
-    CHECK(w[5].count == 1);
-    CHECK(w[5].message.find("at -t t") != std::string::npos);
+    CHECK(w[5].kind == WarningKind::missing_key);
+    CHECK(w[5].count == 2);
+    CHECK(w[6].kind == WarningKind::untimed);
+    CHECK(w[6].count == 1);
+    CHECK(w[6].message.find("at -t t") != std::string::npos);
     // Then the summary, once, with the run's counters.
     REQUIRE(r.diagnostics.summaries.size() == 1);
     CHECK(r.diagnostics.summaries[0].records == 6);
@@ -338,9 +344,10 @@ TEST_SUITE("pipeline") {
     CHECK(r.out == in);
     CHECK(r.stats.future == 1);
     CHECK(r.stats.duplicates == 0);
-    // The future stamp at once; the four days between the b's are a jump (over 100 x 60 s).
-    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::future_time, WarningKind::jump_forward,
-                                                 WarningKind::future_time, WarningKind::jump_forward});
+    // The future stamp at once, and its total; the four days between the b's are a jump
+    // forward (over 100 x 60 s), counted only.
+    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::future_time, WarningKind::future_time});
+    CHECK(r.stats.jumps_forward == 1);
     const Warning& w = r.diagnostics.warnings[0];
     CHECK(w.record == 1);
     CHECK(w.file == r.input_path);
@@ -351,7 +358,7 @@ TEST_SUITE("pipeline") {
     CHECK(run(in, unlimited, exact(60 * kS), {}, &wall).stats.duplicates == 1);
   }
 
-  TEST_CASE("jumps forward and back are warned once each with the record and the size, then counted") {
+  TEST_CASE("a step back is warned once with the record, its size and advice, jumps forward only counted") {
     // Two hosts' logs concatenated: 0..2 s, then 5000..5002 s, then back to 3 s, and again.
     PipelineConfig c = keyed("2", "1");
     c.clock.jump = 100 * kS;
@@ -360,14 +367,29 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.jumps_back == 2);
     CHECK(r.stats.late == 3);  // 3 d, 4 a, 6 f: judged at the clock 5001 and 5002
     CHECK(r.out == "0 a\n1 b\n5000 c\n5001 a\n3 d\n5002 e\n6 f\n");
-    REQUIRE(kinds(r) ==
-            std::vector<WarningKind>{WarningKind::jump_forward, WarningKind::jump_back, WarningKind::jump_forward});
-    CHECK(r.diagnostics.warnings[0].record == 3);
-    CHECK(r.diagnostics.warnings[0].message.find(
-              "\"5000\" jumps forward 4999s from the record before (1970-01-01T00:00:01Z)") != std::string::npos);
-    CHECK(r.diagnostics.warnings[1].record == 5);
-    CHECK(r.diagnostics.warnings[1].message.find("\"3\" steps back 4998s") != std::string::npos);
-    CHECK(r.diagnostics.warnings[2].count == 4);  // the total at the end
+    // A jump forward alone is a quiet spell: counted, not warned about.
+    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::jump_back, WarningKind::jump_back});
+    CHECK(r.diagnostics.warnings[0].record == 5);
+    CHECK(r.diagnostics.warnings[0].message.find("\"3\" steps back 1h23m from the record before "
+                                                 "(1970-01-01T01:23:21Z)") != std::string::npos);
+    CHECK(r.diagnostics.warnings[0].message.find(" is not in time order (logs joined end to end, or written out of "
+                                                 "order): sort it by time first: LC_ALL=C sort -s -b -k1,1 ") !=
+          std::string::npos);
+    CHECK(r.diagnostics.warnings[1].count == 2);  // the total at the end
+    CHECK(r.diagnostics.warnings[1].message ==
+          "the record time stepped back 2 time(s) by more than 1m40s (and jumped forward 2 time(s)); 3 record(s) were "
+          "late (judged at the clock)");
+    CHECK(readable_duration(66177601500000) == "18h22m");
+    CHECK(readable_duration(7532 * kS) == "2h5m");
+    CHECK(readable_duration(3600 * kS) == "1h");
+    CHECK(readable_duration(3 * 86400 * kS + 4 * 3600 * kS + 5 * kS) == "3d4h");
+    CHECK(readable_duration(400 * 86400 * kS) == "400d");
+    CHECK(readable_duration(452 * kS) == "7m32s");
+    CHECK(readable_duration(12500 * tlbf::kMillisecond) == "12.5s");
+    CHECK(readable_duration(12 * kS) == "12s");
+    CHECK(readable_duration(250 * tlbf::kMillisecond) == "250ms");
+    CHECK(readable_duration(20 * tlbf::kMicrosecond) == "20us");
+    CHECK(readable_duration(UINT64_MAX) == "centuries");
     // The default threshold is max(1 h, 100 x window): 1 h for a 10 s window, 100 m for 60 s.
     ClockPolicy policy;
     policy.window = 10 * kS;

@@ -3,6 +3,7 @@
 // Zipf-distributed streams, plus the report's order, truncation and rendering.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -23,7 +24,7 @@ void add(TopKeys& top, std::string_view key, std::uint64_t seed = 1) { top.add(k
 
 // Checks every guarantee of TopKeys::report against the exact counts of what was added.
 void check_bound(const TopKeys& top, const std::map<std::string, std::uint64_t>& truth, std::size_t counters) {
-  const TopReport r = top.report(counters, false);
+  const TopReport r = top.report(counters, {});
   std::uint64_t added = 0;
   for (const auto& [key, n] : truth) added += n;
   REQUIRE(r.added == added);
@@ -42,7 +43,7 @@ void check_bound(const TopKeys& top, const std::map<std::string, std::uint64_t>&
   }
   for (const auto& [key, n] : truth)
     if (n > added / counters)
-      CHECK_MESSAGE(reported.count(describe_key_parts(key, false)) == 1, key << " with " << n << " is not tracked");
+      CHECK_MESSAGE(reported.count(describe_key_parts(key, {})) == 1, key << " with " << n << " is not tracked");
 }
 }  // namespace
 
@@ -52,14 +53,14 @@ TEST_SUITE("top_keys") {
     for (int i = 0; i < 5; ++i) add(top, "b");
     for (int i = 0; i < 5; ++i) add(top, "a");
     add(top, "c");
-    const TopReport r = top.report(2, false);
+    const TopReport r = top.report(2, {});
     REQUIRE(r.keys.size() == 2);
     CHECK(r.keys[0].key == R"(["a"])");
     CHECK(r.keys[0].count == 5);
     CHECK(r.keys[1].key == R"(["b"])");
     CHECK(r.bound == 0);
     CHECK(r.keys[0].overestimate == 0);
-    CHECK(top.report(10, false).keys.size() == 3);
+    CHECK(top.report(10, {}).keys.size() == 3);
   }
 
   TEST_CASE("keys are told apart by the hashes they come with, whatever the seed") {
@@ -71,7 +72,7 @@ TEST_SUITE("top_keys") {
       add(one, key, 7);
       add(other, key, 8);
     }
-    const TopReport a = one.report(20, false), b = other.report(20, false);
+    const TopReport a = one.report(20, {}), b = other.report(20, {});
     REQUIRE(a.keys.size() == 20);
     REQUIRE(b.keys.size() == a.keys.size());
     CHECK(b.bound == a.bound);
@@ -88,7 +89,7 @@ TEST_SUITE("top_keys") {
     add(top, "a");
     add(top, "b");
     add(top, "c");  // replaces b (count 1): c counts 2, overestimate 1
-    const TopReport r = top.report(2, false);
+    const TopReport r = top.report(2, {});
     REQUIRE(r.keys.size() == 2);
     CHECK(r.keys[1].key == R"(["c"])");
     CHECK(r.keys[1].count == 2);
@@ -111,7 +112,7 @@ TEST_SUITE("top_keys") {
       if (round % 10 == 0) count("late-heavy");
     }
     check_bound(top, truth, kCounters);
-    const TopReport r = top.report(5, false);
+    const TopReport r = top.report(5, {});
     for (const TopKey& k : r.keys) CHECK(k.key.rfind("[\"heavy", 0) == 0);
   }
 
@@ -131,7 +132,7 @@ TEST_SUITE("top_keys") {
       }
       CAPTURE(s);
       check_bound(top, truth, kCounters);
-      CHECK(top.report(1, false).keys.at(0).key == R"(["key0"])");
+      CHECK(top.report(1, {}).keys.at(0).key == R"(["key0"])");
     }
   }
 
@@ -141,7 +142,7 @@ TEST_SUITE("top_keys") {
     add(top, a);
     add(top, a);
     add(top, b);
-    const TopReport r = top.report(2, false);
+    const TopReport r = top.report(2, {});
     REQUIRE(r.keys.size() == 2);
     CHECK(r.keys[0].count == 2);
     CHECK(r.keys[1].count == 1);
@@ -155,7 +156,23 @@ TEST_SUITE("top_keys") {
     append_key_part(key, "GET", false);
     append_key_part(key, "/a", false);
     add(top, key);
-    CHECK(top.report(1, true).keys.at(0).key == R"(["GET","/a"])");
+    CHECK(top.report(1, KeyShape{true, false}).keys.at(0).key == R"(["GET","/a"])");
+  }
+
+  TEST_CASE("JSON keys are shown as the values they were, and a cut one stays valid JSON") {
+    TopKeys top(10);
+    add(top,
+        "\xFB"
+        "443");        // the number 443
+    add(top, "\xF8");  // null
+    const std::string long_string(300, 'e');
+    add(top, "\xFC\xFF\x2C\x01\x00\x00" + long_string + "\xFE");  // [ "eee...e" ], 300 e's
+    const TopReport r = top.report(3, KeyShape{false, true});
+    std::vector<std::string> shown;
+    for (const TopKey& k : r.keys) shown.push_back(k.key);
+    CHECK(std::count(shown.begin(), shown.end(), "[443]") == 1);
+    CHECK(std::count(shown.begin(), shown.end(), "[null]") == 1);
+    CHECK(std::count(shown.begin(), shown.end(), "[[\"" + std::string(TopKeys::kMaxKeyBytes - 6, 'e') + "\"]]") == 1);
   }
 
   TEST_CASE("counters: ten per reported key, at least 100") {

@@ -57,7 +57,7 @@ check "--missing error: the first warning names the part" 1 "$(grep -c 'key part
 check "-k a,b on JSON: every record passes through unchanged" "$(md5sum < "$S/zeek_dns_wrccdc2018.ndjson")" \
   "$(md5sum < "$WORK/comma.out")"
 check "-k a,b on JSON: the warning says to repeat -k" 1 \
-  "$(grep -c 'comma is part of the member name: for a composite key repeat -k (-k id.orig_h -k query)' "$WORK/comma.err")"
+  "$(grep -c 'record 1: .*comma is part of the member name: for a composite key repeat -k (-k id.orig_h -k query)' "$WORK/comma.err")"
 "$D" -k 3 -t ts -w 60s "$S/zeek_dns_wrccdc2018.ndjson" 2> "$WORK/field.err" > /dev/null
 check "-k 3 on JSON: the warning says field numbers are for lines" 1 \
   "$(grep -c 'record 1: the key (-k 3) is absent; the input is JSON, where -k 3 is a member named "3" (field numbers are for lines)' "$WORK/field.err")"

@@ -1,0 +1,36 @@
+// Advice for a record whose key or time could not be read: the fields it has, as -k and -t
+// name them, and a --time-format that reads a time text no format read. What the warnings
+// and the untimed run's error say, so that the way out fits the input at hand.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "extract/extract.hpp"
+#include "extract/timestamp.hpp"
+
+namespace tlbf_dedup {
+
+// The fields of `record` as -k and -t name them: a JSON object's member names (of the object
+// `path` reaches, as far as it goes: "members of user: id, name"), a line's numbered fields
+// with their first characters (split by `delimiter`, -1 for runs of blanks). At most a dozen.
+std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path = {});
+
+// A strftime pattern that reads `text` (a time text no format read), checked by reading it
+// with the pattern; `alternative` gets a second reading where the day and the month could be
+// either way round (01-02-2017). nullopt when none is found.
+std::optional<std::string> suggest_time_format(std::string_view text, std::string* alternative = nullptr);
+
+// What to do about a record whose time at -t was not read: the fields the record has when the
+// field is absent, else a --time-format that reads the text (or the formats there are).
+std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t);
+
+// How to put one input in time order before it is read: a command that sorts `input` (a file,
+// or "(stdin)") by the time at -t when the time text sorts as text (`time_text`, one record's:
+// year first, or an epoch number), so that the order it makes is the times' order; else what
+// must be done without a command. `record` is one of its records (for a JSON member's name).
+std::string sort_advice(const ExtractConfig& cfg, bool json, std::string_view record, std::string_view time_text,
+                        std::string_view input);
+
+}  // namespace tlbf_dedup

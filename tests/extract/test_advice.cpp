@@ -1,0 +1,109 @@
+// Advice for records without a readable key or time (src/extract/advice.hpp): the fields a
+// record has, and a --time-format that reads the very text it is suggested for.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "extract/advice.hpp"
+
+namespace {
+using namespace tlbf_dedup;
+
+// The suggestion, and the time it reads `text` as when given as --time-format.
+std::string reading(const std::string& text) {
+  const std::optional<std::string> p = suggest_time_format(text);
+  if (!p) return "none";
+  std::optional<TimePattern> compiled = TimePattern::compile(*p);
+  REQUIRE(compiled);
+  TimeParser parser(TimeFormat::pattern, std::move(compiled), 2000);
+  const TimeReading t = parser.parse(text);
+  REQUIRE(t.parsed);
+  return *p + " " + format_rfc3339(t.time);
+}
+
+}  // namespace
+
+TEST_SUITE("advice") {
+  TEST_CASE("a --time-format that reads the text, for the shapes logs use") {
+    CHECK(reading("2005.11.09") == "%Y.%m.%d 2005-11-09T00:00:00Z");
+    CHECK(reading("2005-06-03-15.42.50.675872") == "%Y-%m-%d-%H.%M.%S.%f 2005-06-03T15:42:50.675872Z");
+    CHECK(reading("20171223-22:15:35:11") == "%Y%m%d-%H:%M:%S:%f 2017-12-23T22:15:35.11Z");
+    CHECK(reading("03-17 16:13:38.811") == "%m-%d %H:%M:%S.%f 2000-03-17T16:13:38.811Z");
+    CHECK(reading("[10.30 16:49:06]") == "%m.%d %H:%M:%S 2000-10-30T16:49:06Z");
+    CHECK(reading("081109 203615") == "%y%m%d %H%M%S 2008-11-09T20:36:15Z");
+    CHECK(reading("28/02/2017 10:00:05") == "%d/%m/%Y %H:%M:%S 2017-02-28T10:00:05Z");
+    CHECK(reading("12 March 2017 10:00 PM") == "%d %B %Y %I:%M %p 2017-03-12T22:00:00Z");
+    CHECK(reading("2017.03.12 10:00:00 +0100") == "%Y.%m.%d %H:%M:%S %z 2017-03-12T09:00:00Z");
+    CHECK(reading("no time here") == "none");
+    CHECK(reading("") == "none");
+  }
+
+  TEST_CASE("a date that reads either way names both") {
+    std::string other;
+    CHECK(suggest_time_format("09-06-2017 20:10:1", &other) == "%m-%d-%Y %H:%M:%S");
+    CHECK(other == "%d-%m-%Y %H:%M:%S");
+    other.clear();
+    CHECK(suggest_time_format("13-06-2017 20:10:01", &other) == "%d-%m-%Y %H:%M:%S");
+    CHECK(other.empty());
+  }
+
+  TEST_CASE("the fields a record has: JSON members along the path, numbered line fields") {
+    CHECK(describe_fields(R"({"eventVersion":"1.05","userIdentity":{"type":"IAMUser"},"eventSource":"s3"})", true, -1,
+                          "eventTime") == "its members: eventVersion, userIdentity, eventSource");
+    CHECK(describe_fields(R"({"detail":{"a":1,"b":2},"x":3})", true, -1, "detail.time") ==
+          "the members of detail: a, b");
+    CHECK(describe_fields(R"({"a.b":{"c":1}})", true, -1, "a.b.d") == "the members of a.b: c");
+    CHECK(describe_fields(R"({"detail":{"a":1}})", true, -1, "/detail/time") == "the members of detail: a");
+    CHECK(describe_fields("not json", true, -1) == "it is not a readable JSON object");
+    CHECK(describe_fields("Mar 27 13:06:56 host sshd[1]: hello", false, -1) ==
+          R"(it has 6 fields: 1 "Mar", 2 "27", 3 "13:06:56", 4 "host", 5 "sshd[1]:", 6 "hello")");
+    CHECK(describe_fields("a,b\n", false, ',') == R"(it has 2 fields: 1 "a", 2 "b")");
+    std::string many = "{";
+    for (int i = 0; i < 20; ++i) many += (i ? ",\"m" : "\"m") + std::to_string(i) + "\":1";
+    CHECK(describe_fields(many + "}", true, -1).find(", m11, ... (20 in all)") != std::string::npos);
+  }
+
+  TEST_CASE("untimed advice fits the cause") {
+    ExtractConfig cfg;
+    cfg.time = "eventTime";
+    TimeReading absent;
+    CHECK(untimed_advice(cfg, R"({"a":1,"b":2})", true, absent) ==
+          "-t eventTime is not in the record; its members: a, b");
+    TimeReading present;
+    present.present = true;
+    present.text = "2005.11.09";
+    CHECK(untimed_advice(cfg, "{}", true, present) == "--time-format '%Y.%m.%d' reads it");
+    present.text = "01-02-2017 10:00:00";
+    CHECK(untimed_advice(cfg, "{}", true, present) ==
+          "--time-format '%m-%d-%Y %H:%M:%S' reads it (or '%d-%m-%Y %H:%M:%S', if the day comes first)");
+    present.text = "garbage";
+    CHECK(untimed_advice(cfg, "{}", true, present).find("name its format with --time-format") == 0);
+    cfg.time = "7";
+    CHECK(untimed_advice(cfg, "a b", false, absent) == R"(-t 7 is not in the record; it has 2 fields: 1 "a", 2 "b")");
+  }
+
+  TEST_CASE("sorting one input: a command where the time sorts as text, none where it does not") {
+    ExtractConfig lines;
+    lines.time = "1,2";
+    CHECK(sort_advice(lines, false, "", "2017-01-01 00:00:00", "logs/app.log") ==
+          "sort it by time first: LC_ALL=C sort -s -b -k1,2 logs/app.log > logs/app.sorted.log");
+    CHECK(sort_advice(lines, false, "", "2017-01-01 00:00:00", "(stdin)") ==
+          "sort it by time first: ... | LC_ALL=C sort -s -b -k1,2 | tlbf-dedup ...");
+    lines.time = "3";
+    lines.delimiter = ',';
+    CHECK(sort_advice(lines, false, "", "1485000000", "a.csv") ==
+          "sort it by time first: LC_ALL=C sort -s -t ',' -k3,3 a.csv > a.sorted.csv");
+    CHECK(sort_advice(lines, false, "", "[10/Oct/2000:13:55:36", "access") ==
+          "sort it by time first (its time text does not sort as text)");
+    ExtractConfig json;
+    json.time = "@timestamp";
+    CHECK(sort_advice(json, true, R"({"@timestamp":"2017-01-01T00:00:00Z"})", "2017-01-01T00:00:00Z", "e.ndjson") ==
+          R"(sort it by time first: jq -c -s 'sort_by(.["@timestamp"])[]' e.ndjson > e.sorted.ndjson)");
+    json.time = "event.created";
+    CHECK(sort_advice(json, true, R"({"event":{"created":1}})", "1", "e") ==
+          "sort it by time first: jq -c -s 'sort_by(.event.created)[]' e > e.sorted");
+    json.time = "id.ts";  // a member literally named so, as Zeek writes id.orig_h
+    CHECK(sort_advice(json, true, R"({"id.ts":1})", "1", "e") ==
+          R"(sort it by time first: jq -c -s 'sort_by(.["id.ts"])[]' e > e.sorted)");
+  }
+}
