@@ -136,7 +136,15 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     throw;
   }
   // Step 3: the summary, after the warnings' totals; then how the run ended.
-  stats_.bytes_out = out.bytes_written();
+  summarise(out.bytes_written(), started_ns);
+  if (downstream_closed) throw BrokenPipe{};
+  if (output_stopped) throw *output_stopped;
+  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records);
+  return stats_;
+}
+
+void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
+  stats_.bytes_out = bytes_out;
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
   if (holder_) count_held(stats_);
@@ -152,10 +160,6 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   if (keyless_pending_) check_keyless();
   warn_totals();
   diagnostics_->summary(stats_);
-  if (downstream_closed) throw BrokenPipe{};
-  if (output_stopped) throw *output_stopped;
-  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records);
-  return stats_;
 }
 
 std::size_t Pipeline::take(const RecordBatch& b) {

@@ -179,6 +179,8 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // record with a warning waiting (SIZE_MAX: none).
   std::size_t give_warnings(const SourceRecord& r, std::size_t i);
   void warn_totals();
+  // The run's statistics completed, the end-of-run checks and warnings, then the summary.
+  void summarise(std::uint64_t bytes_out, std::int64_t started_ns);
   // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
   // fatal), and each bind's window kept counts for the shortest.
   [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
