@@ -10,40 +10,16 @@
 #include <string>
 
 #include "state/state_path.hpp"
+#include "state/state_fixtures.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
 
 namespace fs = std::filesystem;
 using tlbf_dedup::StateFileError;
 
-namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tlbf-state-path.XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-tlbf::FilterConfig one_second_exact() {
-  tlbf::FilterConfig c;
-  c.algorithm = tlbf::Algorithm::exact;
-  c.span = tlbf::kSecond;
-  c.capacity = 16;
-  return c;
-}
-
-}  // namespace
-
 TEST_SUITE("state_path") {
   TEST_CASE("a state path leads to a regular file or nothing, following links and keeping them") {
-    TempDir dir;
+    TempDir dir("tlbf-state-path");
     const std::string real = (dir.path / "real.state").string(), link = (dir.path / "link.state").string();
     CHECK(tlbf_dedup::resolve_state_path(real) == real);  // nothing there yet
     fs::create_symlink("real.state", link);
@@ -60,7 +36,7 @@ TEST_SUITE("state_path") {
   }
 
   TEST_CASE("a FIFO, a device, a directory, a link loop are refused, never opened") {
-    TempDir dir;
+    TempDir dir("tlbf-state-path");
     REQUIRE(::mkfifo((dir.path / "fifo").c_str(), 0600) == 0);
     fs::create_symlink("fifo", dir.path / "to-fifo");
     fs::create_symlink("/dev/zero", dir.path / "to-zero");

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "state/state_fixtures.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/hash.hpp"
@@ -25,24 +26,6 @@ namespace fs = std::filesystem;
 using tlbf_dedup::StateFileError;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tlbf-state-test.XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    return names;
-  }
-};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -152,15 +135,6 @@ void check_round_trip(const std::string& path, const tlbf::FilterConfig& cfg) {
     CHECK(loaded->filter->insert_if_absent(key(i), clock + 1) == f->insert_if_absent(key(i), clock + 1));
 }
 
-// An empty exact filter's configuration: a one-second window for 16 keys.
-tlbf::FilterConfig one_second_exact() {
-  tlbf::FilterConfig c;
-  c.algorithm = tlbf::Algorithm::exact;
-  c.span = tlbf::kSecond;
-  c.capacity = 16;
-  return c;
-}
-
 // A small valid state file for the damage tests.
 std::string small_state_bytes() {
   tlbf::FilterConfig c;
@@ -215,7 +189,7 @@ std::string overflowing_k_plus_l(tlbf::Algorithm algorithm) {
 
 TEST_SUITE("state_store") {
   TEST_CASE("every filter survives save and load: same answers, same configuration, same bytes") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     const std::string path = (dir.path / "s.state").string();
     for (const auto& [name, cfg] : all_filter_configs()) {
       const std::string filter_name = name;
@@ -231,7 +205,7 @@ TEST_SUITE("state_store") {
   }
 
   TEST_CASE("a missing file is no state, a directory is an error") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     CHECK_FALSE(tlbf_dedup::load_state_file((dir.path / "absent").string()).has_value());
     CHECK_THROWS_AS(tlbf_dedup::load_state_file(dir.path.string()), StateFileError);
   }
@@ -292,7 +266,7 @@ TEST_SUITE("state_store") {
   }
 
   TEST_CASE("a failed load names the file and leaves it untouched") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     const fs::path path = dir.path / "damaged.state";
     std::string bytes = small_state_bytes();
     bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
@@ -321,7 +295,7 @@ TEST_SUITE("state_store") {
   }
 
   TEST_CASE("saving leaves no temporary file, replaces the old state and keeps its mode") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     const std::string path = (dir.path / "s.state").string();
     const tlbf::FilterConfig c = one_second_exact();
     auto f = tlbf::make_filter(c);
@@ -338,7 +312,7 @@ TEST_SUITE("state_store") {
   }
 
   TEST_CASE("saving removes temporary files of writers that died, and only those") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     const std::string path = (dir.path / "s.state").string();
     pid_t child = ::fork();
     REQUIRE(child >= 0);
@@ -362,7 +336,7 @@ TEST_SUITE("state_store") {
   }
 
   TEST_CASE("a save that cannot happen says which file and why") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     const std::string path = (dir.path / "no-such-dir" / "s.state").string();
     tlbf::FilterConfig c;
     c.algorithm = tlbf::Algorithm::exact;
@@ -379,7 +353,7 @@ TEST_SUITE("state_store") {
   }
 
   TEST_CASE("the run record (hash seed, key and time options) survives save and load") {
-    TempDir dir;
+    TempDir dir("tlbf-state-test");
     const std::string path = (dir.path / "s.state").string();
     const tlbf::FilterConfig c = one_second_exact();
     auto f = tlbf::make_filter(c);
