@@ -24,18 +24,48 @@ for doc in docs/usage.md README.md; do
        inside && /^```/ { inside = 0; want = 0; next }
        inside { print > (dir "/" prefix "_" n ".sh") }' dir="$WORK" prefix="$(basename "$doc" .md)" "$SOURCE_DIR/$doc"
 done
-readme_count=$(ls "$WORK"/README_*.sh 2>/dev/null | wc -l)
+readme_count=$(ls "$WORK"/README_[0-9]*.sh 2>/dev/null | wc -l)
 check "README.md has at least 5 marked examples" 1 "$(( readme_count >= 5 ? 1 : 0 ))"
 count=$(ls "$WORK"/man_*.sh | wc -l)
 check "the man page has at least 8 marked examples" 1 "$(( count >= 8 ? 1 : 0 ))"
 
-for ex in "$WORK"/man_*.sh "$WORK"/usage_*.sh "$WORK"/README_*.sh; do
-  [ -f "$ex" ] || continue
+# README examples shown with their output: a ```sh block after '<!-- example output -->', then
+# the ```text block that follows it, which must be exactly what the commands write (stdout and
+# stderr together, under a fixed hash seed so that no false positive can differ).
+awk '/<!-- example output -->/ { want = 1; next }
+     want && /^```sh/ { inside = "sh"; n++; next }
+     want && /^```text/ { inside = "expected"; next }
+     inside && /^```/ { if (inside == "expected") want = 0; inside = ""; next }
+     inside { print > (dir "/README_out_" n "." inside) }' dir="$WORK" "$SOURCE_DIR/README.md"
+shown_count=$(ls "$WORK"/README_out_*.expected 2>/dev/null | wc -l)
+check "README.md shows the output of at least 3 examples" 1 "$(( shown_count >= 3 ? 1 : 0 ))"
+
+# fresh_run: an empty run directory holding the fixtures under the examples' names.
+fresh_run() {
   rm -rf "$WORK/run" && mkdir "$WORK/run"
   cp "$TESTDATA/sample_access.log" "$WORK/run/access.log"
   cp "$TESTDATA/app.ndjson" "$TESTDATA/auth.log" "$TESTDATA/hdfs.log" "$WORK/run/"
   cp "$TESTDATA/app_stacktrace.log" "$WORK/run/app.log"
   gzip -c "$TESTDATA/sample_access.log" > "$WORK/run/access.log.1.gz"
+}
+
+for ex in "$WORK"/README_out_*.sh; do
+  [ -f "$ex" ] || continue
+  fresh_run
+  sed -i 's/tail -F /tail -n +1 /g' "$ex"
+  status=0
+  (cd "$WORK/run" && TLBF_DEDUP_HASH_SEED=0x5eed bash -o pipefail -e "$ex") > "$WORK/ex.out" 2>&1 || status=$?
+  name="$(basename "$ex"): $(head -1 "$ex" | cut -c1-70)"
+  check "$name: exit 0" 0 "$status"
+  same=same
+  cmp -s "$WORK/ex.out" "${ex%.sh}.expected" || same=differs
+  check "$name: output as shown" same "$same"
+  [ "$same" = same ] || diff "${ex%.sh}.expected" "$WORK/ex.out" | sed 's/^/       /'
+done
+
+for ex in "$WORK"/man_*.sh "$WORK"/usage_*.sh "$WORK"/README_[0-9]*.sh; do
+  [ -f "$ex" ] || continue
+  fresh_run
   sed -i 's/tail -F /tail -n +1 /g; s/tail -f /tail -n +1 /g' "$ex"
   before=$(ls "$WORK/run" | wc -l)
   status=0
