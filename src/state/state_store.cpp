@@ -35,7 +35,7 @@ namespace {
 constexpr std::string_view kMagic{"TLBFSTAT", 8};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8;
 constexpr std::size_t kChecksumSize = 8;
-// Versions 1 and 2 define no flags; a set bit means a writer that knows something this one does not.
+// Versions 1 to 3 define no flags; a set bit means a writer that knows something this one does not.
 constexpr std::uint32_t kKnownFlags = 0;
 
 std::string describe(const std::string& name, const std::string& problem) {

@@ -54,8 +54,10 @@ class StateFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The format version this program writes; it reads every version up to this one.
-inline constexpr std::uint32_t kStateFormatVersion = 2;
+// The format version this program writes; it reads every version up to this one. Version 3
+// has version 2's fields; it says that the filter inside may be in a format that programs
+// reading up to version 2 do not know (the TLBF's format 3), so that they refuse it as newer.
+inline constexpr std::uint32_t kStateFormatVersion = 3;
 
 // nullopt when `path` does not exist; throws StateFileError on any other problem.
 std::optional<SavedState> load_state_file(const std::string& path);
