@@ -108,9 +108,11 @@
 //     may pass as new (stats().effective_span says how old a key may be and still be
 //     found); unique keys are not reported more often than without the cap.
 //  5. g = max(1, min u_i over positions 0..k-1) (eq. 5): never 0, so a full slice forces
-//     the next shift instead of stopping shifts. Bit-sliced, m_i ln2 in eq. 4 is m_i
-//     (-ln(1 - f)) for the fill f the layout was chosen for, lowered when more than l + 1
-//     runs are accepted so that their chance bits stay at the model's (set_fill_target()).
+//     the next shift instead of stopping shifts. Bit-sliced (and slice-major while the
+//     memory cap holds slice 0 at its largest size), m_i ln2 in eq. 4 is m_i (-ln(1 - f))
+//     for the fill f the layout was chosen for, lowered when more than l + 1 runs are
+//     accepted so that their chance bits stay at the model's (set_fill_target()): a cap
+//     then gives up window, never the rate.
 //     Here u_i is eq. 4 relaxed: the larger of
 //     the even share and what slice i has left beyond the slice-0 generation (c0 / (k x
 //     headroom)) for each later generation it will receive. Either is at most what it has
@@ -994,12 +996,14 @@ class TimeLimitedFilter final : public WindowFilter {
   const Slice& at(std::size_t pos) const { return slices_[slices_.size() - 1 - pos]; }
 
   // Inserts a slice of `bits` can take. Slice-major: until it is half full (eq. 8's m ln2).
-  // Bit-sliced: until it reaches the fill the layout was chosen for, fill_log_ (shift step 5),
-  // since an era's slices may be sized for a slower rate than the stream's.
+  // Bit-sliced, and slice-major while the memory cap keeps its slices at the largest size:
+  // until it reaches the fill the layout was chosen for, fill_log_ (shift step 5), since the
+  // slices may be sized for a slower rate than the stream's (capped, they are).
   std::uint64_t capacity(std::uint64_t bits) const {
-    return sliced_ ? static_cast<std::uint64_t>(std::floor(static_cast<double>(bits) * fill_log_))
-                   : detail::half_fill_capacity(bits);
+    return filled_to_layout() ? static_cast<std::uint64_t>(std::floor(static_cast<double>(bits) * fill_log_))
+                              : detail::half_fill_capacity(bits);
   }
+  bool filled_to_layout() const { return sliced_ || slices_.back().bits >= max_slice_bits_; }
 
   // Eq. 4 for the slice at `pos` in 0..k-1, relaxed: the generation may take the slice's
   // remaining capacity less `reserve` inserts for each later generation the slice will
@@ -1144,7 +1148,7 @@ class TimeLimitedFilter final : public WindowFilter {
     peak_bits_ = std::max(peak_bits_, total_bits_ + older_format_bits());
 
     // 5. Next generation (eq. 5), to the end of now's cell at most.
-    if (sliced_) set_fill_target(older_runs_accepted(threshold) + 1);
+    if (filled_to_layout()) set_fill_target(older_runs_accepted(threshold) + 1);
     gen_left_ = next_generation();
     gen_inserts_ = 0;
     gen_counted_ = 0;
