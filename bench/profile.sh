@@ -3,7 +3,7 @@
 #
 # Builds tlbf-dedup and the two floors in RelWithDebInfo into build-profile/ (optimised as
 # Release, with the line tables the grouping below needs), generates EVENTS (default 300,000)
-# steady events in text and NDJSON with ../shared/tools/gen_events.py (its default seed, so
+# steady events in text and NDJSON with tests/gen_events.py (its default seed, so
 # every run reads the same bytes), and runs under `valgrind --tool=callgrind`, with
 # TLBF_DEDUP_HASH_SEED=0 and the output read through a pipe by wc -l:
 #   tlbf-dedup -k 3 -t 1 -w 60s FILE.text      and the same with -a exact
@@ -40,7 +40,7 @@
 #
 # Environment: EVENTS (default 300000); KEEP_INPUTS=DIR keeps the generated inputs there (and
 # reuses them); KEEP_PROFILES=DIR keeps the callgrind.out files; BUILD_DIR (default
-# build-profile/) and GEN_EVENTS (default ../shared/tools/gen_events.py) as in bench/run.sh.
+# build-profile/) and GEN_EVENTS (default tests/gen_events.py) as in bench/run.sh.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-profile}
@@ -49,8 +49,8 @@ source "$BENCH_DIR/../scripts/common.sh"
 EVENTS=${EVENTS:-300000}
 # The floors hash keys with seed 0; with 0 the program makes the same decisions, run after run.
 export TLBF_DEDUP_HASH_SEED=0
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
-[ -f "$GEN_EVENTS" ] || { echo "profile: $GEN_EVENTS not found (the shared tools sit beside the repository)" >&2; exit 1; }
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
+[ -f "$GEN_EVENTS" ] || { echo "profile: $GEN_EVENTS not found" >&2; exit 1; }
 
 # 1. Install the build dependencies and valgrind (Debian 12 package names).
 install_missing "${PACKAGES[@]}" valgrind

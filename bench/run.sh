@@ -2,7 +2,7 @@
 # The benchmark harness in one command: bash bench/run.sh
 #
 # Installs the peer tools from Debian where missing, builds the project in Release into
-# build-bench/, generates the inputs with ../shared/tools/gen_events.py into a temporary
+# build-bench/, generates the inputs with tests/gen_events.py into a temporary
 # directory, and runs tlbf-dedup and the peers a user would otherwise pick on the same file
 # in one invocation, so every ratio compares figures taken on the same machine minutes
 # apart. Every command's output is read through a pipe by another process (wc -l), which is
@@ -39,6 +39,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
 source "$BENCH_DIR/../scripts/common.sh"
 source "$BENCH_DIR/lib.bash"
+source "$BENCH_DIR/count.bash"
 
 EVENTS=${EVENTS:-2000000}
 BASELINE=${BASELINE:-}
@@ -56,8 +57,8 @@ REPS=${REPS:-5}
 # both they make the same decisions (the floor check below compares their outputs: with a
 # random seed a false positive or two would differ), and every run of a row decides alike.
 export TLBF_DEDUP_HASH_SEED=0
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
-[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found (the shared tools sit beside the repository)" >&2; exit 1; }
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
+[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
 
 # 1. Install the build dependencies and the peers (Debian 12 package names).
 install_missing "${PACKAGES[@]}" gawk mawk coreutils jq miller time gzip zstd
@@ -202,6 +203,13 @@ for profile in steady burst; do
   echo "$line"
   TARGET_LINES+=("$line")
 done
+
+# Counting: --count against gawk and cut | sort | uniq -c on the steady text file, and the
+# memory per held record (bench/count.bash; bench/count.sh is this block alone). SKIP_COUNT=1
+# skips it.
+if [ -z "${SKIP_COUNT:-}" ]; then
+  count_tables "$DATA/events-$EVENTS-steady.text" "$EVENTS"
+fi
 
 # Start-up: what a one-record input costs, 20 runs in one timed loop (GNU time counts CPU
 # in hundredths of a second, too coarse for one run); /bin/true is the cost of any process.

@@ -25,8 +25,8 @@ EVENTS=300000
 TARGET=35
 export TLBF_DEDUP_HASH_SEED=0
 JOBS=$(nproc 2>/dev/null || echo 2)
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
-[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found (the shared tools sit beside the repository)" >&2; exit 1; }
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
+[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
 command -v jq >/dev/null || { echo "bench: jq is needed (apt-get install jq)" >&2; exit 1; }
 
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null

@@ -102,7 +102,9 @@ if(TARGET tlbf_redis)
 endif()
 
 # --- Debian's copyright and changelog, one pair per package ---------------------------------
-set(TLBF_PACKAGE_MAINTAINER "tlbf-dedup maintainers <tlbf-dedup@example.org>" CACHE STRING
+# The address the project's own commits are made under; a distribution that rebuilds the
+# packages sets its own with -DTLBF_PACKAGE_MAINTAINER.
+set(TLBF_PACKAGE_MAINTAINER "tlbf-dedup maintainers <maintainers@users.noreply.a-seed-5fe4ea74.example>" CACHE STRING
     "Maintainer of the Debian packages, named in their control files and changelog")
 string(TIMESTAMP TLBF_CHANGELOG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
 configure_file(cmake/debian/changelog.in ${TLBF_PACKAGING_DIR}/changelog @ONLY)

@@ -16,6 +16,7 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME tlbf-dedup)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "tlbf-dedup")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 # Install into the staging directory through DESTDIR with the prefix /usr, so that code run
 # at install time sees /usr and not the staging path: tlbf.pc must say prefix=/usr.

@@ -10,6 +10,8 @@ _tlbf_dedup() {
     -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
     --on-cap) COMPREPLY=($(compgen -W "warn fail" -- "$cur")); return ;;
+    --keep) COMPREPLY=($(compgen -W "first last" -- "$cur")); return ;;
+    --count-names) COMPREPLY=($(compgen -W "dup_count,first_seen,last_seen" -- "$cur")); return ;;
     --missing) COMPREPLY=($(compgen -W "error null" -- "$cur")); return ;;
     --mask) COMPREPLY=($(compgen -W "numbers hex uuid ip quoted numbers,hex,uuid,ip,quoted" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
@@ -17,7 +19,7 @@ _tlbf_dedup() {
     --max-memory) COMPREPLY=($(compgen -W "64M 256M 512M 1G 2G" -- "$cur")); return ;;
     --max-record) COMPREPLY=($(compgen -W "1M 64M 1G" -- "$cur")); return ;;
     --multiline-timeout) COMPREPLY=($(compgen -W "0 200ms 1s 5s" -- "$cur")); return ;;
-    -k|--key|-t|--time|-d|--delimiter|--key-regex|--multiline|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold|--top) return ;;
+    -k|--key|-t|--time|-d|--delimiter|--key-regex|--multiline|--count-format|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold|--top) return ;;
     --threads) COMPREPLY=($(compgen -W "1 2" -- "$cur")); return ;;
     --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --redis) COMPREPLY=($(compgen -W "redis:// redis+cluster://" -- "$cur")); return ;;
@@ -30,7 +32,7 @@ _tlbf_dedup() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --null --multiline --multiline-timeout --max-record --key --delimiter --key-regex --missing --ignore-case --mask --time --time-format
       --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --only-dups
-      --line-buffered --on-error --on-cap --stats --top --explain --progress --threads --state --state-reset --checkpoint --lock-timeout
+      --count --count-format --count-names --keep --line-buffered --on-error --on-cap --stats --top --explain --progress --threads --state --state-reset --checkpoint --lock-timeout --drain
       --redis --redis-key --redis-fallback --redis-shards --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))
     return

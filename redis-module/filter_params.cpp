@@ -1,24 +1,41 @@
-// Parsing and validation of the TLBF.* command arguments.
+// Parsing and validation of the TLBF.* command arguments and of the module's own arguments,
+// and the memory limit a client's filter is held to.
 //
 // Invariant: a value is accepted only when its whole text is a number of the expected form
 // and it lies inside the documented range; anything else is a CommandError whose message
 // names the argument and quotes what was given (cut to a readable length), and nothing has
 // been changed by then. Numbers are read with std::from_chars / strtod on a bounded copy: no
-// locale, no leading blanks, no "+", no trailing bytes.
+// locale, no leading blanks, no "+", no trailing bytes. A client's filter never gets a
+// MAXMEMORY above the limit of the moment (the module's MAX_FILTER_MEMORY, or the server's
+// maxmemory when lower).
 #include "filter_params.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace tlbf_redis {
 namespace {
 
+// The text given, cut to a readable length, with every byte outside printable ASCII (and the
+// quote and backslash) as \xNN, so a message is one line of text whatever the input held.
 std::string quoted(std::string_view s) {
   constexpr std::size_t kShown = 40;
   std::string q = "'";
-  q.append(s.substr(0, kShown));
+  for (const char c : s.substr(0, kShown)) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f && c != '\'' && c != '\\') {
+      q += c;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      q += "\\x";
+      q += kHex[b >> 4];
+      q += kHex[b & 15];
+    }
+  }
   if (s.size() > kShown) q += "...";
   q += "'";
   return q;
@@ -63,13 +80,20 @@ double rate_in_open_unit_interval(std::string_view name, std::string_view text) 
 
 }  // namespace
 
-FilterParams parse_reserve_options(const std::vector<std::string_view>& args) {
-  FilterParams p;
-  bool window = false, error = false, capacity = false, algorithm = false, max_memory = false, shards = false;
-  auto once = [](bool& seen, std::string_view keyword) {
-    if (seen) throw CommandError(std::string(keyword) + " given twice");
-    seen = true;
-  };
+namespace {
+
+// Each keyword at most once.
+void once(bool& seen, std::string_view keyword) {
+  if (seen) throw CommandError(std::string(keyword) + " given twice");
+  seen = true;
+}
+
+}  // namespace
+
+ReserveRequest parse_reserve_options(const std::vector<std::string_view>& args) {
+  ReserveRequest r;
+  FilterParams& p = r.params;
+  bool window = false, error = false, capacity = false, algorithm = false, shards = false, seed = false;
   for (std::size_t i = 0; i < args.size(); i += 2) {
     const std::string_view keyword = args[i];
     if (i + 1 >= args.size()) throw CommandError("option " + quoted(keyword) + " has no value");
@@ -92,18 +116,61 @@ FilterParams parse_reserve_options(const std::vector<std::string_view>& args) {
       else
         throw CommandError("ALGORITHM must be tlbf or gebf, got " + quoted(value));
     } else if (is_keyword(keyword, "MAXMEMORY")) {
-      once(max_memory, "MAXMEMORY");
+      once(r.max_memory_given, "MAXMEMORY");
       p.max_memory = parse_whole_number("MAXMEMORY", value, kMinMaxMemory, kMaxMaxMemory, "bytes");
     } else if (is_keyword(keyword, "SHARDS")) {
       once(shards, "SHARDS");
       p.shards = static_cast<std::uint32_t>(parse_whole_number("SHARDS", value, 1, kMaxShards, "shards"));
+    } else if (is_keyword(keyword, "SEED")) {
+      once(seed, "SEED");
+      r.seed = parse_whole_number("SEED", value, 0, std::numeric_limits<std::uint64_t>::max(), "64 bits");
     } else {
       throw CommandError("unknown option " + quoted(keyword) +
                          " (expected WINDOW, ERROR, CAPACITY, ALGORITHM, MAXMEMORY or SHARDS)");
     }
   }
   if (!window || !error || !capacity) throw CommandError("WINDOW, ERROR and CAPACITY are required");
-  return p;
+  return r;
+}
+
+ModuleSettings parse_module_args(const std::vector<std::string_view>& args) {
+  ModuleSettings s;
+  bool limit = false;
+  for (std::size_t i = 0; i < args.size(); i += 2) {
+    const std::string_view keyword = args[i];
+    if (!is_keyword(keyword, "MAX_FILTER_MEMORY"))
+      throw CommandError("unknown module argument " + quoted(keyword) + " (expected MAX_FILTER_MEMORY)");
+    if (i + 1 >= args.size()) throw CommandError("module argument " + quoted(keyword) + " has no value");
+    once(limit, "MAX_FILTER_MEMORY");
+    s.filter_memory_limit = parse_whole_number("MAX_FILTER_MEMORY", args[i + 1], kMinMaxMemory, kMaxMaxMemory, "bytes");
+  }
+  return s;
+}
+
+MemoryLimit memory_limit(const ModuleSettings& settings, std::uint64_t server_maxmemory) {
+  if (server_maxmemory != 0 && server_maxmemory < settings.filter_memory_limit) return {server_maxmemory, true};
+  return {settings.filter_memory_limit, false};
+}
+
+void apply_memory_limit(ReserveRequest& request, const MemoryLimit& limit) {
+  FilterParams& p = request.params;
+  if (!request.max_memory_given) {
+    if (limit.bytes < kMinMaxMemory)
+      throw CommandError("the limit of " + describe(limit) + " leaves no room for a filter, which needs at least " +
+                         std::to_string(kMinMaxMemory) + " bytes");
+    p.max_memory = std::min(kDefaultMaxMemory, limit.bytes);
+  }
+  check_within_limit(p, limit);
+}
+
+void check_within_limit(const FilterParams& p, const MemoryLimit& limit) {
+  if (p.max_memory > limit.bytes)
+    throw CommandError("MAXMEMORY " + std::to_string(p.max_memory) + " is over the limit of " + describe(limit));
+}
+
+std::string describe(const MemoryLimit& limit) {
+  return std::to_string(limit.bytes) + " bytes per filter (" +
+         (limit.from_server_maxmemory ? "the server's maxmemory" : "the module's MAX_FILTER_MEMORY") + ")";
 }
 
 void check_params(const FilterParams& p) {

@@ -1,8 +1,10 @@
-// The parameters of a filter kept in Redis and the arguments of the TLBF.* commands, parsed
-// and validated without any Redis type, so the rules are unit-tested (tests/redis/).
+// The parameters of a filter kept in Redis, the arguments of the TLBF.* commands and of the
+// module itself, parsed and validated without any Redis type, so the rules are unit-tested
+// (tests/redis-module/).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,6 +29,7 @@ inline constexpr std::int64_t kMaxMillis = (std::int64_t{1} << 62) / kNanosPerMi
 inline constexpr std::uint64_t kDefaultMaxMemory = std::uint64_t{1} << 30;
 inline constexpr std::uint64_t kMinMaxMemory = 4096;  // as tlbf-dedup's --max-memory
 inline constexpr std::uint64_t kMaxMaxMemory = std::uint64_t{1} << 40;
+inline constexpr std::uint64_t kDefaultFilterMemoryLimit = std::uint64_t{1} << 30;
 inline constexpr std::uint64_t kMaxCapacity = std::uint64_t{1} << 48;
 inline constexpr std::uint32_t kMaxShards = 16384;  // one per cluster hash slot
 
@@ -54,10 +57,45 @@ struct FilterParams {
   }
 };
 
+// What TLBF.RESERVE asks for: the parameters, whether MAXMEMORY was given (a default one is
+// lowered to the memory limit, a given one above it is refused), and the hash seed, which only
+// the primary and the AOF send (SEED): a client's filter draws its own.
+struct ReserveRequest {
+  FilterParams params;
+  bool max_memory_given = false;
+  std::optional<std::uint64_t> seed;
+};
+
 // The options of TLBF.RESERVE after the key: WINDOW ms ERROR rate CAPACITY n, in any order,
-// then optionally ALGORITHM tlbf|gebf, MAXMEMORY bytes, SHARDS n. Keywords are
+// then optionally ALGORITHM tlbf|gebf, MAXMEMORY bytes, SHARDS n, SEED n. Keywords are
 // case-insensitive; each may appear once.
-FilterParams parse_reserve_options(const std::vector<std::string_view>& args);
+ReserveRequest parse_reserve_options(const std::vector<std::string_view>& args);
+
+// The module's own settings: the arguments after its path in `--loadmodule` (or `loadmodule`
+// in redis.conf), keyword and value pairs in any letter case.
+struct ModuleSettings {
+  // MAX_FILTER_MEMORY bytes: the most memory one filter may be reserved with.
+  std::uint64_t filter_memory_limit = kDefaultFilterMemoryLimit;
+};
+ModuleSettings parse_module_args(const std::vector<std::string_view>& args);
+
+// The most memory a filter a client reserves now may have, and what sets it: the module's
+// MAX_FILTER_MEMORY, or the server's maxmemory (0: none) when that is lower.
+struct MemoryLimit {
+  std::uint64_t bytes = kDefaultFilterMemoryLimit;
+  bool from_server_maxmemory = false;
+};
+MemoryLimit memory_limit(const ModuleSettings& settings, std::uint64_t server_maxmemory);
+// "N bytes per filter (what sets it)", for messages.
+std::string describe(const MemoryLimit& limit);
+
+// A client's RESERVE under the limit: a MAXMEMORY given above it is refused, a default one is
+// lowered to it (CommandError when even the smallest filter does not fit).
+void apply_memory_limit(ReserveRequest& request, const MemoryLimit& limit);
+
+// Refuses (CommandError) a value whose MAXMEMORY is above the limit: what a client loads with
+// TLBF.LOADCHUNK may not ask for more than what it could reserve.
+void check_within_limit(const FilterParams& p, const MemoryLimit& limit);
 
 // Throws CommandError naming the first field out of range; used on parsed and loaded values.
 void check_params(const FilterParams& p);

@@ -4,28 +4,37 @@
 // TLBF.INFO field identically, on any machine; decode() accepts nothing else. The byte form
 // (every integer little-endian through tlbf::ByteWriter, doubles as their IEEE-754 bits) is
 //     magic "TLBFREDS" | u32 format version | u32 flags | payload | u64 XXH3-64 of payload
-// and the payload is the reserved parameters and the clock (payload_fields(), the one list
-// both directions use) followed by the library's own save() bytes up to the checksum. A
-// newer format version or an unknown flag is refused by name rather than misread; the
-// checksum refuses any damaged byte before the library parses anything.
+// and the payload is the reserved parameters, the clock and (from format version 2) the hash
+// seed (payload_fields(), the one list both directions use), followed by the library's own
+// save() bytes up to the checksum. Values are written in version 2; version 1, written before
+// filters had seeds, is read with seed 0, which is how its items were hashed. A newer format
+// version or an unknown flag is refused by name rather than misread; the checksum refuses any
+// damaged byte before the library parses anything; only the reserved algorithm's loader
+// reads the filter's bytes; a TLBF whose own memory cap is over the value's MAXMEMORY is
+// refused.
 #include "filter_value.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
 #endif
 #include <xxhash.h>
 
+#include "filter_sizing.hpp"
+#include "tlbf/detail/gebf_segment.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/hash.hpp"
 #include "tlbf/serialize.hpp"
+#include "tlbf/time_limited.hpp"
 
 namespace tlbf_redis {
 namespace {
 
 constexpr std::string_view kMagic{"TLBFREDS", 8};
-constexpr std::uint32_t kFormatVersion = 1;
-constexpr std::uint32_t kKnownFlags = 0;  // version 1 defines none
+constexpr std::uint32_t kFormatVersion = 2;  // 2: the seed after the clock
+constexpr std::uint32_t kKnownFlags = 0;     // no version defines any
 constexpr std::size_t kHeaderSize = 8 + 4 + 4;
 constexpr std::size_t kChecksumSize = 8;
 
@@ -47,9 +56,9 @@ struct Reading {
   void f64(double& v) { v = in.f64(); }
 };
 
-// The payload's fields before the filter's bytes, in order (format version 1).
+// The payload's fields before the filter's bytes, in order, for a format version.
 template <class Io>
-void payload_fields(Io& io, FilterParams& p, std::int64_t& clock_ms) {
+void payload_fields(Io& io, std::uint32_t version, FilterParams& p, std::int64_t& clock_ms, std::uint64_t& seed) {
   io.algorithm(p.algorithm);
   io.i64(p.window_ms);
   io.f64(p.error_rate);
@@ -57,6 +66,7 @@ void payload_fields(Io& io, FilterParams& p, std::int64_t& clock_ms) {
   io.u64(p.max_memory);
   io.u32(p.shards);
   io.i64(clock_ms);
+  if (version >= 2) io.u64(seed);
 }
 
 std::uint64_t read_u64_le(std::string_view s) {
@@ -71,6 +81,24 @@ std::uint32_t read_u32_le(std::string_view s) {
   return v;
 }
 
+// Only the reserved algorithm's loader (for gebf, the time-window one) may read the filter's
+// bytes, and a TLBF only with k + l under 2^32: the library's loader divides by that sum in
+// 32 bits, so a value whose l wraps it to 0 would stop the server with SIGFPE.
+void check_filter_kind(tlbf::ByteReader peek, tlbf::Algorithm a) {
+  if (peek.u8() != static_cast<std::uint8_t>(a))
+    throw tlbf::state_error("corrupted (the filter is not the reserved algorithm)");
+  if (a == tlbf::Algorithm::gebf) {
+    if (peek.u8() != tlbf::detail::kGebfTimed) throw tlbf::state_error("corrupted (not a time-window gebf)");
+    return;
+  }
+  std::uint32_t k = peek.u32();  // format 1 starts with k; format 2 with 0 and a format byte
+  if (k == 0) {
+    peek.u8();
+    k = peek.u32();
+  }
+  if (std::uint64_t{k} + peek.u32() > UINT32_MAX) throw tlbf::state_error("corrupted (tlbf k + l out of range)");
+}
+
 bool algorithm_matches(tlbf::Algorithm a, const std::string& stats_name) {
   if (a == tlbf::Algorithm::tlbf) return stats_name == "tlbf";
   return stats_name.rfind("gebf", 0) == 0;  // "gebf" or "gebf-blocked"
@@ -80,29 +108,30 @@ tlbf::Time to_nanos(std::int64_t ms) { return ms * kNanosPerMilli; }
 
 }  // namespace
 
-FilterValue::FilterValue(const FilterParams& params) : params_(params) {
+FilterValue::FilterValue(const FilterParams& params, std::uint64_t seed) : params_(params), seed_(seed) {
   check_params(params_);
   try {
-    filter_ = tlbf::make_filter(to_config(params_));
-  } catch (const tlbf::invalid_parameter& e) {
+    check_capacity_fits(params_);
+    tlbf::FilterConfig config = to_config(params_);
+    config.capacity = start_capacity(params_);
+    filter_ = tlbf::make_filter(config);
+  } catch (const tlbf::invalid_parameter& e) {  // an error rate no layout reaches, a MAXMEMORY too small
     throw CommandError(e.what());
   }
-  if (filter_->stats(0).memory_capped)
-    throw CommandError("CAPACITY " + std::to_string(params_.capacity) + " needs more than MAXMEMORY " +
-                       std::to_string(params_.max_memory) + " bytes; raise MAXMEMORY or lower CAPACITY");
 }
 
-FilterValue::FilterValue(const FilterParams& params, std::int64_t clock_ms, std::unique_ptr<tlbf::WindowFilter> filter)
-    : params_(params), clock_ms_(clock_ms), filter_(std::move(filter)) {}
+FilterValue::FilterValue(const FilterParams& params, std::int64_t clock_ms, std::uint64_t seed,
+                         std::unique_ptr<tlbf::WindowFilter> filter)
+    : params_(params), clock_ms_(clock_ms), seed_(seed), filter_(std::move(filter)) {}
 
-bool FilterValue::insert_if_absent(tlbf::KeyHash h, std::int64_t time_ms) {
-  if (!filter_->insert_if_absent(h, to_nanos(time_ms))) return false;
+bool FilterValue::insert_if_absent(std::string_view item, std::int64_t time_ms) {
+  if (!filter_->insert_if_absent(tlbf::hash_key(item, seed_), to_nanos(time_ms))) return false;
   clock_ms_ = std::max(clock_ms_, time_ms);
   return true;
 }
 
-bool FilterValue::may_contain(tlbf::KeyHash h, std::int64_t time_ms) const {
-  return filter_->may_contain(h, to_nanos(time_ms));
+bool FilterValue::may_contain(std::string_view item, std::int64_t time_ms) const {
+  return filter_->may_contain(tlbf::hash_key(item, seed_), to_nanos(time_ms));
 }
 
 std::vector<InfoField> FilterValue::info() const {
@@ -142,8 +171,9 @@ std::string FilterValue::encode() const {
   w.u32(kKnownFlags);
   FilterParams p = params_;
   std::int64_t clock = clock_ms_;
+  std::uint64_t seed = seed_;
   Writing io{w};
-  payload_fields(io, p, clock);
+  payload_fields(io, kFormatVersion, p, clock, seed);
   filter_->save(w);
   std::string bytes = w.take();
   const std::uint64_t sum = XXH3_64bits(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize);
@@ -167,19 +197,26 @@ std::unique_ptr<FilterValue> FilterValue::decode(std::string_view bytes) {
   tlbf::ByteReader in(payload);
   FilterParams p;
   std::int64_t clock = 0;
+  std::uint64_t seed = 0;
   Reading io{in};
-  payload_fields(io, p, clock);
+  payload_fields(io, version, p, clock, seed);
   try {
     check_params(p);
   } catch (const CommandError& e) {
     throw tlbf::state_error(std::string("corrupted (") + e.what() + ")");
   }
   if (clock < -1 || clock > kMaxMillis) throw tlbf::state_error("corrupted (clock out of range)");
+  check_filter_kind(in, p.algorithm);
   std::unique_ptr<tlbf::WindowFilter> filter = tlbf::load_filter(in);
   if (!in.at_end()) throw tlbf::state_error("corrupted (bytes after the filter)");
   if (!algorithm_matches(p.algorithm, filter->stats(0).algorithm))
     throw tlbf::state_error("corrupted (the filter is not the reserved algorithm)");
-  return std::unique_ptr<FilterValue>(new FilterValue(p, clock, std::move(filter)));
+  // The library grows a TLBF up to its own cap, saved in its bytes: a value whose cap is over
+  // its MAXMEMORY would grow past the limit it was checked against.
+  if (const auto* t = dynamic_cast<const tlbf::TimeLimitedFilter*>(filter.get()))
+    if (t->max_slice_bits() / 8 > p.max_memory / (std::uint64_t{t->k()} + t->l()))
+      throw tlbf::state_error("corrupted (the filter may grow beyond its MAXMEMORY)");
+  return std::unique_ptr<FilterValue>(new FilterValue(p, clock, seed, std::move(filter)));
 }
 
 }  // namespace tlbf_redis

@@ -8,14 +8,26 @@
 // is half done by a refused command, and no exception ever unwinds into the server.
 //
 // Replicas and the AOF hold the same state as the primary because every change reaches
-// them as a deterministic command: TLBF.RESERVE verbatim, TLBF.ADD rewritten with the time
+// them as a deterministic command: TLBF.RESERVE with the MAXMEMORY and the hash seed the
+// primary resolved (SEED, an option only they may send), TLBF.ADD rewritten with the time
 // the primary resolved (so "*" does not read another clock there) and only the items that
 // were inserted (a duplicate changes nothing), TLBF.LOADCHUNK verbatim. The filter's state
 // is a function of those commands alone. RDB, DEBUG RELOAD, DUMP/RESTORE and cluster slot
 // migration go through rdb_save/rdb_load, which store FilterValue::encode()'s versioned
 // bytes; an AOF rewrite without an RDB preamble emits the same bytes as TLBF.LOADCHUNK
 // commands of at most kAofChunk bytes each, so no single command exceeds the server's limits.
+//
+// Memory. A client's filter is held to the limit of the moment (MAX_FILTER_MEMORY, a module
+// argument, or the server's maxmemory when lower): RESERVE refuses a MAXMEMORY over it and
+// lowers a default one to it, and TLBF.LOADCHUNK refuses a value that asks for more. Every
+// RESERVE is judged before anything is allocated (filter_sizing.hpp), and a filter starts at
+// most a fraction of its CAPACITY's size and grows with what arrives. Commands from the
+// primary or the AOF carry decisions already taken and are not held to the limit.
+#include <sys/random.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -26,7 +38,6 @@
 #include "filter_params.hpp"
 #include "filter_value.hpp"
 #include "module_api.hpp"
-#include "tlbf/shard.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_redis {
@@ -37,10 +48,14 @@ constexpr int kModuleVersion = 1;
 constexpr const char* kTypeName = "TLBFilter";  // module type names are exactly 9 characters
 constexpr int kEncodingVersion = 1;             // of the RDB value; its bytes carry their own version too
 constexpr std::size_t kAofChunk = std::size_t{1} << 20;
-// Longest value TLBF.LOADCHUNK assembles: the largest MAXMEMORY plus room for the header.
-constexpr std::uint64_t kMaxEncodedBytes = kMaxMaxMemory + (std::uint64_t{1} << 20);
+// A value's byte form holds at most its MAXMEMORY of filter data plus this much: the header,
+// the parameters and the fields of each slice or block.
+constexpr std::uint64_t kEncodedOverhead = std::uint64_t{1} << 20;
+// Longest value TLBF.LOADCHUNK assembles from the primary or the AOF.
+constexpr std::uint64_t kMaxEncodedBytes = kMaxMaxMemory + kEncodedOverhead;
 
 rm::Type* g_filter_type = nullptr;
+ModuleSettings g_settings;  // from the module's arguments, set once at load
 
 // The key holds a value of another type.
 struct WrongType {};
@@ -70,6 +85,37 @@ int guarded(rm::Ctx* ctx, rm::String** argv, int argc) {
   } catch (const std::exception& e) {
     return reply_error(ctx, e.what());
   }
+}
+
+// A command from the primary or loaded from the AOF: it carries a decision already taken, so
+// the rules for a client's command (the memory limit, SEED, times ahead) do not apply.
+bool from_primary(rm::Ctx* ctx) { return (rm::GetContextFlags(ctx) & (rm::kCtxReplicated | rm::kCtxLoading)) != 0; }
+
+// The limit a client's filter is held to now; maxmemory is read at each call, so CONFIG SET
+// applies to the next RESERVE.
+MemoryLimit current_limit(rm::Ctx* ctx) {
+  std::uint64_t maxmemory = 0;
+  if (rm::ServerInfoData* info = rm::GetServerInfo(ctx, "memory")) {
+    int err = 0;
+    const unsigned long long v = rm::ServerInfoGetFieldUnsigned(info, "maxmemory", &err);
+    if (err == 0) maxmemory = v;
+    rm::FreeServerInfo(ctx, info);
+  }
+  return memory_limit(g_settings, maxmemory);
+}
+
+// A filter's secret hash seed, from the OS.
+std::uint64_t draw_seed() {
+  std::uint64_t seed = 0;
+  auto* bytes = reinterpret_cast<unsigned char*>(&seed);
+  std::size_t got = 0;
+  while (got < sizeof seed) {
+    const ssize_t n = getrandom(bytes + got, sizeof seed - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw CommandError(std::string("cannot draw a hash seed from the OS: ") + std::strerror(errno));
+    got += static_cast<std::size_t>(n);
+  }
+  return seed;
 }
 
 class OpenKey {
@@ -110,17 +156,37 @@ TimeArg parse_time_clause(rm::String** argv, int argc) {
 }
 
 // TLBF.RESERVE key WINDOW ms ERROR rate CAPACITY n [ALGORITHM tlbf|gebf] [MAXMEMORY bytes]
-// [SHARDS n]
+// [SHARDS n], and SEED n from the primary or the AOF only.
 int reserve(rm::Ctx* ctx, rm::String** argv, int argc) {
   if (argc < 2) return rm::WrongArity(ctx);
   std::vector<std::string_view> options;
   for (int i = 2; i < argc; ++i) options.push_back(text(argv[i]));
-  const FilterParams params = parse_reserve_options(options);
-
+  ReserveRequest request = parse_reserve_options(options);
+  // 1. The seed: the primary's, or drawn here. A primary or an AOF that sends none is the
+  //    previous module, which hashed every item with seed 0.
+  std::uint64_t seed = 0;
+  if (from_primary(ctx)) {
+    seed = request.seed.value_or(0);
+  } else {
+    if (request.seed) throw CommandError("SEED is not a client's option: each filter draws its own secret seed");
+    apply_memory_limit(request, current_limit(ctx));
+    seed = draw_seed();
+  }
+  // 2. The filter, sized and checked before anything is allocated.
   OpenKey key(ctx, argv[1], rm::kRead | rm::kWrite);
   if (!key.empty()) throw CommandError("the key already exists");
-  key.set(std::make_unique<FilterValue>(params));
-  rm::ReplicateVerbatim(ctx);
+  key.set(std::make_unique<FilterValue>(request.params, seed));
+  // 3. Replicas and the AOF: the options as given, with the MAXMEMORY and the seed resolved
+  //    here, so they build the same filter whatever their own limit.
+  const auto options_given = static_cast<std::size_t>(argc - 2);
+  const std::string seed_text = std::to_string(seed), memory = std::to_string(request.params.max_memory);
+  if (request.seed)
+    rm::ReplicateVerbatim(ctx);
+  else if (request.max_memory_given)
+    rm::Replicate(ctx, "TLBF.RESERVE", "svcc", argv[1], argv + 2, options_given, "SEED", seed_text.c_str());
+  else
+    rm::Replicate(ctx, "TLBF.RESERVE", "svcccc", argv[1], argv + 2, options_given, "MAXMEMORY", memory.c_str(), "SEED",
+                  seed_text.c_str());
   return rm::ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -133,8 +199,7 @@ int add(rm::Ctx* ctx, rm::String** argv, int argc) {
 
   const long long server_ms = rm::Milliseconds();
   const std::int64_t time_ms = time.server_clock ? server_ms : time.ms;
-  const bool from_primary = (rm::GetContextFlags(ctx) & (rm::kCtxReplicated | rm::kCtxLoading)) != 0;
-  if (!time.server_clock && !from_primary) check_not_ahead(time_ms, server_ms, filter.params().window_ms);
+  if (!time.server_clock && !from_primary(ctx)) check_not_ahead(time_ms, server_ms, filter.params().window_ms);
 
   const int first_item = 4;
   std::vector<unsigned char> is_new(static_cast<std::size_t>(argc - first_item));
@@ -146,7 +211,7 @@ int add(rm::Ctx* ctx, rm::String** argv, int argc) {
   };
   try {
     for (int i = first_item; i < argc; ++i) {
-      const bool fresh = filter.insert_if_absent(tlbf::item_hash(text(argv[i])), time_ms);
+      const bool fresh = filter.insert_if_absent(text(argv[i]), time_ms);
       is_new[static_cast<std::size_t>(i - first_item)] = fresh;
       if (fresh) inserted.push_back(argv[i]);
     }
@@ -170,8 +235,7 @@ int exists(rm::Ctx* ctx, rm::String** argv, int argc) {
   const std::int64_t time_ms = time.server_clock ? rm::Milliseconds() : time.ms;
 
   rm::ReplyWithArray(ctx, argc - 4);
-  for (int i = 4; i < argc; ++i)
-    rm::ReplyWithLongLong(ctx, filter.may_contain(tlbf::item_hash(text(argv[i])), time_ms) ? 1 : 0);
+  for (int i = 4; i < argc; ++i) rm::ReplyWithLongLong(ctx, filter.may_contain(text(argv[i]), time_ms) ? 1 : 0);
   return rm::kOk;
 }
 
@@ -209,11 +273,17 @@ std::optional<PendingLoad> g_pending;
 
 // TLBF.LOADCHUNK key offset total bytes: the form an AOF rewrite gives a filter. The chunk
 // at offset 0 starts a value of `total` bytes, each next chunk continues at the offset
-// where the previous one ended, and the chunk that completes it creates the key.
+// where the previous one ended, and the chunk that completes it creates the key. A client's
+// value is held to the memory limit, its total before any byte is kept.
 int load_chunk(rm::Ctx* ctx, rm::String** argv, int argc) {
   if (argc != 5) return rm::WrongArity(ctx);
+  const bool trusted = from_primary(ctx);
+  const MemoryLimit limit = trusted ? MemoryLimit{kMaxMaxMemory, false} : current_limit(ctx);
   const std::uint64_t offset = parse_whole_number("offset", text(argv[2]), 0, kMaxEncodedBytes, "bytes");
   const std::uint64_t total = parse_whole_number("total", text(argv[3]), 1, kMaxEncodedBytes, "bytes");
+  if (total > limit.bytes + kEncodedOverhead)
+    throw CommandError("a value of " + std::to_string(total) + " bytes is more than a filter within the limit of " +
+                       describe(limit) + " takes");
   const std::string_view data = text(argv[4]);
   const int db = rm::GetSelectedDb(ctx);
   const std::string_view name = text(argv[1]);
@@ -235,11 +305,14 @@ int load_chunk(rm::Ctx* ctx, rm::String** argv, int argc) {
   if (g_pending->bytes.size() == total) {
     std::string bytes = std::move(g_pending->bytes);
     g_pending.reset();
+    std::unique_ptr<FilterValue> value;
     try {
-      key.set(FilterValue::decode(bytes));
+      value = FilterValue::decode(bytes);
     } catch (const tlbf::state_error& e) {
       throw CommandError(std::string("cannot load the filter: ") + e.what());
     }
+    if (!trusted) check_within_limit(value->params(), limit);
+    key.set(std::move(value));
   }
   rm::ReplicateVerbatim(ctx);
   return rm::ReplyWithSimpleString(ctx, "OK");
@@ -318,18 +391,24 @@ struct CommandSpec {
   const char* flags;
 };
 
-int load(rm::Ctx* ctx, int argc) {
+int load(rm::Ctx* ctx, rm::String** argv, int argc) {
   // 1. Every API function, by name; a server without one of them cannot run the module.
   if (const char* missing = rm::bind(ctx)) {
     if (rm::Log) rm::Log(ctx, "warning", "tlbf: this server lacks %s; Redis 7.0 or later is needed", missing);
     return rm::kErr;
   }
-  // 2. Register the module, then refuse arguments it does not take.
+  // 2. Register the module, then read its arguments; a bad one stops the load.
   rm::SetModuleAttribs(ctx, kModuleName, kModuleVersion, rm::kApiVersion1);
-  if (argc != 0) {
-    rm::Log(ctx, "warning", "tlbf: the module takes no arguments");
+  std::vector<std::string_view> args;
+  for (int i = 0; i < argc; ++i) args.push_back(text(argv[i]));
+  try {
+    g_settings = parse_module_args(args);
+  } catch (const CommandError& e) {
+    rm::Log(ctx, "warning", "tlbf: %s", e.what());
     return rm::kErr;
   }
+  rm::Log(ctx, "notice", "tlbf: a filter may take at most %llu bytes (MAX_FILTER_MEMORY, or maxmemory when lower)",
+          static_cast<unsigned long long>(g_settings.filter_memory_limit));
   rm::SetModuleOptions(ctx, rm::kOptionHandleIOErrors);
   // 3. The data type.
   rm::TypeMethods methods;
@@ -358,9 +437,9 @@ int load(rm::Ctx* ctx, int argc) {
 }  // namespace tlbf_redis
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(tlbf_redis::rm::Ctx* ctx,
-                                                                         tlbf_redis::rm::String** /*argv*/, int argc) {
+                                                                         tlbf_redis::rm::String** argv, int argc) {
   try {
-    return tlbf_redis::load(ctx, argc);
+    return tlbf_redis::load(ctx, argv, argc);
   } catch (...) {
     return tlbf_redis::rm::kErr;
   }

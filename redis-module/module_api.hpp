@@ -26,6 +26,7 @@ struct String;
 struct IO;
 struct Digest;
 struct Type;
+struct ServerInfoData;
 
 inline constexpr int kOk = 0;
 inline constexpr int kErr = 1;
@@ -100,6 +101,9 @@ struct TypeMethods {
   X(void, EmitAOF, (IO*, const char* command, const char* format, ...))                                  \
   X(void, DigestAddStringBuffer, (Digest*, const char* bytes, std::size_t length))                       \
   X(void, DigestEndSequence, (Digest*))                                                                  \
+  X(ServerInfoData*, GetServerInfo, (Ctx*, const char* section))                                         \
+  X(unsigned long long, ServerInfoGetFieldUnsigned, (ServerInfoData*, const char* field, int* out_err))  \
+  X(void, FreeServerInfo, (Ctx*, ServerInfoData*))                                                       \
   X(void, Free, (void*))
 
 #define TLBF_RM_DECLARE(ret, name, params) inline ret(*name) params = nullptr;

@@ -26,7 +26,7 @@ EVENTS=${EVENTS:-2000000}
 INPUTS=${INPUTS:-/tmp/tlbf-compare}
 PROFILES=${PROFILES:-steady burst}
 SHARED_DATA=${SHARED_DATA:-$ROOT/../shared/data}
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/../shared/tools/gen_events.py}
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
 source "$ROOT/scripts/output-commands.bash"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -187,40 +187,36 @@ class TimeLimitedFilter final : public WindowFilter {
   }
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
-    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
-    check_capacity(cfg.capacity);
-    const SliceLayout layout = detail::resolve_layout(cfg, choose_layout);
-    k_ = layout.k;
-    l_ = layout.l;
-    sliced_ = cfg.tlbf_layout == TlbfLayout::bit_sliced && k_ + l_ <= detail::RunCells::kMaxSlices;
-    if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
-      throw invalid_parameter(
-          "max_slices", parameter_value(cfg.max_slices),
-          "must be in [k + l = " + std::to_string(k_ + l_) + ", " + std::to_string(detail::kMaxSlicesHard) + "]");
+    const Sizing z = sizing_for(cfg);
+    k_ = z.layout.k;
+    l_ = z.layout.l;
+    sliced_ = z.sliced;
     span_ = cfg.span;
     compute_cell();
     max_slices_ = cfg.max_slices;
     max_bits_ = detail::memory_cap_bits(cfg);
     max_slice_bits_ = max_bits_ / (k_ + l_) / 64 * 64;
-
-    // Initial slices as an APBF sized for `capacity` keys per span: g = capacity / l.
-    const double gen = std::ceil(static_cast<double>(cfg.capacity) / l_);
-    const std::uint64_t initial =
-        detail::slice_bits_for(gen * k_ * (sliced_ ? kHeadroom * kHeadroom : 1.0), 64, detail::kMaxTotalBits);
     // Floor on slice size: a burst or a quiet spell must not shrink slices to a few words.
     // A slice holds at least 4k inserts, so a new slice 0 always allows generations of >= 4
     // (eq. 4 never rounds to 0 for a fresh slice), and at least 1/64 of the initial size.
-    min_bits_ = std::max(detail::slice_bits_for(4.0 * k_, 64, detail::kMaxTotalBits),
-                         std::min(initial / 64, max_slice_bits_) / 64 * 64);
+    min_bits_ = std::max(z.floor_bits, std::min(z.initial_bits / 64, max_slice_bits_) / 64 * 64);
     if (max_slice_bits_ < min_bits_ || max_slice_bits_ == 0)
       throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
                               "is too small: " + std::to_string(k_ + l_) + " slices of at least " +
                                   std::to_string(min_bits_) + " bits are needed");
-    std::uint64_t bits = std::clamp(initial, min_bits_, max_slice_bits_);
-    if (bits < initial) memory_capped_ = true;
+    std::uint64_t bits = std::clamp(z.initial_bits, min_bits_, max_slice_bits_);
+    if (bits < z.initial_bits) memory_capped_ = true;
     start_slices(bits);
     peak_bits_ = total_bits_;
     gen_left_ = next_generation();
+  }
+
+  // Bits of slices that cfg.capacity keys per span take once a steady stream has filled the
+  // window: k + l slices of the size a filter built for cfg starts with, before any memory cap
+  // (compare with cfg.max_memory_bytes to see whether it would bind). Nothing is allocated.
+  static std::uint64_t window_bits_for(const FilterConfig& cfg) {
+    const Sizing z = sizing_for(cfg);
+    return std::max(z.initial_bits, z.floor_bits) * (std::uint64_t{z.layout.k} + z.layout.l);
   }
 
   static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
@@ -423,6 +419,32 @@ class TimeLimitedFilter final : public WindowFilter {
 
   friend struct SavedForm;
   TimeLimitedFilter() = default;
+
+  // What a configuration asks of the constructor, checked, before anything is allocated.
+  struct Sizing {
+    SliceLayout layout;
+    bool sliced = false;
+    std::uint64_t initial_bits = 0;  // each first slice, for capacity / l keys per generation
+    std::uint64_t floor_bits = 0;    // a slice for 4k inserts
+  };
+  static Sizing sizing_for(const FilterConfig& cfg) {
+    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
+    check_capacity(cfg.capacity);
+    Sizing z;
+    z.layout = detail::resolve_layout(cfg, choose_layout);
+    const std::uint32_t k = z.layout.k, l = z.layout.l;
+    z.sliced = cfg.tlbf_layout == TlbfLayout::bit_sliced && k + l <= detail::RunCells::kMaxSlices;
+    if (cfg.max_slices < k + l || cfg.max_slices > detail::kMaxSlicesHard)
+      throw invalid_parameter(
+          "max_slices", parameter_value(cfg.max_slices),
+          "must be in [k + l = " + std::to_string(k + l) + ", " + std::to_string(detail::kMaxSlicesHard) + "]");
+    // The first slices as an APBF's sized for `capacity` keys per span: g = capacity / l.
+    const double gen = std::ceil(static_cast<double>(cfg.capacity) / l);
+    z.initial_bits =
+        detail::slice_bits_for(gen * k * (z.sliced ? kHeadroom * kHeadroom : 1.0), 64, detail::kMaxTotalBits);
+    z.floor_bits = detail::slice_bits_for(4.0 * k, 64, detail::kMaxTotalBits);
+    return z;
+  }
 
   // The first slices: bit-sliced, the k slices of the insert range in one era with room for
   // k + l; slice-major, k + l slices, as the paper has them.

@@ -40,6 +40,7 @@
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/serialize.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -195,6 +196,86 @@ std::optional<ExclusiveLock> lock_state(const Options& o) {
   }
 }
 
+// What decides a run's records: the filter (local, or in Redis), the seed its keys are hashed
+// with, the decider over them, and the clock a saved state had reached.
+struct Deciding {
+  tlbf::FilterConfig config;
+  std::unique_ptr<tlbf::WindowFilter> filter;
+  std::unique_ptr<RedisBackend> remote;
+  std::unique_ptr<Decider> local;
+  std::uint64_t hash_seed = 0;
+  tlbf::Time clock = 0;
+  std::optional<std::string> held;  // the records a state's run held (--count, --keep last)
+  Decider& decider() { return remote ? static_cast<Decider&>(*remote) : *local; }
+};
+
+// The filter: in Redis with --redis (reserved there unless it exists; the fresh seed only
+// hashes for a local fallback filter); else from the state file when there is one (with its
+// hash seed, and its key and time options where this run gives none: `o` is parsed again),
+// else fresh with a fresh seed. The decider owns the seed: every hash of a key in the run is
+// made with it.
+Deciding make_deciding(Options& o, int argc, const char* const* argv, Clock& clock, Diagnostics& diagnostics) {
+  Deciding d;
+  d.config = o.filter;
+  if (o.redis) {
+    d.hash_seed = fresh_hash_seed();
+    d.remote = std::make_unique<RedisBackend>(*o.redis, o.filter, d.hash_seed, clock, diagnostics);
+    d.config = d.remote->filter_config();
+    check_filter_matches(o, d.config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text,
+                         "name another --redis-key");
+    return d;
+  }
+  if (!o.state_file.empty() && !o.state_reset) {
+    if (auto saved = load_state_file(o.state_file)) {
+      check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
+      if (saved->run.key_time_options) {
+        const std::vector<std::string> args = saved_key_time_args(o, *saved->run.key_time_options, o.state_file);
+        if (!args.empty()) o = *parse_options(argc, argv, args);
+      }
+      d.config = saved->config;
+      d.filter = std::move(saved->filter);
+      d.clock = saved->clock;
+      d.hash_seed = saved->run.hash_seed;
+      d.held = std::move(saved->held);
+    }
+  }
+  if (!d.filter) {
+    try {
+      d.filter = tlbf::make_filter(d.config);
+    } catch (const tlbf::invalid_parameter& e) {
+      throw option_error(e);
+    }
+    d.hash_seed = fresh_hash_seed();
+  }
+  d.local = make_local_decider(*d.filter, o.pipeline.refresh, d.hash_seed);
+  return d;
+}
+
+// The holding stage of --count and --keep last, over the window of the filter the run was
+// given (a state's, when there is one), with the records that state held.
+std::unique_ptr<Holder> make_holder(const Options& o, const Deciding& d) {
+  const auto corrupted = [&](const std::string& problem) {
+    return StateFileError("state file '" + o.state_file + "': corrupted (" + problem + ")");
+  };
+  if (!o.hold.active()) {
+    if (d.held) throw corrupted("it holds records, but its run was not made with --count or --keep last");
+    if (o.hold.drain) throw UsageError("--drain has no effect without --count or --keep last (nothing is held)");
+    return nullptr;
+  }
+  HoldConfig h = o.hold;
+  h.span = d.config.span;
+  h.window_count = d.config.window_count;
+  h.from = o.pipeline.refresh == Refresh::yes ? WindowFrom::last_copy : WindowFrom::first_copy;
+  h.max_bytes = d.config.max_memory_bytes;
+  auto holder = std::make_unique<Holder>(h);
+  try {
+    if (d.held) holder->load(*d.held);
+  } catch (const tlbf::state_error& e) {
+    throw corrupted(std::string("its held records do not parse: ") + e.what());
+  }
+  return holder;
+}
+
 int run(Options o, int argc, const char* const* argv) {
   // Step 0: the state's lock, held until this function returns (every exit path).
   std::optional<ExclusiveLock> lock;
@@ -206,48 +287,21 @@ int run(Options o, int argc, const char* const* argv) {
   SystemClock system_clock;
   StderrDiagnostics diagnostics(o.quiet, o.stats);
 
-  // Step 1: the filter: in Redis with --redis (reserved there unless it exists; the fresh
-  // seed only hashes for a local fallback filter); else from the state file when there is
-  // one (with its hash seed, and its key and time options where this run gives none), else
-  // fresh with a fresh seed.
-  tlbf::FilterConfig config = o.filter;
-  std::unique_ptr<tlbf::WindowFilter> filter;
-  std::unique_ptr<RedisBackend> remote;
-  tlbf::Time clock = 0;
-  if (o.redis) {
-    o.pipeline.hash_seed = fresh_hash_seed();
-    remote = std::make_unique<RedisBackend>(*o.redis, o.filter, o.pipeline.hash_seed, system_clock, diagnostics);
-    config = remote->filter_config();
-    check_filter_matches(o, config, "the Redis filter '" + o.redis->key + "' at " + o.redis->url.text,
-                         "name another --redis-key");
-  } else if (!o.state_file.empty() && !o.state_reset) {
-    if (auto saved = load_state_file(o.state_file)) {
-      check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
-      if (saved->run.key_time_options) {
-        const std::vector<std::string> args = saved_key_time_args(o, *saved->run.key_time_options, o.state_file);
-        if (!args.empty()) o = *parse_options(argc, argv, args);
-      }
-      config = saved->config;
-      filter = std::move(saved->filter);
-      clock = saved->clock;
-      o.pipeline.hash_seed = saved->run.hash_seed;
-    }
-  }
-  if (!filter && !remote) {
-    try {
-      filter = tlbf::make_filter(config);
-    } catch (const tlbf::invalid_parameter& e) {
-      throw option_error(e);
-    }
-    o.pipeline.hash_seed = fresh_hash_seed();
-  }
+  // Step 1: the filter and its decider, and the holding stage with what the state held.
+  Deciding d = make_deciding(o, argc, argv, system_clock, diagnostics);
+  std::unique_ptr<Holder> holder = make_holder(o, d);
 
-  // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks).
+  // Step 2: the state hooks: save at every checkpoint and at the end (--explain only looks),
+  // with the records held at that moment.
   StateHooks hooks;
   if (!o.state_file.empty() && o.pipeline.explain == 0) {
-    const RunRecord record{o.pipeline.hash_seed, o.key_time_options};
-    hooks.save = [path = o.state_file, config, record](const tlbf::WindowFilter& f, tlbf::Time c) {
-      save_state_file(path, f, config, c, record);
+    const RunRecord record{d.hash_seed, o.key_time_options};
+    hooks.save = [path = o.state_file, config = d.config, record, filter = d.filter.get(),
+                  held = holder.get()](tlbf::Time c) {
+      if (!held) return save_state_file(path, *filter, config, c, record);
+      tlbf::ByteWriter bytes;
+      held->save(bytes);
+      save_state_file(path, *filter, config, c, record, std::string_view(bytes.data()));
     };
     hooks.every = o.checkpoint;
   }
@@ -256,17 +310,14 @@ int run(Options o, int argc, const char* const* argv) {
   RecordReader reader(o.files, o.reader);
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
-  pipeline_config.clock.window = config.span;  // the state file's (or Redis's) window when there is one
-  std::optional<Pipeline> pipeline;
-  if (remote)
-    pipeline.emplace(std::move(pipeline_config), *remote, clock, system_clock, diagnostics);
-  else
-    pipeline.emplace(std::move(pipeline_config), *filter, clock, system_clock, diagnostics, std::move(hooks));
+  pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
+  Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks),
+                    holder.get());
   try {
-    pipeline->run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+    pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
   } catch (const OutputStopped& e) {
     std::string where;
-    if (remote)
+    if (d.remote)
       where = "; their keys are in the Redis filter already, so a rerun inside the window takes them for duplicates";
     else if (!o.state_file.empty())
       where = "; the state was not saved, so a run resumed from " + o.state_file + " writes them again";

@@ -12,6 +12,7 @@
 
 #include "decide/redis/redis_backend.hpp"
 #include "extract/timestamp.hpp"
+#include "output/holder.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
@@ -49,6 +50,9 @@ struct Options {
 
   tlbf::FilterConfig filter;
   FilterOverrides given;
+  // --count, --keep, --drain: what the holding stage does; cli.cpp adds the window, the
+  // memory cap and --refresh from the filter it makes.
+  HoldConfig hold;
 
   StatsFormat stats = StatsFormat::none;
   bool quiet = false;
@@ -68,10 +72,12 @@ struct Options {
 // value as the user typed it (`typed`, else as the library writes it), and the problem.
 UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typed = "");
 
-// The long names of the options that decide what a key and a record's time are. A new such
-// option is added here, and state files then record it and hold later runs to it.
+// The long names of the options that decide what a key and a record's time are, and what a
+// state's window holds (records held by --count and --keep). A new such option is added
+// here, and state files then record it and hold later runs to it.
 inline constexpr const char* kKeyTimeOptions[] = {"--key",     "--key-regex", "--delimiter", "--ignore-case",
-                                                  "--missing", "--mask",      "--time",      "--time-format"};
+                                                  "--missing", "--mask",      "--time",      "--time-format",
+                                                  "--count",   "--keep"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

@@ -84,7 +84,7 @@ class Extractor {
 
 std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser);
 std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser);
-// The same without the fast path for flat records (extract_json.cpp): every record read
+// The same without the fast path for flat records (json_scan.cpp): every record read
 // through simdjson's On-Demand lookups, for tests that check both paths decide alike.
 std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractConfig& cfg, TimeParser time_parser);
 
@@ -92,7 +92,7 @@ std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractCo
 void ascii_fold(std::string_view in, std::string& out);
 
 // How a JSON value becomes key bytes, so that two values are one key exactly when they are
-// equal as JSON data (extract_json.cpp, docs/usage.md "JSON keys"):
+// equal as JSON data (json_key_encoder.cpp, docs/usage.md "JSON keys"):
 //  - a string is its unescaped UTF-8 content, untagged (the common case costs nothing and
 //    keeps the keys of earlier versions); every other value starts with a tag byte from
 //    0xF8-0xFF, which UTF-8 never contains, so no string can equal another type's bytes;

@@ -1,4 +1,4 @@
-// The JSON extractor's fast path (extract_json.cpp): the common record read from its bytes,
+// The JSON extractor's fast path (json_scan.cpp): the common record read from its bytes,
 // without simdjson, exactly as simdjson's lookups would read it, or not at all. The extractor
 // and bench/ndjson_floor.cpp (the NDJSON path's floor) read records with these same two
 // functions, so the floor measures the program's own scan.

@@ -1,5 +1,8 @@
-// Hand-written parsers for the fixed timestamp formats of logs, a small strftime-style
-// pattern matcher for the rest, and the year rollover of stamps that do not name their year.
+// The fixed timestamp formats of logs (epoch numbers, RFC 3339, slash dates, RFC 2822, CLF,
+// syslog, ctime), auto-detection among them, the year of year-less stamps, and TimeParser,
+// which the extractors call for every record. strftime patterns are matched in
+// timestamp_pattern.cpp; what both share (the Civil fields, the calendar, the Scanner) is in
+// timestamp_scan.hpp.
 //
 // Each format is read in two steps: a scanner (scan_rfc3339, scan_syslog...) checks the
 // syntax and fills a Civil with the fields the text names, then to_time checks them against
@@ -18,239 +21,23 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <limits>
 
+#include "extract/timestamp_scan.hpp"
+
 namespace tlbf_dedup {
-namespace {
-
-using tlbf::Time;
-
-constexpr std::int64_t kNsPerSec = 1000000000;
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-unsigned days_in_month(std::int64_t y, unsigned m) {
-  static constexpr unsigned kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
-}
-
-// Two-digit years as POSIX strptime's %y reads them: 69-99 → 1969-1999, 00-68 → 2000-2068.
-std::int64_t year_of_two_digits(unsigned yy) { return yy < 69 ? 2000 + yy : 1900 + yy; }
-
-// The month (1-12) a day of the year falls in, counted in a common year: only the year
-// rollover asks, and it needs no more than the month.
-unsigned month_of_day_of_year(int yday) {
-  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  unsigned m = 1;
-  for (int d : kDays) {
-    if (yday <= d || m == 12) break;
-    yday -= d;
-    ++m;
-  }
-  return m;
-}
-
-}  // namespace
-
-namespace detail {
-// The fields a textual timestamp names; `to_time` validates and converts them.
-struct Civil {
-  std::int64_t year = 1970;
-  unsigned month = 1, day = 1, hour = 0, minute = 0, second = 0;
-  std::int64_t nanos = 0;
-  std::int64_t offset_seconds = 0;  // east of UTC
-  int yday = 0;                     // %j, 1-based; 0 = unused
-  bool has_year = true;             // false: the year is the caller's (syslog, patterns without %Y)
-  bool has_time_of_day = true;      // false: a date only, read as its midnight
-  std::optional<Time> instant;      // the whole time, given as a number (epoch, %s)
-};
-}  // namespace detail
-
-namespace {
 
 using detail::Civil;
-
-std::optional<Time> to_time(const Civil& c) {
-  if (c.month < 1 || c.month > 12 || c.hour > 23 || c.minute > 59 || c.second > 60) return std::nullopt;
-  std::int64_t days;
-  if (c.yday > 0) {
-    if (c.yday > (is_leap(c.year) ? 366 : 365)) return std::nullopt;
-    days = days_from_civil(c.year, 1, 1) + c.yday - 1;
-  } else {
-    if (c.day < 1 || c.day > days_in_month(c.year, c.month)) return std::nullopt;
-    days = days_from_civil(c.year, c.month, c.day);
-  }
-  std::int64_t secs = days * 86400 + c.hour * 3600 + c.minute * 60 + c.second - c.offset_seconds;
-  // int64 nanoseconds cover 1677-09-21 .. 2262-04-11.
-  if (secs < -9223372035LL || secs > 9223372035LL) return std::nullopt;
-  return secs * kNsPerSec + c.nanos;
-}
-
-// A cursor over the text with the small matchers every format needs.
-struct Scanner {
-  std::string_view s;
-  std::size_t i = 0;
-
-  bool done() const { return i == s.size(); }
-  char peek() const { return i < s.size() ? s[i] : '\0'; }
-  bool lit(char c) {
-    if (peek() != c) return false;
-    ++i;
-    return true;
-  }
-  // min..max digits.
-  bool num(std::size_t min, std::size_t max, unsigned& out) {
-    std::size_t start = i;
-    unsigned v = 0;
-    while (i < s.size() && i - start < max && is_digit(s[i])) v = v * 10 + static_cast<unsigned>(s[i++] - '0');
-    if (i - start < min) return false;
-    out = v;
-    return true;
-  }
-  bool num64(std::size_t min, std::size_t max, std::int64_t& out) {
-    unsigned v;
-    if (max > 9) return false;
-    if (!num(min, max, v)) return false;
-    out = v;
-    return true;
-  }
-  void blanks() {
-    while (i < s.size() && is_blank(s[i])) ++i;
-  }
-  // A fraction after '.' or ',': up to 9 digits count, further digits are consumed.
-  bool fraction(std::int64_t& nanos) {
-    std::size_t start = i;
-    std::int64_t v = 0;
-    std::size_t n = 0;
-    while (i < s.size() && is_digit(s[i])) {
-      if (n < 9) {
-        v = v * 10 + (s[i] - '0');
-        ++n;
-      }
-      ++i;
-    }
-    if (i == start) return false;
-    for (; n < 9; ++n) v *= 10;
-    nanos = v;
-    return true;
-  }
-  // Z, ±HH, ±HHMM, ±HH:MM.
-  bool zone(std::int64_t& offset) {
-    if (lit('Z') || lit('z')) {
-      offset = 0;
-      return true;
-    }
-    char sign = peek();
-    if (sign != '+' && sign != '-') return false;
-    ++i;
-    unsigned hh, mm = 0;
-    if (!num(2, 2, hh)) return false;
-    if (lit(':')) {
-      if (!num(2, 2, mm)) return false;
-    } else if (is_digit(peek())) {
-      if (!num(2, 2, mm)) return false;
-    }
-    if (hh > 23 || mm > 59) return false;
-    offset = (sign == '-' ? -1 : 1) * static_cast<std::int64_t>(hh * 3600 + mm * 60);
-    return true;
-  }
-  // The end of the text, or blanks, a zone (as zone()) and the end.
-  bool end_with_optional_zone(std::int64_t& offset) {
-    if (done()) return true;
-    blanks();
-    return zone(offset) && done();
-  }
-  // zone(), or a zone name of RFC 2822 (section 3.3 and 4.3), any case; UTC too, as HTTP
-  // servers write it.
-  bool mail_zone(std::int64_t& offset) {
-    if (zone(offset)) return true;
-    static constexpr struct {
-      const char* name;
-      int hours;
-    } kZones[] = {{"ut", 0},   {"utc", 0},  {"gmt", 0},  {"est", -5}, {"edt", -4}, {"cst", -6},
-                  {"cdt", -5}, {"mst", -7}, {"mdt", -6}, {"pst", -8}, {"pdt", -7}};
-    std::size_t end = i;
-    while (end < s.size() && lower(s[end]) >= 'a' && lower(s[end]) <= 'z') ++end;
-    for (const auto& z : kZones) {
-      const std::size_t n = std::strlen(z.name);
-      if (end - i != n) continue;
-      std::size_t k = 0;
-      while (k < n && lower(s[i + k]) == z.name[k]) ++k;
-      if (k == n) {
-        offset = z.hours * 3600;
-        i = end;
-        return true;
-      }
-    }
-    return false;
-  }
-  // At least one blank, and all that follow.
-  bool gap() {
-    if (!is_blank(peek())) return false;
-    blanks();
-    return true;
-  }
-  // A month name, abbreviated or full, any case; 1-12.
-  bool month_name(unsigned& month) {
-    static constexpr const char* kNames[12] = {"january", "february", "march",     "april",   "may",      "june",
-                                               "july",    "august",   "september", "october", "november", "december"};
-    if (i + 3 > s.size()) return false;
-    for (unsigned m = 0; m < 12; ++m) {
-      const char* n = kNames[m];
-      if (lower(s[i]) == n[0] && lower(s[i + 1]) == n[1] && lower(s[i + 2]) == n[2]) {
-        i += 3;
-        std::size_t k = 3;
-        std::size_t save = i;
-        while (n[k] && i < s.size() && lower(s[i]) == n[k]) ++i, ++k;
-        if (n[k]) i = save;  // only a full name may extend the abbreviation
-        month = m + 1;
-        return true;
-      }
-    }
-    return false;
-  }
-  bool weekday_name() {
-    static constexpr const char* kNames[7] = {"sunday",   "monday", "tuesday", "wednesday",
-                                              "thursday", "friday", "saturday"};
-    if (i + 3 > s.size()) return false;
-    for (const char* n : kNames) {
-      if (lower(s[i]) == n[0] && lower(s[i + 1]) == n[1] && lower(s[i + 2]) == n[2]) {
-        i += 3;
-        std::size_t k = 3;
-        std::size_t save = i;
-        while (n[k] && i < s.size() && lower(s[i]) == n[k]) ++i, ++k;
-        if (n[k]) i = save;
-        return true;
-      }
-    }
-    return false;
-  }
-  bool clock(Civil& c, bool seconds_optional) {
-    if (!num(1, 2, c.hour) || !lit(':') || !num(2, 2, c.minute)) return false;
-    if (!lit(':')) return seconds_optional;
-    if (!num(2, 2, c.second)) return false;
-    if (peek() == '.' || peek() == ',') {
-      ++i;
-      if (!fraction(c.nanos) && !done()) return false;  // "04:30:30," (a bare separator) is allowed at the end
-    }
-    return true;
-  }
-};
-
-}  // namespace
+using detail::is_blank;
+using detail::is_digit;
+using detail::kNsPerSec;
+using detail::month_of_day_of_year;
+using detail::parse_with;
+using detail::Scanner;
+using detail::to_time;
+using detail::year_of_two_digits;
+using tlbf::Time;
 
 namespace {
 
@@ -487,16 +274,6 @@ bool scan_auto(std::string_view text, Civil& c) {
   return scan_rfc2822(text, c);
 }
 
-// A pure parser: scan, give a year-less stamp `year`, convert.
-template <class Scan>
-std::optional<Time> parse_with(Scan scan, std::string_view text, std::int64_t year = 0) {
-  Civil c;
-  if (!scan(text, c)) return std::nullopt;
-  if (c.instant) return c.instant;
-  if (!c.has_year) c.year = year;
-  return to_time(c);
-}
-
 }  // namespace
 
 std::optional<Time> parse_rfc3339(std::string_view text) { return parse_with(scan_rfc3339, text); }
@@ -506,192 +283,6 @@ std::optional<Time> parse_clf(std::string_view text) { return parse_with(scan_cl
 std::optional<Time> parse_syslog(std::string_view text, int year) { return parse_with(scan_syslog, text, year); }
 std::optional<Time> parse_ctime(std::string_view text) { return parse_with(scan_ctime, text); }
 std::optional<Time> parse_auto(std::string_view text, int year) { return parse_with(scan_auto, text, year); }
-
-std::optional<TimePattern> TimePattern::compile(std::string_view pattern, std::string* error) {
-  TimePattern p;
-  bool any_field = false;
-  auto fail = [&](std::string msg) -> std::optional<TimePattern> {
-    if (error) *error = std::move(msg);
-    return std::nullopt;
-  };
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    char ch = pattern[i];
-    if (is_blank(ch)) {
-      if (p.ops_.empty() || p.ops_.back().kind != ' ') p.ops_.push_back({' ', {}});
-      continue;
-    }
-    if (ch != '%') {
-      if (p.ops_.empty() || p.ops_.back().kind != 0) p.ops_.push_back({0, {}});
-      p.ops_.back().text += ch;
-      continue;
-    }
-    if (++i == pattern.size()) return fail("pattern ends with a lone '%'");
-    char d = pattern[i];
-    switch (d) {
-      case 'T':
-        p.ops_.insert(p.ops_.end(), {{'H', {}}, {0, ":"}, {'M', {}}, {0, ":"}, {'S', {}}});
-        any_field = true;
-        break;
-      case 'F':
-        p.ops_.insert(p.ops_.end(), {{'Y', {}}, {0, "-"}, {'m', {}}, {0, "-"}, {'d', {}}});
-        any_field = true;
-        break;
-      case 'D':
-        p.ops_.insert(p.ops_.end(), {{'m', {}}, {0, "/"}, {'d', {}}, {0, "/"}, {'y', {}}});
-        any_field = true;
-        break;
-      case '%':
-        p.ops_.push_back({0, "%"});
-        break;
-      case 'n':
-      case 't':
-        p.ops_.push_back({' ', {}});
-        break;
-      case 'Y':
-      case 'y':
-      case 'm':
-      case 'd':
-      case 'e':
-      case 'H':
-      case 'I':
-      case 'M':
-      case 'S':
-      case 'f':
-      case 'z':
-      case 'Z':
-      case 'b':
-      case 'h':
-      case 'B':
-      case 'a':
-      case 'A':
-      case 'j':
-      case 'p':
-      case 's':
-        p.ops_.push_back({d == 'h' ? 'b' : d == 'B' ? 'b' : d == 'A' ? 'a' : d == 'e' ? 'd' : d, {}});
-        any_field = true;
-        break;
-      default:
-        return fail(std::string("unsupported directive %") + d);
-    }
-  }
-  if (!any_field) return fail("the pattern has no time field");
-  for (const Op& op : p.ops_) {
-    p.names_year_ = p.names_year_ || op.kind == 'Y' || op.kind == 'y' || op.kind == 's';
-    p.names_time_of_day_ = p.names_time_of_day_ || op.kind == 'H' || op.kind == 'I' || op.kind == 's';
-  }
-  return p;
-}
-
-bool TimePattern::scan(std::string_view text, Civil& c) const {
-  Scanner sc{text};
-  c.has_year = names_year_;
-  c.has_time_of_day = names_time_of_day_;
-  bool pm = false, twelve = false, have_epoch = false;
-  std::int64_t epoch = 0;
-  for (const Op& op : ops_) {
-    switch (op.kind) {
-      case 0:
-        if (sc.s.substr(sc.i, op.text.size()) != op.text) return false;
-        sc.i += op.text.size();
-        break;
-      case ' ':
-        sc.blanks();
-        break;
-      case 'Y': {
-        bool neg = sc.lit('-');
-        if (!sc.num64(1, 4, c.year)) return false;
-        if (neg) c.year = -c.year;
-        break;
-      }
-      case 'y': {
-        unsigned yy;
-        if (!sc.num(1, 2, yy)) return false;
-        c.year = year_of_two_digits(yy);
-        break;
-      }
-      case 'm':
-        if (!sc.num(1, 2, c.month)) return false;
-        break;
-      case 'd':
-        sc.blanks();
-        if (!sc.num(1, 2, c.day)) return false;
-        break;
-      case 'H':
-        if (!sc.num(1, 2, c.hour)) return false;
-        break;
-      case 'I':
-        if (!sc.num(1, 2, c.hour) || c.hour < 1 || c.hour > 12) return false;
-        twelve = true;
-        break;
-      case 'M':
-        if (!sc.num(1, 2, c.minute)) return false;
-        break;
-      case 'S':
-        if (!sc.num(1, 2, c.second)) return false;
-        break;
-      case 'f':
-        if (!sc.fraction(c.nanos)) return false;
-        break;
-      case 'z':
-        if (!sc.zone(c.offset_seconds)) return false;
-        break;
-      case 'Z':
-        while (!sc.done() && ((sc.peek() >= 'A' && sc.peek() <= 'Z') || (sc.peek() >= 'a' && sc.peek() <= 'z'))) ++sc.i;
-        break;
-      case 'b':
-        if (!sc.month_name(c.month)) return false;
-        break;
-      case 'a':
-        if (!sc.weekday_name()) return false;
-        break;
-      case 'j': {
-        unsigned j;
-        if (!sc.num(1, 3, j) || j == 0) return false;
-        c.yday = static_cast<int>(j);
-        break;
-      }
-      case 'p': {
-        if (sc.i + 2 > text.size()) return false;
-        char a = lower(text[sc.i]), b = lower(text[sc.i + 1]);
-        if (b != 'm' || (a != 'a' && a != 'p')) return false;
-        pm = a == 'p';
-        sc.i += 2;
-        break;
-      }
-      case 's': {
-        std::size_t start = sc.i;
-        if (sc.peek() == '-') ++sc.i;
-        while (!sc.done() && is_digit(sc.peek())) ++sc.i;
-        auto t = parse_epoch(text.substr(start, sc.i - start), tlbf::kSecond);
-        if (!t) return false;
-        epoch = *t;
-        have_epoch = true;
-        break;
-      }
-      default:
-        return false;
-    }
-  }
-  sc.blanks();
-  if (!sc.done()) return false;
-  if (have_epoch) {
-    std::int64_t t;
-    if (__builtin_add_overflow(epoch, c.nanos, &t)) return false;  // beyond year 2262
-    c.instant = t;
-  }
-  if (twelve) c.hour = (c.hour % 12) + (pm ? 12 : 0);
-  return true;
-}
-
-std::optional<Time> TimePattern::parse(std::string_view text, int default_year) const {
-  return parse_with([this](std::string_view t, Civil& c) { return scan(t, c); }, text, default_year);
-}
-
-std::optional<Time> parse_strftime(std::string_view text, std::string_view pattern, int default_year) {
-  auto p = TimePattern::compile(pattern);
-  if (!p) return std::nullopt;
-  return p->parse(text, default_year);
-}
 
 YearStart YearStart::not_after(Time written_by) {
   constexpr Time kLocalAhead = 14 * 3600 * tlbf::kSecond;  // UTC+14, the furthest zone ahead
@@ -715,6 +306,33 @@ bool YearRollover::accept(unsigned month) {
 }
 
 namespace {
+
+// How TimeParser reads each format: by a scanner, as a number of epoch units, or (neither) by
+// its pattern. Indexed by the format's value.
+struct FormatReader {
+  TimeFormat format;
+  bool (*scan)(std::string_view, Civil&);
+  tlbf::Duration epoch_unit;
+};
+constexpr FormatReader kFormatReaders[] = {
+    {TimeFormat::auto_detect, scan_auto, 0},
+    {TimeFormat::epoch, nullptr, tlbf::kSecond},
+    {TimeFormat::epoch_ms, nullptr, tlbf::kMillisecond},
+    {TimeFormat::epoch_us, nullptr, tlbf::kMicrosecond},
+    {TimeFormat::epoch_ns, nullptr, 1},
+    {TimeFormat::rfc3339, scan_rfc3339, 0},
+    {TimeFormat::clf, scan_clf, 0},
+    {TimeFormat::syslog, scan_syslog, 0},
+    {TimeFormat::ctime, scan_ctime, 0},
+    {TimeFormat::pattern, nullptr, 0},
+};
+constexpr bool in_format_order() {
+  for (std::size_t i = 0; i < std::size(kFormatReaders); ++i)
+    if (static_cast<std::size_t>(kFormatReaders[i].format) != i) return false;
+  return std::size(kFormatReaders) == static_cast<std::size_t>(TimeFormat::pattern) + 1;
+}
+static_assert(in_format_order(), "kFormatReaders has a row for each TimeFormat, in the enum's order");
+
 TimeReading read_as(Time t) {
   TimeReading r;
   r.time = t;
@@ -747,38 +365,13 @@ TimeReading TimeParser::parse_trimmed(std::string_view text) {
   }
   Civil c;
   bool scanned = false;
-  switch (format_) {
-    case TimeFormat::auto_detect:
-      scanned = scan_auto(text, c);
-      break;
-    case TimeFormat::epoch:
-      c.instant = parse_epoch(text, tlbf::kSecond);
-      break;
-    case TimeFormat::epoch_ms:
-      c.instant = parse_epoch(text, tlbf::kMillisecond);
-      break;
-    case TimeFormat::epoch_us:
-      c.instant = parse_epoch(text, tlbf::kMicrosecond);
-      break;
-    case TimeFormat::epoch_ns:
-      c.instant = parse_epoch(text, 1);
-      break;
-    case TimeFormat::rfc3339:
-      scanned = scan_rfc3339(text, c);
-      break;
-    case TimeFormat::clf:
-      scanned = scan_clf(text, c);
-      break;
-    case TimeFormat::syslog:
-      scanned = scan_syslog(text, c);
-      break;
-    case TimeFormat::ctime:
-      scanned = scan_ctime(text, c);
-      break;
-    case TimeFormat::pattern:
-      scanned = pattern_ && pattern_->scan(text, c);
-      break;
-  }
+  const FormatReader& reader = kFormatReaders[static_cast<std::size_t>(format_)];
+  if (reader.scan)
+    scanned = reader.scan(text, c);
+  else if (reader.epoch_unit)
+    c.instant = parse_epoch(text, reader.epoch_unit);
+  else
+    scanned = pattern_ && pattern_->scan(text, c);
   if (c.instant) return read_as(*c.instant);
   if (!scanned) return {};
   return place(c);

@@ -22,7 +22,7 @@
 namespace tlbf_dedup {
 
 namespace detail {
-struct Civil;  // the fields a textual timestamp names (timestamp.cpp)
+struct Civil;  // the fields a textual timestamp names (timestamp_scan.hpp)
 }  // namespace detail
 
 // "1763750000", "1763750000.001", "-5": a count of `unit`s (tlbf::kSecond, kMillisecond...)

@@ -164,16 +164,19 @@ class RecordReader {
   bool eof_ = true;
   std::string name_;
   std::uint64_t record_in_input_ = 0;
+  // The current input's last terminated line ended in CR LF: the terminator hand_out_rest()
+  // supplies, and the one hand_out_group() takes off a multi-line record.
   bool input_uses_crlf_ = false;
-  std::optional<std::int64_t> modified_ns_;  // the current input's last terminated record ended in CR LF
+  std::optional<std::int64_t> modified_ns_;  // the current input's modification time (modified_ns())
 
   std::unique_ptr<char[]> buf_;
   std::size_t cap_;
   std::size_t begin_ = 0;  // first byte not yet handed out
   std::size_t scan_ = 0;   // bytes before this (from begin_) hold no terminator
   std::size_t end_ = 0;    // end of valid bytes
-  // --multiline: the open record is buf_[begin_, begin_ + group_) (whole lines), its first
-  // line head_size_ bytes plus head_term_; next_is_start_: the line at begin_ is known to match.
+  // --multiline: the open record is buf_[begin_, begin_ + group_) (whole lines, terminators
+  // included); its first line is head_size_ bytes without its terminator; next_is_start_: the
+  // line at begin_ is known to start a record (the line that ended the record before).
   std::size_t group_ = 0;
   std::size_t head_size_ = 0;
   bool start_line_ = false;  // the open record's first line matches the pattern

@@ -24,9 +24,6 @@
 namespace tlbf_dedup {
 namespace {
 
-// Up to this many pieces go to one writev(2); more are written in several calls.
-constexpr std::size_t kMaxPieces = IOV_MAX;
-
 // The result of a write(2) or writev(2): true to retry (EINTR); throws for an error.
 bool interrupted(ssize_t w) {
   if (w >= 0) return false;
@@ -153,104 +150,6 @@ void Writer::borrow_slow(std::string_view bytes) {
   pieces_.push_back(iovec{const_cast<char*>(bytes.data()), bytes.size()});
   borrowed_ += bytes.size();
   last_borrowed_ = true;
-}
-
-namespace {
-
-bool is_json_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// The end of the JSON string that opens at text[i] ('"'), just past its closing quote;
-// npos when it does not close.
-std::size_t skip_string(std::string_view text, std::size_t i) {
-  for (++i; i < text.size(); ++i) {
-    if (text[i] == '\\')
-      ++i;
-    else if (text[i] == '"')
-      return i + 1;
-  }
-  return std::string_view::npos;
-}
-
-// Where the value of the top-level member whose key is spelled exactly "`escaped_name`"
-// starts and ends in the object `text` (blanks around it excluded); {npos, npos} when the
-// object has no such member or is not well formed enough to tell. Only nesting and strings
-// are tracked: the extractor has already judged the record, this finds a span in it.
-std::pair<std::size_t, std::size_t> find_member_value(std::string_view text, std::string_view escaped_name) {
-  constexpr auto npos = std::string_view::npos;
-  std::size_t i = text.find('{');
-  if (i == npos) return {npos, npos};
-  ++i;
-  while (true) {
-    while (i < text.size() && is_json_blank(text[i])) ++i;
-    if (i >= text.size() || text[i] != '"') return {npos, npos};
-    const std::size_t key_end = skip_string(text, i);
-    if (key_end == npos) return {npos, npos};
-    const bool wanted = text.substr(i + 1, key_end - i - 2) == escaped_name;
-    i = key_end;
-    while (i < text.size() && is_json_blank(text[i])) ++i;
-    if (i >= text.size() || text[i] != ':') return {npos, npos};
-    ++i;
-    while (i < text.size() && is_json_blank(text[i])) ++i;
-    const std::size_t value_begin = i;
-    int depth = 0;
-    for (; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '"') {
-        i = skip_string(text, i);
-        if (i == npos) return {npos, npos};
-        --i;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-      } else if (c == '}' || c == ']') {
-        if (depth == 0) break;
-        --depth;
-      } else if (c == ',' && depth == 0) {
-        break;
-      }
-    }
-    if (i >= text.size()) return {npos, npos};
-    std::size_t value_end = i;
-    while (value_end > value_begin && is_json_blank(text[value_end - 1])) --value_end;
-    if (wanted) return {value_begin, value_end};
-    if (text[i] != ',') return {npos, npos};  // the object's end: no such member
-    ++i;
-  }
-}
-
-}  // namespace
-
-void write_marked(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool duplicate,
-                  std::string_view escaped_name) {
-  if (!json) {
-    out.write(duplicate ? "dup\t" : "new\t");
-    out.write(bytes);
-    return;
-  }
-  // Find the object's closing brace, skipping trailing blanks.
-  std::size_t close = text_size;
-  while (close > 0 && (bytes[close - 1] == ' ' || bytes[close - 1] == '\t' || bytes[close - 1] == '\r')) --close;
-  if (close == 0 || bytes[close - 1] != '}') {
-    out.write(bytes);
-    return;
-  }
-  --close;
-  const auto [value_begin, value_end] = find_member_value(bytes.substr(0, close + 1), escaped_name);
-  if (value_begin != std::string_view::npos) {
-    out.write(bytes.substr(0, value_begin));
-    out.write(duplicate ? "true" : "false");
-    out.write(bytes.substr(value_end));
-    return;
-  }
-  std::size_t before = close;
-  while (before > 0 && (bytes[before - 1] == ' ' || bytes[before - 1] == '\t' || bytes[before - 1] == '\n' ||
-                        bytes[before - 1] == '\r'))
-    --before;
-  bool empty_object = before > 0 && bytes[before - 1] == '{';
-  out.write(bytes.substr(0, close));
-  out.write(empty_object ? "\"" : ",\"");
-  out.write(escaped_name);
-  out.write(duplicate ? "\":true" : "\":false");
-  out.write(bytes.substr(close));
 }
 
 }  // namespace tlbf_dedup

@@ -1,6 +1,8 @@
-// Buffered output of records to a file descriptor, with the program's output modes.
+// Buffered output of bytes to a file descriptor: a byte sink that knows nothing of records.
+// What a record becomes on the way out is the emitter's business (emitter.hpp).
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -32,8 +34,17 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How much a writer takes before it must flush: bytes into its buffer (write()), bytes
+// borrowed (write_borrowed()), and calls of either (each may add a piece for writev).
+struct WriterRoom {
+  std::size_t copied, borrowed, calls;
+};
+
 class Writer {
  public:
+  // Up to this many pieces go to one writev(2); more are written in several calls.
+  static constexpr std::size_t kMaxPieces = IOV_MAX;
+
   explicit Writer(int fd, std::size_t buffer_size = std::size_t{1} << 20);
   ~Writer();  // does not flush (flushing can fail; call flush() explicitly)
   Writer(const Writer&) = delete;
@@ -73,6 +84,14 @@ class Writer {
     if (!pieces_.empty()) flush();  // (pieces_ holds buffered bytes only before borrowed ones)
   }
   std::uint64_t bytes_written() const { return written_ + len_ + borrowed_; }
+  // While writes stay inside this room, none flushes, so none can fail or block before the
+  // next flush().
+  WriterRoom room() const {
+    // A borrow flushes when pieces_ would reach kMaxPieces: the pieces there are, one for the
+    // bytes buffered now, and at most one for each call after.
+    return WriterRoom{cap_ - len_, cap_ - borrowed_,
+                      kMaxPieces > pieces_.size() + 2 ? kMaxPieces - pieces_.size() - 2 : 0};
+  }
 
  private:
   void write_slow(std::string_view bytes);
@@ -101,20 +120,5 @@ class Writer {
   const volatile int* stop_ = nullptr;
   int pipe_like_ = -1;  // the output is a pipe or a socket: 1, else 0; -1 until a stop asks
 };
-
-// How a kept or dropped record is written.
-struct OutputMode {
-  bool only_dups = false;
-  bool mark = false;
-  std::string mark_name = "dup";  // JSON member name for --mark
-};
-
-// Writes `record` (its bytes exactly as read, `text` being them without the terminator)
-// with the flag of --mark: lines get "dup\t" or "new\t" in front; a JSON object gets
-// ,"NAME":true|false before its closing brace, or, when it already has a top-level member
-// spelled "NAME", that member's value replaced (so the output never holds NAME twice). A
-// record that is not a JSON object in JSON mode is written unchanged.
-void write_marked(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool duplicate,
-                  std::string_view escaped_name);
 
 }  // namespace tlbf_dedup

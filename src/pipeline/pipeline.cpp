@@ -1,699 +1,115 @@
-// The main loop of the program.
+// The main loop of the program: read, clock, submit, emit.
 //
 // Invariants:
-//  - Records are judged in input order, and the clock never goes backwards: it is the
-//    largest record time accepted so far (or the wall clock without -t), and a late or
-//    untimed record is judged at that clock. A time further ahead of the wall clock than
-//    --max-future is not accepted (the record is judged as untimed), so one bad stamp cannot
-//    carry the clock away; jumps between consecutive times are warned about, not refused.
-//  - Each input is a stream of its own: year-less stamps start again from that input's year
-//    (ClockPolicy::year), and warnings name the input and the record's number in it.
-//  - A run asked to read times (-t) that finds none in its first kUntimedProbe records stops
-//    (UntimedInput) unless untimed input is allowed; what it wrote until then was decided as
-//    any untimed record is, so nothing is held back from a live stream.
-//  - Emitted records are written byte for byte as they were read (with --mark, plus the
-//    flag); records are never reordered. A multi-line record is judged by its first line and
-//    written or dropped whole; lines that continue it after it was judged (the input paused)
-//    follow its fate.
-//  - An input error (unreadable, corrupt or truncated compressed data, a record over
-//    --max-record) comes after every record before it was decided and written.
-//  - Output is flushed whenever the reader is about to wait for input, after each record
-//    with --line-buffered, before every state save, and at the end, so what has been
-//    decided is visible downstream before the program blocks.
+//  - Records are judged and written in input order, never reordered, byte for byte as read
+//    (with --mark, plus the flag); lines that continue a multi-line record after it was
+//    judged (the input paused) follow its fate. With a holding stage (--count, --keep last)
+//    records are judged in input order and written as their windows close
+//    (pipeline_hold.cpp).
+//  - Records are clocked and submitted to the decider in segments, but nothing of a record
+//    shows before the records ahead of it are done: the clock's warnings wait for their
+//    record, and a segment ends where the writer might flush (Writer::room), at a record
+//    that is fatal (--on-error fail), at the untimed probe's end and at a checkpoint. So
+//    whenever output fails, a state is saved, or the run stops at a record, every record
+//    before it is decided and written and none after it is decided.
 //  - A bad record (malformed JSON, missing key) is never inserted into the filter; it is
-//    passed, dropped or fatal as --on-error says, counted, and warned about once (the
-//    first occurrence at once, the total at the end).
+//    passed, dropped or fatal as --on-error says, counted, and warned about once (the first
+//    occurrence at once, the total at the end).
+//  - The record whose decision made the memory cap bind (the decider stops its batch right
+//    after it) is the moment the user hears of it: a warning naming the window the filter
+//    still keeps, or with --on-cap fail the end of the run (exit 1) after that record is
+//    written. The filter's statistics are read only then and at the end.
+//  - Output is flushed whenever the reader is about to wait for input, after each record
+//    with --line-buffered, before every state save, and at the end, so what has been decided
+//    is visible downstream before the program blocks.
+//  - An input error (unreadable, damaged, a record over --max-record) comes after every
+//    record before it was decided and written; the state is then not saved.
 //  - Nothing here prints or reads a clock: warnings and the summary go to the Diagnostics,
 //    and every time comes from the Clock the caller passed in.
-//  - The record whose insert made the memory cap bind (the filter dropped keys still inside
-//    the window, WindowFilter::cap_binds()) is the moment the user hears of it: a warning
-//    naming the window the filter still keeps, or with --on-cap fail the end of the run
-//    (exit 1) after that record is written. The check is one load per record; the filter's
-//    statistics, which may cost a pass over it, are read only then and at the end.
-//  - With --threads 2 and regular files (docs/architecture.md, "Threads"), reading and
-//    extraction run one batch ahead on a second thread, and everything above holds as with
-//    one: records are judged, warned about (same file, same record number) and written in
-//    the same order; an input error arrives after the records before it; the producer is
-//    stopped and joined on every way out of the loop, before run() saves state or reports.
 #include "pipeline/pipeline.hpp"
 
-#include <algorithm>
-#include <cstdint>
-#include <limits>
 #include <optional>
-#include <thread>
-#include <vector>
 
-#include <fmt/format.h>
-
-#include "base/duration.hpp"
 #include "base/json_text.hpp"
-#include "base/signal_free_thread.hpp"
 #include "report/progress.hpp"
-#include "tlbf/hash.hpp"
 
 namespace tlbf_dedup {
 namespace {
 
-bool is_blank_record(std::string_view s) {
-  for (char c : s)
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
-  return true;
-}
-
-// Where a batch keeps `v` (a key, a time text) that the extractor made of `rec`: as an offset
-// into the record's copy when it points into the record, else copied to the batch's side.
-void place_in_batch(std::string_view v, const Record& rec, RecordBatch& batch, bool& in_record, std::size_t& offset) {
-  const auto at = reinterpret_cast<std::uintptr_t>(v.data());
-  const auto from = reinterpret_cast<std::uintptr_t>(rec.data);
-  in_record = at >= from && at + v.size() <= from + rec.size + rec.term_len;
-  if (in_record) {
-    offset = at - from;
-  } else {
-    offset = batch.side.size();
-    batch.side.append(v);
-  }
+SourceConfig source_config(const PipelineConfig& cfg, const Decider& decider, const Holder* holder) {
+  const bool keys = cfg.top > 0 || cfg.explain > 0 || decider.answers_later() || holder;
+  return SourceConfig{cfg.format, cfg.extract, cfg.time_parser, cfg.clock.year, cfg.explain, keys};
 }
 
 }  // namespace
 
-Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
-                   Diagnostics& diagnostics, StateHooks hooks)
-    : Pipeline(std::move(cfg), &filter, nullptr, start_clock, clock, diagnostics, std::move(hooks)) {}
-
-Pipeline::Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock,
-                   Diagnostics& diagnostics)
-    : Pipeline(std::move(cfg), nullptr, &decider, start_clock, clock, diagnostics, StateHooks{}) {}
-
-Pipeline::Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
-                   Clock& clock, Diagnostics& diagnostics, StateHooks hooks)
+Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
+                   StateHooks hooks, Holder* holder)
     : cfg_(std::move(cfg)),
-      filter_(filter),
-      deferred_(deferred),
-      clock_(start_clock),
+      decider_(&decider),
       time_source_(&clock),
       diagnostics_(&diagnostics),
-      hooks_(std::move(hooks)) {
-  mark_name_ = json_escape(cfg_.output.mark_name);
-  jump_ = cfg_.clock.jump_threshold();
-  if (clock_ != 0) previous_time_ = clock_;  // a saved clock: the first record's step counts from it
-  if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top), cfg_.hash_seed);
-  if (cfg_.format == InputFormat::lines) choose_extractor({});
-  if (cfg_.format == InputFormat::json) choose_extractor("{");
+      hooks_(std::move(hooks)),
+      holder_(holder),
+      source_(source_config(cfg_, decider, holder), decider.hasher(), clock),
+      clock_(cfg_.clock, cfg_.extract.time, start_clock, clock) {
+  if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
+  if (holder_) time_member_ = json_escape(cfg_.extract.time);
 }
 
-bool Pipeline::restart_years(TimeParser& parser, const RecordReader& in) const {
-  if (cfg_.extract.time.empty()) return false;
-  YearStart start = cfg_.clock.year ? YearStart(*cfg_.clock.year)
-                                    : YearStart::not_after(in.modified_ns().value_or(time_source_->wall_ns()));
-  parser.restart_years(start);
-  return true;
-}
-
-void Pipeline::start_input(const RecordReader& in) {
-  if (restart_years(cfg_.time_parser, in) && extractor_) choose_extractor(json_ ? "{" : "");
-}
-
-void Pipeline::refresh_future_limit() {
-  if (!cfg_.clock.max_future || !wants_time_) return;
-  const tlbf::Time now = time_source_->wall_ns();
-  const tlbf::Time max = std::numeric_limits<tlbf::Time>::max();
-  future_limit_ = now > max - *cfg_.clock.max_future ? max : now + *cfg_.clock.max_future;
-}
-
-namespace {
-
-// A record's time text as a JSON string, so blanks and binary bytes stay visible.
-std::string quoted(const TimeReading& t) {
-  return t.present ? "\"" + json_escape(t.text) + "\"" : std::string("(field absent)");
-}
-
-// |a - b| as a duration that cannot overflow.
-std::uint64_t distance(tlbf::Time a, tlbf::Time b) {
-  return a > b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)
-               : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
-}
-
-std::string format_distance(std::uint64_t d) {
-  return d > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())
-             ? std::string("centuries")
-             : format_duration(static_cast<tlbf::Duration>(d));
-}
-
-}  // namespace
-
-TimeVerdict Pipeline::accept_time_slow(const TimeReading& t) {
-  if (!t.parsed) {
-    if (stats_.untimed++ == 0)
-      warn_at(WarningKind::untimed,
-              fmt::format("no readable time at -t {}: {}; judged at the current clock (name the format with "
-                          "--time-format; further ones are counted, see the summary at exit)",
-                          cfg_.extract.time, quoted(t)));
-    // The probe: the run stops reading here, and run() reports it after the summary.
-    if (!timed_seen_ && !cfg_.clock.allow_untimed && stats_.untimed == ClockPolicy::kUntimedProbe) untimed_stop_ = true;
-    if (stats_.untimed == 1) first_untimed_text_ = quoted(t);
-    return TimeVerdict::untimed;
-  }
-  timed_seen_ = true;
-  if (t.date_only && stats_.date_only++ == 0)
-    warn_at(WarningKind::date_only,
-            fmt::format("time {} at -t {} is a date without a time of day, read as its midnight (UTC): records of one "
-                        "day share one time; if the time of day is in another field, add it to -t (e.g. -t 1,2)",
-                        quoted(t), cfg_.extract.time));
-  if (cfg_.clock.max_future && t.time > future_limit_) {
-    if (stats_.future++ == 0)
-      warn_at(WarningKind::future_time,
-              fmt::format("time {} is more than --max-future {} ahead of the wall clock; judged as untimed, it does "
-                          "not move the clock (further ones are counted, see the summary at exit)",
-                          quoted(t), format_duration(*cfg_.clock.max_future)));
-    return TimeVerdict::future;
-  }
-  if (previous_time_ && distance(t.time, *previous_time_) > static_cast<std::uint64_t>(jump_)) {
-    const bool forward = t.time > *previous_time_;
-    if ((forward ? stats_.jumps_forward++ : stats_.jumps_back++) == 0)
-      warn_at(forward ? WarningKind::jump_forward : WarningKind::jump_back,
-              fmt::format("time {} {} {} from the record before ({}){}; concatenated logs? merge them by time "
-                          "(sort -m) or run once per file with --state (further jumps are counted, see --stats)",
-                          quoted(t), forward ? "jumps forward" : "steps back",
-                          format_distance(distance(t.time, *previous_time_)), format_rfc3339(*previous_time_),
-                          forward ? ""
-                                  : fmt::format("; until the records reach the clock {}, they are judged at it",
-                                                format_rfc3339(clock_))));
-  }
-  previous_time_ = t.time;
-  if (t.time > clock_) {
-    clock_ = t.time;
-  } else if (cfg_.clock.window > 0 && distance(clock_, t.time) > static_cast<std::uint64_t>(cfg_.clock.window)) {
-    ++stats_.late;
-    return TimeVerdict::late;
-  }
-  return TimeVerdict::accepted;
-}
-
-void Pipeline::explain_record(Writer& out, const Extracted* x, const char* decision) {
-  std::string key = "-", text = "-", time = "-";
-  if (x && x->status == ExtractStatus::ok) key = describe_key_parts(x->key, cfg_.extract.keys.size() > 1);
-  if (x && wants_time_) {
-    text = quoted(x->time);
-    if (x->time.parsed) time = format_rfc3339(x->time.time);
-  }
-  out.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", *place_name_, record_number(), key, text, time,
-                        format_rfc3339(clock_), decision));
-}
-
-void Pipeline::warn_at(WarningKind kind, std::string what) {
-  diagnostics_->warning(Warning{kind, *place_name_, record_number(), 1,
-                                fmt::format("{}: record {}: {}", *place_name_, record_number(), what)});
-}
-
-void Pipeline::choose_extractor(std::string_view first_record) {
-  std::size_t i = first_record.find_first_not_of(" \t\r\n");
-  json_ = i != std::string_view::npos && first_record[i] == '{';
-  extractor_ =
-      json_ ? make_json_extractor(cfg_.extract, cfg_.time_parser) : make_line_extractor(cfg_.extract, cfg_.time_parser);
-  wants_time_ = extractor_->wants_time();
-}
-
-void Pipeline::warn_first(WarningKind kind, const char* what) {
-  const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  warn_at(kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
-}
-
-void Pipeline::warn_totals() {
-  const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  if (stats_.malformed)
-    diagnostics_->warning(
-        Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
-                fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
-  if (stats_.missing_key)
-    diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
-                                  fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
-  if (stats_.untimed)
-    diagnostics_->warning(
-        Warning{WarningKind::untimed, "", 0, stats_.untimed,
-                fmt::format("{} record(s) had no readable time at -t {} (judged at the current clock)", stats_.untimed,
-                            cfg_.extract.time)});
-  if (stats_.future)
-    diagnostics_->warning(
-        Warning{WarningKind::future_time, "", 0, stats_.future,
-                fmt::format("{} record(s) were stamped more than --max-future {} ahead of the wall clock "
-                            "(judged as untimed)",
-                            stats_.future, format_duration(*cfg_.clock.max_future))});
-  if (stats_.jumps_forward + stats_.jumps_back)
-    diagnostics_->warning(
-        Warning{WarningKind::jump_forward, "", 0, stats_.jumps_forward + stats_.jumps_back,
-                fmt::format("the record time jumped {} time(s) forward and {} time(s) back by more than {}; "
-                            "{} record(s) were late (judged at the clock)",
-                            stats_.jumps_forward, stats_.jumps_back, format_duration(jump_), stats_.late)});
-  if (stats_.date_only > 1)
-    diagnostics_->warning(Warning{WarningKind::date_only, "", 0, stats_.date_only,
-                                  fmt::format("{} record time(s) were dates without a time of day", stats_.date_only)});
-  if (filter_ && filter_->cap_binds() > 0)
-    diagnostics_->warning(
-        Warning{WarningKind::memory_cap, "", 0, filter_->cap_binds(),
-                fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
-                            "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
-                            "they expired; older duplicates may have passed)",
-                            filter_->cap_binds(), cap_window(stats_.filter), stats_.filter.cap_evictions)});
-}
-
-void Pipeline::cap_bound(Writer& out) {
-  cap_reported_ = true;
-  const std::string kept = cap_window(filter_->stats(clock_));
-  if (cfg_.on_cap == OnCap::fail) {
-    out.flush();
-    throw CapError(
-        fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
-                    "shrink the window to {} (--on-cap fail)",
-                    *place_name_, record_number(), kept));
-  }
-  warn_at(WarningKind::memory_cap,
-          fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
-                      "duplicates may pass, no unique record is lost to the cap (see the summary at exit)",
-                      kept));
-}
-
-void Pipeline::save_state(Writer& out) {
-  if (!hooks_.save) return;
-  out.flush();
-  hooks_.save(*filter_, clock_);
-  last_checkpoint_ns_ = time_source_->steady_ns();
-}
-
-void Pipeline::maybe_checkpoint(Writer& out) {
-  if (hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every)
-    save_state(out);
-}
-
-inline bool Pipeline::write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup,
-                                    BytesLive live) {
-  if (cfg_.output.mark) {
-    if (!cfg_.output.only_dups || dup) {
-      write_marked(out, bytes, text_size, json, dup, mark_name_);
-      ++stats_.emitted;
-      return true;
-    }
-  } else if (dup == cfg_.output.only_dups) {
-    if (live == BytesLive::in_reader)
-      out.write_borrowed(bytes);
-    else
-      out.write(bytes);
-    ++stats_.emitted;
-    return true;
-  }
-  return false;
-}
-
-void Pipeline::write_undecided(Writer& out, const Record& rec, bool marked) {
-  ++stats_.emitted;
-  if (!held_.empty()) {
-    held_bytes_.append(rec.bytes());
-    held_.push_back(Held{rec.bytes().size(), rec.size, json_, marked ? HeldKind::marked_new : HeldKind::as_read});
-    return;
-  }
-  if (marked)
-    write_marked(out, rec.bytes(), rec.size, json_, false, mark_name_);
-  else
-    out.write(rec.bytes());
-}
-
-void Pipeline::release_answered(Writer& out) {
-  bool wrote = false;
-  while (!held_.empty()) {
-    const Held& h = held_.front();
-    const std::string_view bytes(held_bytes_.data() + held_start_, h.size);
-    if (h.kind == HeldKind::awaits_answer) {
-      if (!deferred_->has_answer()) break;
-      const bool dup = deferred_->take_answer();
-      stats_.duplicates += dup;
-      if (top_) {
-        if (dup) top_->add(held_keys_.front());
-        held_keys_.pop_front();
-      }
-      write_decided(out, bytes, h.text_size, h.json, dup, BytesLive::elsewhere);
-    } else if (h.kind == HeldKind::marked_new) {
-      write_marked(out, bytes, h.text_size, h.json, false, mark_name_);
-    } else {
-      out.write(bytes);
-    }
-    held_start_ += h.size;
-    held_.pop_front();
-    wrote = true;
-  }
-  // The bytes of released records go once they are half the buffer (amortised O(1) each).
-  if (held_.empty()) {
-    held_bytes_.clear();
-    held_start_ = 0;
-  } else if (held_start_ > held_bytes_.size() / 2) {
-    held_bytes_.erase(0, held_start_);
-    held_start_ = 0;
-  }
-  if (wrote && cfg_.line_buffered) out.flush();
-}
-
-void Pipeline::drain(Writer& out) {
-  if (!deferred_) return;
-  deferred_->flush();
-  release_answered(out);
-}
-
-bool Pipeline::judge_unkeyed(Writer& out, const Record& rec, const Extracted& x) {
-  const bool explain = cfg_.explain > 0;
-  const bool only_dups = cfg_.output.only_dups;
-  const std::string what = x.status == ExtractStatus::malformed ? "not a readable JSON object"
-                                                                : describe_missing_key(cfg_.extract, x, json_);
-  const WarningKind kind =
-      x.status == ExtractStatus::malformed ? WarningKind::malformed_record : WarningKind::missing_key;
-  std::uint64_t& count = x.status == ExtractStatus::malformed ? stats_.malformed : stats_.missing_key;
-  if (cfg_.on_error == OnError::fail) {
-    drain(out);
-    out.flush();
-    throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", *place_name_, record_number(), what));
-  }
-  if (count++ == 0) warn_first(kind, what.c_str());
-  if (explain) {
-    explain_record(out, &x, "error");
-    return false;
-  }
-  if (cfg_.on_error == OnError::pass && !only_dups) {
-    write_undecided(out, rec, cfg_.output.mark);
-    if (cfg_.line_buffered) out.flush();
-    return true;
-  }
-  return false;
-}
-
-template <class D>
-void Pipeline::decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
-                          bool read_ahead) {
-  const bool explain = cfg_.explain > 0;
-  if (explain) out.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n");
-  bool emitted = false;  // the record before was written (its late continuation lines follow it)
-
-  // Step 6: bookkeeping that runs only every few thousand records.
-  auto after_record = [&] {
-    if ((stats_.records & 4095) == 0) {
-      maybe_checkpoint(out);
-      refresh_future_limit();
-    }
-    if (progress) progress->update(stats_.bytes_in, stats_.records, stats_.emitted);
-  };
-
-  // Steps 3 to 5 for one record whose format is known, after step 2 made `x` of it;
-  // `hashed`: its key's hash when the producer thread made it already, else null.
-  auto judge = [&](const Record& rec, const Extracted& x, const tlbf::KeyHash* hashed) {
-    if (x.status != ExtractStatus::ok) {
-      emitted = judge_unkeyed(out, rec, x);
-      return;
-    }
-
-    // Step 3: the clock, which only moves forward.
-    TimeVerdict verdict = TimeVerdict::accepted;
-    if (wants_time_) {
-      verdict = accept_time(x.time);
-    } else {
-      tlbf::Time now = time_source_->wall_ns();
-      if (now > clock_) clock_ = now;
-    }
-
-    // Steps 4 and 5: the decision and the output; a decider that answers later gets the key
-    // now, and the record waits in held_ until its answer has come (release_answered).
-    if constexpr (D::answers_later) {
-      decider.submit(x.key, clock_);
-      if (top_) held_keys_.emplace_back(x.key);  // for --top, when the answer comes
-      held_bytes_.append(rec.bytes());
-      held_.push_back(Held{rec.bytes().size(), rec.size, json_, HeldKind::awaits_answer});
-      release_answered(out);
-    } else {
-      const bool dup = hashed ? decider.is_duplicate(*hashed, clock_) : decider.is_duplicate(x.key, clock_);
-      stats_.duplicates += dup;
-      if (dup && top_) hashed ? top_->add(x.key, *hashed) : top_->add(x.key);  // --top: whose duplicate it was
-      emitted = false;
-      if (explain) {
-        static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
-                                                         {"dup", "dup late", "dup untimed", "dup future"}};
-        explain_record(out, &x, kDecisions[dup][static_cast<int>(verdict)]);
-      } else {
-        emitted = write_decided(out, rec.bytes(), rec.size, json_, dup,
-                                replaying_record_ ? BytesLive::elsewhere : BytesLive::in_reader);
-      }
-      if (cfg_.line_buffered) out.flush();
-      if (!cap_reported_ && filter_->cap_binds() != 0) cap_bound(out);
-    }
-  };
-
-  // Auto mode: blank records before the first record with content are held (copies) until
-  // that record decides the format, then judged in order as that format judges blank
-  // records, so a leading blank line is treated exactly like a later one. An input that
-  // ends with only blank records held, or too many of them, is lines.
-  struct HeldBlank {
-    std::uint64_t number;
-    std::size_t offset, size;
-    std::uint32_t term_len;
-  };
-  std::vector<HeldBlank> blanks;
-  std::string blank_bytes;
-  auto judge_blanks = [&] {
-    if (!extractor_) choose_extractor({});
-    blank_bytes.append(RecordReader::kTailPadding, '\0');  // the extractors read past a record
-    for (const HeldBlank& h : blanks) {
-      Record r;
-      r.data = blank_bytes.data() + h.offset;
-      r.size = h.size;
-      r.term_len = h.term_len;
-      replaying_record_ = h.number;
-      judge(r, extractor_->extract(r.head()), nullptr);
-    }
-    replaying_record_ = 0;
-    blanks.clear();
-    blank_bytes.clear();
-  };
-
-  Record rec;
-  while (!*stop && !untimed_stop_ && (!explain || stats_.records < cfg_.explain) && in.next(rec)) {
-    stats_.bytes_in += rec.size + rec.term_len;
-    if (rec.continues) {  // --multiline: lines of a record judged when the input paused
-      if (emitted) out.write(rec.bytes());
-      continue;
-    }
-    ++stats_.records;
-    place_record_ = in.record_in_input();
-    if (in.input_number() != input_) {
-      if (!blanks.empty()) judge_blanks();  // the previous input held only blank records
-      input_ = in.input_number();
-      start_input(in);
-    }
-
-    // Step 1: the format, decided by the first record with content (auto mode).
-    if (!extractor_) {
-      if (is_blank_record(rec.text()) && blank_bytes.size() < kMaxHeldBytes) {
-        blanks.push_back(HeldBlank{in.record_in_input(), blank_bytes.size(), rec.size, rec.term_len});
-        blank_bytes.append(rec.bytes());
-        continue;
-      }
-      choose_extractor(rec.text());
-      refresh_future_limit();
-      if (!blanks.empty()) judge_blanks();
-    }
-    // Step 2: key and time.
-    judge(rec, extractor_->extract(rec.head()), nullptr);
-
-    after_record();
-    // The format is known: the rest is read and extracted on the producer's thread.
-    if (read_ahead && extractor_) break;
-  }
-  if (!blanks.empty() && !*stop) judge_blanks();
-  if constexpr (!D::answers_later) {
-    if (read_ahead && extractor_) decide_read_ahead(in, out, stop, judge, after_record, emitted);
-  }
-}
-
-// The record loop from the hand-over on: the reader and the extractor belong to the
-// producer thread (read_ahead()), which runs one batch ahead; records come out of batches in
-// the order read, each with its input's name and its number there, and are judged exactly as
-// above. A batch's bytes may be borrowed by the writer until the batch goes back to the pool.
-template <class Judge, class AfterRecord>
-void Pipeline::decide_read_ahead(RecordReader& in, Writer& out, const volatile int* stop, Judge& judge,
-                                 AfterRecord& after_record, bool& emitted) {
-  // The reader's buffer is the producer's from here: nothing borrowed may point into it, and
-  // its hooks must not touch the writer from the other thread (regular files do not pause).
-  out.return_borrowed();
-  in.on_buffer_reuse({});
-  in.on_input_pause({});
-  thread_name_ = in.current_name();
-  place_name_ = &thread_name_;
-  batches_ = std::make_unique<ReadAheadQueue<RecordBatch>>(kBatches);
-  ReadAheadQueue<RecordBatch>& queue = *batches_;
-  std::thread producer = signal_free_thread(&Pipeline::read_ahead, this, std::ref(in), std::ref(queue),
-                                            std::move(extractor_), cfg_.time_parser, json_);
-  // On every way out (the end, a stop, an error thrown here): the producer stops and is joined.
-  struct Join {
-    ReadAheadQueue<RecordBatch>& queue;
-    std::thread& thread;
-    ~Join() {
-      queue.stop();
-      thread.join();
-    }
-  } join{queue, producer};
-
-  std::size_t input = std::size_t(-1);
-  while (RecordBatch* b = queue.take()) {
-    std::size_t judged = 0;
-    for (const RecordBatch::Item& item : b->items) {
-      if (*stop || untimed_stop_) break;
-      ++judged;
-      stats_.bytes_in += item.size + item.term_len;
-      const std::string_view bytes = b->record_bytes(item);
-      if (item.continues) {
-        if (emitted) out.write(bytes);
-        continue;
-      }
-      ++stats_.records;
-      place_record_ = item.record;
-      if (item.input != input) {
-        input = item.input;
-        for (const auto& [number, name] : b->names)
-          if (number == input) thread_name_ = name;
-      }
-      Record rec;
-      rec.data = bytes.data();
-      rec.size = item.size;
-      rec.term_len = item.term_len;
-      Extracted x;
-      x.status = item.status;
-      x.absent_part = item.absent_part;
-      x.key = b->key(item);
-      x.time = item.time;
-      x.time.text = b->time_text(item);
-      judge(rec, x, &item.hash);
-      after_record();
-    }
-    out.return_borrowed();
-    const bool whole = judged == b->items.size();
-    std::exception_ptr error = whole ? b->error : nullptr;
-    const bool end = b->end || b->error || !whole;
-    if (whole && b->end) thread_name_ = b->end_name;
-    queue.recycle(b);
-    if (error) std::rethrow_exception(error);
-    if (end) break;
-  }
-}
-
-void Pipeline::read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, std::unique_ptr<Extractor> extractor,
-                          TimeParser parser, bool json) const {
-  std::size_t input = in.input_number();
-  RecordBatch* b = nullptr;
-  try {
-    Record rec;
-    while ((b = queue.acquire())) {
-      b->clear();
-      bool more = true;
-      std::size_t named = std::size_t(-1);  // the input whose name the batch has last
-      while (b->bytes.size() < RecordBatch::kBytes && b->items.size() < RecordBatch::kItems && (more = in.next(rec))) {
-        // What decide_all() does at a new input, for the extractor this thread owns.
-        if (!rec.continues && in.input_number() != input) {
-          input = in.input_number();
-          if (restart_years(parser, in))
-            extractor = json ? make_json_extractor(cfg_.extract, parser) : make_line_extractor(cfg_.extract, parser);
-        }
-        if (input != named) {
-          b->names.emplace_back(input, in.current_name());
-          named = input;
-        }
-        RecordBatch::Item item{};
-        item.offset = b->bytes.size();
-        item.size = rec.size;
-        item.term_len = rec.term_len;
-        item.continues = rec.continues;
-        item.record = in.record_in_input();
-        item.input = input;
-        b->bytes.append(rec.data, rec.size + rec.term_len);
-        if (!rec.continues) {
-          const Extracted x = extractor->extract(rec.head());
-          item.status = x.status;
-          item.absent_part = x.absent_part;
-          if (x.status == ExtractStatus::ok) item.hash = tlbf::hash_key(x.key, cfg_.hash_seed);
-          item.key_size = x.key.size();
-          place_in_batch(x.key, rec, *b, item.key_in_record, item.key_offset);
-          item.time = x.time;
-          item.time.text = {};
-          item.time_size = x.time.text.size();
-          place_in_batch(x.time.text, rec, *b, item.time_in_record, item.time_offset);
-        }
-        b->items.push_back(item);
-      }
-      if (!more) {
-        b->end = true;
-        b->end_name = in.current_name();
-      }
-      queue.publish(std::exchange(b, nullptr));
-      if (!more) return;
-    }
-  } catch (...) {
-    // After the records read before it, in order (InputError: a damaged input, a record too long).
-    if (b) {
-      b->error = std::current_exception();
-      queue.publish(b);
-    }
-  }
-}
+Pipeline::~Pipeline() = default;
 
 RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
+  // Step 1: where the run writes, how it stops, what it shows.
   const std::int64_t started_ns = time_source_->steady_ns();
   last_checkpoint_ns_ = started_ns;
-  refresh_future_limit();
-  std::unique_ptr<Progress> progress;
-  if (cfg_.progress) progress = std::make_unique<Progress>(in.total_size(), *time_source_);
+  if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
+  if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
   in.set_stop_flag(stop);
   out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
-  // Kept records go out from the reader's buffer (Writer::write_borrowed): written before
-  // the reader overwrites them.
-  in.on_buffer_reuse([&] { out.return_borrowed(); });
-  // Input paused: what has been decided goes out now (tail -f), and a due checkpoint runs.
-  in.on_input_pause([&]() -> int {
-    drain(out);
-    out.flush();
-    maybe_checkpoint(out);
-    if (!hooks_.save || hooks_.every <= 0) return -1;
-    std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
-    return due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
-  });
-  place_name_ = &in.current_name();
-  // A second thread reads ahead only where it can always be stopped and joined (regular
-  // files: reads never block for long) and where output timing does not matter.
-  const bool read_ahead =
-      cfg_.threads > 1 && !deferred_ && cfg_.explain == 0 && !cfg_.line_buffered && in.inputs_are_regular_files();
+  Emitter emitter(out, cfg_.output);
+  out_ = &out;
+  emitter_ = &emitter;
+  stop_ = stop;
+  aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
+  if (cfg_.explain > 0) emitter.explain_header();
+  // Step 2: the records, read, clocked, decided and written batch by batch. A second thread
+  // reads ahead only where it can always be stopped and joined (regular files: reads never
+  // block for long) and where output timing does not matter.
+  const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
+                          in.inputs_are_regular_files();
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {
-    if (deferred_) {
-      try {
-        decide_all(*deferred_, in, out, stop, progress.get(), false);
-        drain(out);
-      } catch (const DecisionsLost&) {
-        // What was decided before the loss is written; the records after it are not.
-        release_answered(out);
-        out.flush();
-        throw;
-      }
-    } else {
-      with_decider(*filter_, cfg_.refresh, cfg_.hash_seed,
-                   [&](auto& decider) { decide_all(decider, in, out, stop, progress.get(), read_ahead); });
+    try {
+      if (read_ahead)
+        source_.run_ahead(in, *this);
+      else
+        source_.run(in, *this, stop);
+      drain();
+      if (holder_) release_held_at_end();
+    } catch (const DecisionsLost&) {
+      // What was decided before the loss is written; the records after it are not.
+      release_answered();
+      out.flush();
+      throw;
     }
     out.flush();
     // A run that found no time at all is an error, and its state is not saved; its summary
     // still comes first, so that --stats shows what was read.
-    untimed_failed = stats_.untimed && !timed_seen_ && !cfg_.clock.allow_untimed && !*stop;
-    if (!untimed_failed) save_state(out);
+    untimed_failed = clock_.found_no_time() && !*stop;
+    if (!untimed_failed) save_state();
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
+    write_all_held();
     out.flush();
     throw;
   } catch (const BrokenPipe&) {
-    // Downstream stopped reading: the program ends quietly, but what was read and decided is
-    // kept, so the next run with the same --state continues from here.
-    if (hooks_.save) hooks_.save(*filter_, clock_);
+    // Downstream stopped reading: the program ends quietly. The state is not saved: records
+    // decided as kept may not have reached the reader (they were in the output buffer), and
+    // a state holding their keys would make the next run drop them unseen. The state file
+    // keeps its last checkpoint, whose keys' records were all written.
     downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
   } catch (const OutputStopped& e) {
     // Stopped by a signal with the output blocked: records decided as kept were not written,
@@ -701,23 +117,109 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
     // state file keeps its last save, and a rerun from there writes them again.
     output_stopped = e;
   }
+  // Step 3: the summary, after the warnings' totals; then how the run ended.
   stats_.bytes_out = out.bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
-  stats_.filter = deferred_ ? deferred_->stats(clock_) : filter_->stats(clock_);
+  stats_.filter = decider_->stats(clock_.now());
+  if (holder_) count_held(stats_);
+  clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, cfg_.extract.keys.size() > 1);
-  if (progress) progress->finish(stats_.bytes_in, stats_.records, stats_.emitted);
+  if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   warn_totals();
   diagnostics_->summary(stats_);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
-  if (untimed_failed)
-    throw UntimedInput(fmt::format(
-        "{}: none of the {}{} records has a readable time at -t {} (the first: {}); name its format with "
-        "--time-format (e.g. --time-format '%y/%m/%d %H:%M:%S'), or give --allow-untimed to judge such records at "
-        "the current clock; the {} records read were written as untimed records are{}",
-        *place_name_, untimed_stop_ ? "first " : "", stats_.untimed, cfg_.extract.time, first_untimed_text_,
-        stats_.records, untimed_stop_ ? ", the rest of the input was not read" : ""));
+  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records);
   return stats_;
+}
+
+std::size_t Pipeline::take(const RecordBatch& b) {
+  batch_ = &b;
+  json_ = b.json;
+  if (b.format_detected) clock_.refresh_future_limit();
+  std::size_t i = 0;
+  segment_.reset(0, 0);
+  while (i < b.size() && !stopped()) {
+    const std::size_t end = clock_segment(b, i);
+    judge_segment(b, i, end);
+    i = end;
+  }
+  if (i > 0) last_input_ = b.names[b[i - 1].input];
+  return i;
+}
+
+std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
+  Segment& s = segment_;
+  s.reset(s.first_key + s.keyed, b.size() - from);
+  // One record at a time where each is explained, flushed, or answered later.
+  const std::size_t end = aside_ ? from + 1 : room_end(b, from);
+  const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
+  std::uint64_t records = stats_.records;
+  std::size_t i = from, n = 0;
+  while (i < end) {  // (a stop signal is looked at between segments)
+    const SourceRecord& r = b[i++];
+    if (r.continues) continue;
+    ++records;
+    bool last = false;
+    if (r.keyed) {
+      s.warnings_for = i - 1;
+      s.verdict = timed ? clock_.accept(r.time, *this) : (clock_.arrive(), TimeVerdict::accepted);
+      s.times[n++] = clock_.now();
+      last = s.verdict == TimeVerdict::untimed && clock_.probe_failed();  // the run reads no further
+    } else {
+      last = fatal;  // --on-error fail: the run ends at this record
+    }
+    s.checkpoint = (records & 4095) == 0 && !r.replayed;  // a checkpoint every 4096 records
+    if (last || s.checkpoint) break;
+  }
+  stats_.records = records;
+  if (i > from) stats_.bytes_in += b.bytes_between(from, i);
+  s.keyed = n;
+  return i;
+}
+
+[[gnu::always_inline]] inline void Pipeline::judge_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
+  if (holder_) return hold_keyed(b, r, k);
+  Segment& s = segment_;
+  if (k == s.submitted) submit(k);
+  if (aside_) return judge_keyed_aside(b, r, k);
+  const bool dup = answers_.take();
+  stats_.duplicates += dup;
+  if (dup && top_) top_->add(b.keys()[s.first_key + k], b.hashes()[s.first_key + k]);  // whose duplicate it was
+  emitted_ = write_decided(out_record(r), dup);
+  if (k + 1 == s.submitted && !cap_reported_) check_cap(r, k);
+}
+
+void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t end) {
+  std::size_t k = 0;  // the segment's keyed records judged so far
+  std::size_t warning = segment_.warnings.empty() ? SIZE_MAX : segment_.warnings.front().record;
+  for (std::size_t i = from; i < end; ++i) {
+    const SourceRecord& r = b[i];
+    if (i == warning) warning = give_warnings(r, i);
+    if (r.keyed) {
+      judge_keyed(b, r, k++);
+    } else if (r.continues) {  // --multiline: lines of a record judged when the input paused
+      if (held_last_ && holder_->continue_last(r.bytes, r.term_len)) continue;
+      if (emitted_) emitter_->continuation(r.bytes);
+      continue;
+    } else {
+      emitted_ = judge_unkeyed(r);
+      held_last_ = false;
+    }
+    if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
+  }
+  if (segment_.checkpoint) {
+    maybe_checkpoint();
+    clock_.refresh_future_limit();
+  }
+}
+
+void Pipeline::submit(std::size_t k) {
+  Segment& s = segment_;
+  const std::size_t key = s.first_key + k;
+  s.submitted =
+      k + decider_->submit(KeyBatch{batch_->hashes() + key, s.times.data() + k, batch_->keys() + key, s.keyed - k},
+                           answers_);
 }
 
 }  // namespace tlbf_dedup

@@ -1,33 +1,37 @@
-// The record loop: reader → extractor → clock → decider → writer, with the bookkeeping
-// (counters, warnings, progress, checkpoints) around it. The world comes in through two
-// interfaces: a Clock (clock.hpp) for wall and steady time, and Diagnostics
-// (diagnostics.hpp) for every warning and the end-of-run summary.
-// Reading files, reading and extraction may run on a second thread (read_ahead.hpp).
+// The record loop: records from the source (record_source.hpp) are clocked (decision_clock.hpp),
+// submitted to the decider in batches (decide/decider.hpp) and handed with their answers to
+// the emitter (output/emitter.hpp), with the bookkeeping around them: counters, warnings,
+// progress, checkpoints. The world comes in through two interfaces: a Clock for wall and
+// steady time, and Diagnostics for every warning and the end-of-run summary.
 #pragma once
 
-#include <algorithm>
-#include <deque>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "base/clock.hpp"
 #include "decide/decider.hpp"
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
 #include "input/record_reader.hpp"
+#include "output/emitter.hpp"
+#include "output/holder.hpp"
 #include "output/writer.hpp"
-#include "pipeline/read_ahead.hpp"
+#include "pipeline/decision_clock.hpp"
+#include "pipeline/held_records.hpp"
+#include "pipeline/record_source.hpp"
 #include "report/diagnostics.hpp"
 #include "report/stats.hpp"
 #include "report/top_keys.hpp"
-#include "tlbf/filter.hpp"
 
 namespace tlbf_dedup {
 
 class Progress;
 
-enum class InputFormat { auto_detect, lines, json };
 // What happens to a record whose key cannot be extracted.
 enum class OnError { pass, drop, fail };
 
@@ -48,56 +52,19 @@ class CapError : public std::runtime_error {
 
 // How the pipeline persists its filter: `save` is called with the output flushed, every
 // `every` of wall time (checked between records and whenever input pauses) and once at the
-// end of the run, with the filter and the clock it has reached. Empty `save` = no state.
+// end of the run, with the clock it has reached; the caller knows the filter. Empty `save` =
+// no state.
 struct StateHooks {
-  std::function<void(const tlbf::WindowFilter&, tlbf::Time clock)> save;
+  std::function<void(tlbf::Time clock)> save;
   tlbf::Duration every = 0;
 };
-
-// A run that asks for record times (-t) found none: none of the first kUntimedProbe records
-// (or of all, if fewer) had a readable time, and untimed input was not allowed.
-class UntimedInput : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// How record times move the decision clock (the clock model of tlbf-dedup(1), "EVENT TIME").
-// The clock is the largest accepted record time; a record behind it is judged at it.
-struct ClockPolicy {
-  static constexpr std::uint64_t kUntimedProbe = 1000;
-  static constexpr tlbf::Duration kHour = 3600 * tlbf::kSecond;
-
-  // The filter's time window (0: a count window): a record older than clock - window is late.
-  tlbf::Duration window = 0;
-  // A stamp further than this ahead of the wall clock is judged as untimed, so that one bad
-  // stamp cannot carry the clock away; nullopt: no limit.
-  std::optional<tlbf::Duration> max_future = 24 * kHour;
-  // Two consecutive record times further apart than this are a jump, warned about; 0: the
-  // default, max(1 h, 100 x window).
-  tlbf::Duration jump = 0;
-  // The year of the first year-less stamp of each input: this one (--year), else the year of
-  // the input's modification time, else of the wall clock (YearStart::not_after).
-  std::optional<int> year;
-  // Without, a run whose first kUntimedProbe records have no readable time stops.
-  bool allow_untimed = false;
-
-  tlbf::Duration jump_threshold() const {
-    if (jump > 0) return jump;
-    constexpr tlbf::Duration kLongest = std::numeric_limits<tlbf::Duration>::max();
-    return std::max(kHour, window > kLongest / 100 ? kLongest : 100 * window);  // saturates
-  }
-};
-
-// What the clock made of a record's time (for --explain; in this order there).
-enum class TimeVerdict { accepted, late, untimed, future };
 
 struct PipelineConfig {
   InputFormat format = InputFormat::auto_detect;
   ExtractConfig extract;
   TimeParser time_parser{TimeFormat::auto_detect, std::nullopt, 1970};
   ClockPolicy clock;
-  Refresh refresh = Refresh::no;
-  std::uint64_t hash_seed = 0;  // the keys' hash seed, kept with the filter (decider.hpp)
+  Refresh refresh = Refresh::no;  // for the decider the front end makes (decider.hpp)
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
@@ -114,139 +81,143 @@ struct PipelineConfig {
   int threads = 2;
 };
 
-class Pipeline {
+class Pipeline final : private BatchSink, private RecordWarnings, private HeldSink {
  public:
-  // `clock` and `diagnostics` must outlive the pipeline.
-  Pipeline(PipelineConfig cfg, tlbf::WindowFilter& filter, tlbf::Time start_clock, Clock& clock,
-           Diagnostics& diagnostics, StateHooks hooks = {});
-  // Decisions by a filter that answers later (a remote one); it keeps no state file.
-  Pipeline(PipelineConfig cfg, DeferredDecider& decider, tlbf::Time start_clock, Clock& clock,
-           Diagnostics& diagnostics);
+  // `decider`, `clock` and `diagnostics` must outlive the pipeline, as must `holder` when
+  // given: then keyed records go to it instead of the decider (--count, --keep last;
+  // pipeline_hold.cpp). Throws SpecError for a given format whose extractor cannot be made.
+  Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
+           StateHooks hooks = {}, Holder* holder = nullptr);
+  ~Pipeline();
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe.
+  // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe,
+  // OutputStopped, DecisionsLost.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
 
-  tlbf::Time clock() const { return clock_; }
+  tlbf::Time clock() const { return clock_.now(); }
 
  private:
-  Pipeline(PipelineConfig cfg, tlbf::WindowFilter* filter, DeferredDecider* deferred, tlbf::Time start_clock,
-           Clock& clock, Diagnostics& diagnostics, StateHooks hooks);
-  // The record loop, compiled for each decider type (see decider.hpp).
-  template <class D>
-  void decide_all(D& decider, RecordReader& in, Writer& out, const volatile int* stop, Progress* progress,
-                  bool read_ahead);
-  // decide_all() from the hand-over to the producer thread on.
-  template <class Judge, class AfterRecord>
-  void decide_read_ahead(RecordReader& in, Writer& out, const volatile int* stop, Judge& judge,
-                         AfterRecord& after_record, bool& emitted);
-  // The producer of read-ahead batches (on its own thread): reads and extracts, with
-  // `extractor` and its `parser`, from the input after the record the loop judged last.
-  void read_ahead(RecordReader& in, ReadAheadQueue<RecordBatch>& queue, std::unique_ptr<Extractor> extractor,
-                  TimeParser parser, bool json) const;
-  void choose_extractor(std::string_view first_record);
-  // A new input starts: with -t, `parser` counts year-less stamps from its year again (true:
-  // an extractor made before must be made again with it).
-  bool restart_years(TimeParser& parser, const RecordReader& in) const;
-  // The number in its input of the record being judged: a held blank record's own number
-  // while held records are judged, else the one the loop set.
-  std::uint64_t record_number() const { return replaying_record_ ? replaying_record_ : place_record_; }
-  void start_input(const RecordReader& in);
-  // Steps 3 to 5 for a record without a key (malformed, or a -k absent): counted, warned
-  // about once, then passed, dropped or fatal as --on-error says; true when it was written.
-  // Cold: kept out of the record loop, whose usual record has a key.
-  [[gnu::cold]] bool judge_unkeyed(Writer& out, const Record& rec, const Extracted& x);
-  // Step 3 for a record time: moves the clock, counts and warns as the ClockPolicy says.
-  TimeVerdict accept_time(const TimeReading& t) {
-    // The usual record, decided here without a call: a full time, not before the clock, not
-    // too far ahead of the wall clock, and a step from the record before that is not a jump.
-    // (previous_time_ <= clock_ <= t.time, so the step is t.time - previous_time_.)
-    if (t.parsed && !t.date_only && previous_time_ && t.time >= clock_ &&
-        (!cfg_.clock.max_future || t.time <= future_limit_) &&
-        static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_time_) <=
-            static_cast<std::uint64_t>(jump_)) {
-      timed_seen_ = true;
-      previous_time_ = t.time;
-      clock_ = t.time;
-      return TimeVerdict::accepted;
-    }
-    return accept_time_slow(t);
+  // The records of one batch clocked together and submitted together: the times their keys
+  // are judged at (the keys and hashes are the batch's), and the clock's warnings, each held
+  // until its record is judged.
+  struct Segment {
+    std::vector<tlbf::Time> times;
+    std::size_t first_key = 0;  // the batch's key of the segment's first keyed record
+    std::size_t keyed = 0;      // records with a key
+    std::size_t submitted = 0;  // keys the decider took
+    TimeVerdict verdict{};      // the last keyed record's (--explain judges one at a time)
+    bool checkpoint = false;    // a checkpoint is due after the segment
+    struct Pending {
+      std::size_t record;  // its index in the batch
+      WarningKind kind;
+      std::string what;
+    };
+    std::vector<Pending> warnings;
+    std::size_t warnings_for = 0;  // the index of the record being clocked
+    std::size_t warned = 0;        // warnings already given
+    // Empty, from the batch's key `first_key` on, with room for `n` keyed records.
+    void reset(std::size_t first_key, std::size_t n);
+  };
+
+  // BatchSink: the source hands over batches, and tells of its reader's pauses.
+  std::size_t take(const RecordBatch& batch) override;
+  bool stopped() const override { return *stop_ || clock_.probe_failed(); }
+  void release_records() override { out_->return_borrowed(); }
+  int input_paused() override;
+  void reached_end(const std::string& name) override { last_input_ = name; }
+  // RecordWarnings: the clock's warnings, given when their record is judged.
+  void warn(WarningKind kind, std::string what) override;
+
+  // Clocks records from `from` on, as many as may be decided together; returns the end.
+  std::size_t clock_segment(const RecordBatch& b, std::size_t from);
+  // The end of the longest run of records from `from` on (one at least) whose output goes
+  // into the writer without a flush.
+  std::size_t room_end(const RecordBatch& b, std::size_t from) const;
+  // Submits, judges and writes the segment's records [from, end), in order.
+  void judge_segment(const RecordBatch& b, std::size_t from, std::size_t end);
+  void judge_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k);
+  // judge_keyed() with --explain, --line-buffered, or a decider that answers later.
+  void judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k);
+  // Submits the segment's keys from the k-th on, in one batch.
+  void submit(std::size_t k);
+  // After `r`, the k-th key, the last the decider took: did the memory cap bind?
+  void check_cap(const SourceRecord& r, std::size_t k);
+  // A record without a key (malformed, or a -k absent): counted, warned about once, then
+  // passed, dropped or fatal as --on-error says; true when it was written. Cold: the usual
+  // record has a key.
+  [[gnu::cold]] bool judge_unkeyed(const SourceRecord& r);
+  OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
+  bool write_decided(const OutRecord& r, bool dup) {
+    const bool written = emitter_->decided(r, dup);
+    stats_.emitted += written;
+    return written;
   }
-  TimeVerdict accept_time_slow(const TimeReading& t);
-  // --explain: one line for the record instead of the record (`x` null for a blank one).
-  void explain_record(Writer& out, const Extracted* x, const char* decision);
-  void refresh_future_limit();
-  void warn_first(WarningKind kind, const char* what);
-  // A warning about the record being judged, naming its input and number.
-  void warn_at(WarningKind kind, std::string what);
-  void warn_totals();
-  void cap_bound(Writer& out);
-  void save_state(Writer& out);
-  void maybe_checkpoint(Writer& out);
-  // Where a record's bytes live while the writer holds them: in the reader's buffer, which
-  // flushes the writer before it overwrites them (so the writer may borrow them), or in memory
-  // of the pipeline's own that changes sooner (held or replayed records: copied).
-  enum class BytesLive { in_reader, elsewhere };
-  // Step 5 for a record whose decision is `dup`: writes it as --mark/--only-dups say; true
-  // when it was written.
-  bool write_decided(Writer& out, std::string_view bytes, std::size_t text_size, bool json, bool dup, BytesLive live);
-  // A record written whatever the filter says (blank, or passed with --on-error pass), behind
-  // the records still waiting for their answers.
-  void write_undecided(Writer& out, const Record& rec, bool marked);
+  // A record written whatever the filter says, behind the records waiting for answers.
+  void write_undecided(const SourceRecord& r);
   // Writes the held records from the front up to the first one whose answer has not come.
-  void release_answered(Writer& out);
+  void release_answered();
   // Waits for every answer and writes every held record.
-  void drain(Writer& out);
+  void drain();
+  // --explain: one line for the record (with its `key`, null for none) instead of the record.
+  void explain_record(const SourceRecord& r, const std::string_view* key, const char* decision);
+  // A warning about record `r`, naming its input and number.
+  void warn_at(const SourceRecord& r, WarningKind kind, const std::string& what);
+  // The clock's warnings about `r`, the batch's i-th record; returns the index of the next
+  // record with a warning waiting (SIZE_MAX: none).
+  std::size_t give_warnings(const SourceRecord& r, std::size_t i);
+  void warn_totals();
+  // The memory cap bound at record `r`, decided at `now`.
+  void cap_bound(const SourceRecord& r, tlbf::Time now);
+  void save_state();
+  void maybe_checkpoint();
+  // The holding stage (pipeline_hold.cpp): a keyed record handed to the holder; what the
+  // holder writes (HeldSink); the held records at the end (kept for a state that is saved,
+  // else written) and after an error (written); closing them by the wall clock while the
+  // input pauses, and how long until the next one closes.
+  void hold_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k);
+  void write_held(const CountedRecord& r) override;
+  void pass_held(const SourceRecord& r);
+  SeenTime seen_time(const SourceRecord& r, tlbf::Time at) const;
+  void held_cap_bound(const SourceRecord& r, std::uint64_t early);
+  void release_held_at_end();
+  void write_all_held() {
+    if (holder_) holder_->close_all(*this);
+  }
+  void close_held_by_wall_clock();
+  int held_wait(int wait);
+  void count_held(RunStats& stats) const;
+  void warn_held_total();
+  const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
 
   PipelineConfig cfg_;
-  tlbf::WindowFilter* filter_ = nullptr;  // the filter that decides, or:
-  DeferredDecider* deferred_ = nullptr;   // the one that answers later
-  // With deferred_: the records waiting for their answers (or behind one that waits), in
-  // input order, their bytes in held_bytes_ from held_start_ on.
-  enum class HeldKind : unsigned char { awaits_answer, as_read, marked_new };
-  struct Held {
-    std::size_t size, text_size;
-    bool json;
-    HeldKind kind;
-  };
-  std::deque<Held> held_;
-  std::deque<std::string> held_keys_;  // with --top: the keys of the records awaiting answers, in order
-  std::string held_bytes_;
-  std::size_t held_start_ = 0;
-  tlbf::Time clock_;             // the decision clock: the largest record time accepted (or wall time)
-  tlbf::Time future_limit_ = 0;  // record times above it are judged as untimed
-  tlbf::Duration jump_ = 0;
-  std::optional<tlbf::Time> previous_time_;  // the last accepted record time
-  bool timed_seen_ = false;                  // a record had a readable time
-  std::size_t input_ = 0;                    // the reader's input_number() of the last record
-  std::string first_untimed_text_;
-  bool untimed_stop_ = false;           // the untimed probe failed: stop reading
-  std::uint64_t replaying_record_ = 0;  // see record_number()
-  // The record being judged: the name of its input (the reader's, or with read-ahead
-  // thread_name_) and its number there.
-  const std::string* place_name_ = nullptr;
-  std::uint64_t place_record_ = 0;
-  std::string thread_name_;
-  // With read-ahead: the batches, kept as long as the pipeline, so that the writer may still
-  // hold bytes of them while run() ends on an error.
-  std::unique_ptr<ReadAheadQueue<RecordBatch>> batches_;
-  // Batches in the pool: one decided, one filled, one spare, so neither thread waits on a
-  // batch boundary; memory: kBatches x (RecordBatch::kBytes + kItems items), more only for
-  // a record longer than kBytes.
-  static constexpr std::size_t kBatches = 3;
-  // Auto mode holds leading blank records up to this many bytes before calling the input lines.
-  static constexpr std::size_t kMaxHeldBytes = std::size_t{1} << 20;
+  Decider* decider_;
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;
-  std::unique_ptr<Extractor> extractor_;  // with read-ahead: the producer's from the hand-over on
-  bool json_ = false;
-  bool wants_time_ = false;    // extractor_->wants_time(), kept when the producer takes the extractor
-  bool cap_reported_ = false;  // the memory cap's first bind was reported
-  std::string mark_name_;
-  RunStats stats_;
+  Holder* holder_;  // with --count or --keep last
+  RecordSource source_;
+  DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
+  // The run's: where it writes, its stop flag, --progress.
+  Writer* out_ = nullptr;
+  Emitter* emitter_ = nullptr;
+  const volatile int* stop_ = nullptr;
+  std::unique_ptr<Progress> progress_;
+  // The record loop's.
+  Segment segment_;
+  Answers answers_;                     // the decider's, not yet taken
+  HeldRecords held_;                    // with a decider that answers later
+  const RecordBatch* batch_ = nullptr;  // the batch being judged
+  std::string last_input_;              // the input of the last record judged, or at the end
+  std::string time_member_;             // holding JSON: -t as a top-level member name, JSON-escaped
+  bool json_ = false;                   // the batch's records are JSON objects
+  bool emitted_ = false;                // the record before was written (its continuation lines follow it)
+  bool held_last_ = false;              // the record before is held (its continuation lines join it)
+  bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
+  bool cap_reported_ = false;           // the memory cap's first bind was reported
+  RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;
 };
 

@@ -1,7 +1,8 @@
-// Read-ahead between two threads: a producer fills batches (records framed and their key and
-// time extracted) while the consumer decides and writes the batch before. The batches are a
-// fixed pool, recycled: the producer takes a free one, fills it and publishes it; the consumer
-// takes published ones in order and hands each back once nothing points into it any more.
+// Read-ahead between two threads: a producer fills batches (the record source's, records with
+// their key and time) while the consumer decides and writes the batch before. The batches are
+// a fixed pool, recycled: the producer takes a free one, fills it and publishes it; the
+// consumer takes published ones in order and hands each back once nothing points into it any
+// more.
 //
 // Invariants:
 //  - Batches reach the consumer in the order they were published, each exactly once.
@@ -14,19 +15,10 @@
 
 #include <condition_variable>
 #include <cstddef>
-#include <cstdint>
 #include <deque>
-#include <exception>
 #include <memory>
 #include <mutex>
-#include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
-
-#include "extract/extract.hpp"
-#include "extract/timestamp.hpp"
-#include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
 
@@ -90,64 +82,6 @@ class ReadAheadQueue {
   std::vector<std::unique_ptr<T>> owned_;
   std::deque<T*> free_, published_;
   bool stopped_ = false;
-};
-
-// Records read ahead, with what the extractor made of each: their bytes are copied into the
-// batch (so they stay valid however far the reader has moved on), a key or time text that
-// pointed into the record points into the copy, and a key comes with its hash.
-struct RecordBatch {
-  // A batch is full at kBytes of records or kItems records, whichever comes first (short
-  // records: each item takes some 140 bytes besides its record). A longer record still goes
-  // in whole (the batch grows to it and is shrunk back when it is filled next).
-  static constexpr std::size_t kBytes = std::size_t{512} << 10;
-  static constexpr std::size_t kItems = 4096;
-
-  struct Item {
-    std::size_t offset;  // into bytes: the record as read, terminator included
-    std::size_t size;    // without the terminator
-    std::uint32_t term_len;
-    bool continues;        // Record::continues
-    std::uint64_t record;  // its number in its input
-    std::size_t input;     // its input's number (RecordReader::input_number())
-    ExtractStatus status;
-    std::uint32_t absent_part;
-    // With status ok: the key hashed as the decider would (tlbf::hash_key with the run's
-    // seed, decider.hpp), so the consumer decides without hashing.
-    tlbf::KeyHash hash;
-    // Where the key and the time text are: in the record (kInRecord) or in `side`.
-    bool key_in_record, time_in_record;
-    std::size_t key_offset, key_size, time_offset, time_size;
-    TimeReading time;  // text left empty; see time_text()
-  };
-
-  std::string bytes;  // the records, one after the other
-  std::string side;   // keys and time texts that were not inside their record
-  std::vector<Item> items;
-  std::vector<std::pair<std::size_t, std::string>> names;  // the inputs the items name: number, name
-  std::uint64_t in_bytes = 0;  // bytes of records with content, as counted by RunStats::bytes_in
-  // Set on the last batch: an error of the reader (after the items), or the end of the input.
-  std::exception_ptr error;
-  bool end = false;
-  std::string end_name;  // with `end`: the reader's current name at its end
-
-  void clear() {
-    if (bytes.capacity() > 2 * kBytes) std::string().swap(bytes);
-    bytes.clear();
-    side.clear();
-    items.clear();
-    names.clear();
-    in_bytes = 0;
-    error = nullptr;
-    end = false;
-    end_name.clear();
-  }
-  std::string_view record_bytes(const Item& i) const { return {bytes.data() + i.offset, i.size + i.term_len}; }
-  std::string_view key(const Item& i) const {
-    return {(i.key_in_record ? bytes.data() + i.offset : side.data()) + i.key_offset, i.key_size};
-  }
-  std::string_view time_text(const Item& i) const {
-    return {(i.time_in_record ? bytes.data() + i.offset : side.data()) + i.time_offset, i.time_size};
-  }
 };
 
 }  // namespace tlbf_dedup

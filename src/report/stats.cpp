@@ -31,6 +31,12 @@ std::string top_json(const TopReport& top) {
                      top.counters, top.bound);
 }
 
+// ,"held":{...} with --count or --keep last, nothing without.
+std::string held_json(const HeldReport& h) {
+  if (!h.active) return {};
+  return fmt::format(",\"held\":{{\"peak\":{},\"peak_bytes\":{},\"written_early\":{}}}", h.peak, h.peak_bytes, h.early);
+}
+
 }  // namespace
 
 std::string cap_window(const tlbf::FilterStats& f) {
@@ -62,11 +68,11 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
         "\"untimed\":{},\"future\":{},\"late\":{},\"jumps_forward\":{},\"jumps_back\":{},\"date_only\":{},"
         "\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},"
         "\"filter\":{{\"algorithm\":\"{}\",{}\"bits_allocated\":{},\"peak_bits_allocated\":{},"
-        "\"keys_inserted\":{},\"live_keys\":{},\"{}\":{:.2f},\"memory_capped\":{},\"cap_evictions\":{}{}}}{}}}\n",
+        "\"keys_inserted\":{},\"live_keys\":{},\"{}\":{:.2f},\"memory_capped\":{},\"cap_evictions\":{}{}}}{}{}}}\n",
         s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.future, s.late,
         s.jumps_forward, s.jumps_back, s.date_only, s.bytes_in, s.bytes_out, s.seconds, rate, f.algorithm, shape,
         f.bits_allocated, peak_bits(f), f.keys_inserted, f.live_keys, is_exact(f) ? "bytes_per_key" : "bits_per_key",
-        per_key(f), f.memory_capped ? "true" : "false", f.cap_evictions, window, top_json(s.top));
+        per_key(f), f.memory_capped ? "true" : "false", f.cap_evictions, window, held_json(s.held), top_json(s.top));
   }
   std::string out;
   out += fmt::format("records      {}\n", s.records);
@@ -95,6 +101,9 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
     out += fmt::format("memory cap   reached ({} early evictions; window kept: {})\n", f.cap_evictions, cap_window(f));
   else
     out += "memory cap   not reached\n";
+  if (s.held.active)
+    out += fmt::format("held         {} at most at once, {:.1f} KiB at most; {} written early (--max-memory)\n",
+                       s.held.peak, static_cast<double>(s.held.peak_bytes) / 1024.0, s.held.early);
   return out + format_top(s.top);
 }
 

@@ -28,6 +28,14 @@ struct TopReport {
   std::uint64_t bound = 0;     // no overestimate exceeds it; at most added / counters
 };
 
+// The held records of --count and --keep last (output/holder.hpp).
+struct HeldReport {
+  bool active = false;           // records were held (else nothing of this is reported)
+  std::uint64_t peak = 0;        // the most held at once
+  std::uint64_t peak_bytes = 0;  // the most memory they took
+  std::uint64_t early = 0;       // written before their window closed, for --max-memory
+};
+
 struct RunStats {
   std::uint64_t records = 0;
   std::uint64_t emitted = 0;        // records written (with --mark: all written records)
@@ -45,6 +53,7 @@ struct RunStats {
   double seconds = 0;
   tlbf::FilterStats filter;
   TopReport top;
+  HeldReport held;
 
   std::uint64_t errors() const { return malformed + missing_key; }
 };

@@ -16,12 +16,10 @@
 #include <algorithm>
 
 #include "extract/extract.hpp"
-#include "tlbf/hash.hpp"
 
 namespace tlbf_dedup {
 
-TopKeys::TopKeys(std::size_t counters, std::uint64_t hash_seed)
-    : capacity_(std::max<std::size_t>(counters, 1)), hash_seed_(hash_seed) {
+TopKeys::TopKeys(std::size_t counters) : capacity_(std::max<std::size_t>(counters, 1)) {
   heap_.reserve(capacity_);
   where_.reserve(capacity_);
 }

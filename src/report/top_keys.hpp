@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "report/stats.hpp"
-#include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
@@ -29,14 +28,12 @@ class TopKeys {
 
   static std::size_t counters_for(std::size_t top) { return std::max(kMinCounters, kCountersPerKey * top); }
 
-  // Counts keys in `counters` counters; keys are told apart by their 128-bit hash with
-  // `hash_seed` (the run's secret seed, so that input cannot choose colliding keys).
-  TopKeys(std::size_t counters, std::uint64_t hash_seed);
+  // Counts keys in `counters` counters. Keys are told apart by their 128-bit hash, made by the
+  // decider's hasher (KeyHasher, with the run's secret seed, so that input cannot choose
+  // keys that collide).
+  explicit TopKeys(std::size_t counters);
 
-  // One more duplicate of `key`.
-  void add(std::string_view key) { add(key, tlbf::hash_key(key, hash_seed_)); }
-  // The same, with `id` the key's hash already made with the seed given to the constructor
-  // (tlbf::hash_key(key, hash_seed), as the read-ahead thread makes it for the decider).
+  // One more duplicate of `key`, whose hash is `id`.
   void add(std::string_view key, tlbf::KeyHash id);
 
   // The `n` counters with the highest counts, highest first (ties: the key's bytes), each key
@@ -66,7 +63,6 @@ class TopKeys {
   void swap_counters(std::size_t a, std::size_t b);
 
   std::size_t capacity_;
-  std::uint64_t hash_seed_;
   std::uint64_t added_ = 0;
   std::vector<Counter> heap_;  // a min-heap by count: the counter to replace is heap_[0]
   std::unordered_map<tlbf::KeyHash, std::uint32_t, IdHash> where_;  // a key's position in heap_

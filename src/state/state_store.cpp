@@ -1,8 +1,10 @@
 // Reads and writes the state file (docs/state.md has the byte layout and the guarantees).
 //
 // A file is a fixed 24-byte header (magic "TLBFSTAT", format version, flags, payload length),
-// the payload (every FilterConfig field, the clock, the filter's own save() bytes and, from
-// format 2, the RunRecord: hash seed and key/time options; all written with
+// the payload (every FilterConfig field, the clock, the filter's own save() bytes, from
+// format 2 the RunRecord: hash seed and key/time options, and from format 3 the held
+// records' bytes, which the holder reads and writes itself (format 4: behind a byte that
+// says whether the run held any); all written with
 // tlbf::ByteWriter so the file reads the same on any endianness), and an
 // XXH3-64 checksum of the payload. Each header field is checked exactly and the checksum
 // covers the rest, so any damaged byte is refused rather than loaded as a different filter.
@@ -35,7 +37,7 @@ namespace {
 constexpr std::string_view kMagic{"TLBFSTAT", 8};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8;
 constexpr std::size_t kChecksumSize = 8;
-// Versions 1 to 3 define no flags; a set bit means a writer that knows something this one does not.
+// Versions 1 to 4 define no flags; a set bit means a writer that knows something this one does not.
 constexpr std::uint32_t kKnownFlags = 0;
 
 std::string describe(const std::string& name, const std::string& problem) {
@@ -118,6 +120,14 @@ RunRecord load_run(tlbf::ByteReader& in) {
   return run;
 }
 
+// Format 3 has held records whenever it exists; format 4 says so in a byte (0 or 1).
+bool held_follows(tlbf::ByteReader& in, std::uint32_t version) {
+  if (version == 3) return true;
+  const std::uint8_t present = in.u8();
+  if (present > 1) throw tlbf::state_error("state: held-records byte " + std::to_string(present));
+  return present == 1;
+}
+
 SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteReader in(payload);
   SavedState s;
@@ -126,6 +136,7 @@ SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   s.clock = in.i64();
   std::string_view filter_bytes = in.bytes();
   if (version >= 2) s.run = load_run(in);
+  if (version >= 3 && held_follows(in, version)) s.held = std::string(in.bytes());
   if (!in.at_end()) throw tlbf::state_error("state: bytes after the filter");
   // The filter's tag byte repeats the algorithm; a disagreement means the parts do not belong together.
   if (filter_bytes.empty() ||
@@ -154,7 +165,7 @@ std::string frame_state_payload(std::string_view payload, std::uint32_t version)
 }
 
 std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock,
-                         const RunRecord& run) {
+                         const RunRecord& run, const std::optional<std::string_view>& held) {
   tlbf::ByteWriter filter_out;
   f.save(filter_out);
   tlbf::ByteWriter payload;
@@ -163,7 +174,9 @@ std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& 
   payload.i64(clock);
   payload.bytes(filter_out.data());
   save_run(run, payload);
-  return frame_state_payload(payload.data());
+  payload.u8(held ? 1 : 0);
+  if (held) payload.bytes(*held);
+  return frame_state_payload(payload.data(), kStateFormatVersion);
 }
 
 SavedState load_state_bytes(std::string_view bytes, const std::string& name) {
@@ -240,9 +253,9 @@ std::optional<SavedState> load_state_file(const std::string& path) {
 }
 
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
-                     tlbf::Time clock, const RunRecord& run) {
+                     tlbf::Time clock, const RunRecord& run, const std::optional<std::string_view>& held) {
   try {
-    write_file_atomically(path, encode_state(f, cfg, clock, run));
+    write_file_atomically(path, encode_state(f, cfg, clock, run, held));
   } catch (const FileError& e) {
     throw StateFileError(std::string("state file ") + e.what());  // "state file '<path>': <problem>"
   }

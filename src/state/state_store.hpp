@@ -46,6 +46,9 @@ struct SavedState {
   tlbf::FilterConfig config;
   tlbf::Time clock = 0;
   RunRecord run;
+  // The records a --count or --keep last run held, in the holder's own form (format 3 on);
+  // nullopt: a state of a run that held none.
+  std::optional<std::string> held;
 };
 
 // The message names the file and the problem.
@@ -55,21 +58,24 @@ class StateFileError : public std::runtime_error {
 };
 
 // The format version this program writes; it reads every version up to this one. Version 3
-// has version 2's fields; it says that the filter inside may be in a format that programs
-// reading up to version 2 do not know (the TLBF's format 3), so that they refuse it as newer.
-inline constexpr std::uint32_t kStateFormatVersion = 3;
+// added the held records of a --count or --keep last run; version 4 has version 3's fields,
+// the held records behind a presence byte, and says that the filter inside may be in a format
+// that older programs do not know (the TLBF's bit-sliced eras), so that they refuse it as newer.
+inline constexpr std::uint32_t kStateFormatVersion = 4;
 
 // nullopt when `path` does not exist; throws StateFileError on any other problem.
 std::optional<SavedState> load_state_file(const std::string& path);
 
-// Atomic and durable (see above); throws StateFileError.
+// Atomic and durable (see above); throws StateFileError. `held`: the held records' bytes of
+// a run that holds them, or nullopt.
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
-                     tlbf::Time clock, const RunRecord& run = {});
+                     tlbf::Time clock, const RunRecord& run = {},
+                     const std::optional<std::string_view>& held = std::nullopt);
 
 // The complete file contents save_state_file() writes (format kStateFormatVersion; a run
 // whose key_time_options are unknown is written as one given none).
 std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock,
-                         const RunRecord& run = {});
+                         const RunRecord& run = {}, const std::optional<std::string_view>& held = std::nullopt);
 
 // Parses complete file contents; `name` is the file name used in messages.
 SavedState load_state_bytes(std::string_view bytes, const std::string& name);

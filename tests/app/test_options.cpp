@@ -145,6 +145,28 @@ TEST_SUITE("options") {
     CHECK(!o.given.algorithm);  // apbf was chosen, not given
   }
 
+  TEST_CASE("--count and --keep last hold records, decided by an exact table, and are recorded for a state") {
+    Options o = parse({"--count", "--keep", "last", "-z", "--count-format", "{record}\\t{count}"});
+    CHECK(o.hold.count);
+    CHECK(o.hold.keep == Keep::last);
+    CHECK(o.hold.active());
+    CHECK(o.pipeline.output.count);
+    CHECK(o.pipeline.output.terminator == '\0');
+    CHECK(o.filter.algorithm == tlbf::Algorithm::exact);
+    REQUIRE(o.key_time_options.size() == 2);
+    CHECK(o.key_time_options[0] == RecordedOption{"--count", {}});
+    CHECK(o.key_time_options[1] == RecordedOption{"--keep", {"last"}});
+    CHECK_FALSE(parse({"--keep", "first"}).hold.active());
+    CHECK(parse({"-n", "10", "--count"}).filter.algorithm == tlbf::Algorithm::exact);
+    CHECK(usage_error({"--count", "-a", "gebf"}).find("-a/--algorithm 'gebf'") != std::string::npos);
+    CHECK(usage_error({"--count", "-c", "10"}).find("-c/--capacity cannot be combined with --count") !=
+          std::string::npos);
+    CHECK(usage_error({"--keep", "last", "--mark"}).find("--mark cannot be combined with --keep last") !=
+          std::string::npos);
+    CHECK(usage_error({"--count", "--count-names", "a,b"}).find("--count-names 'a,b'") != std::string::npos);
+    CHECK(usage_error({"--count-names", "a,b,c"}).find("--count") != std::string::npos);  // needs --count
+  }
+
   TEST_CASE("usage errors name the option") {
     CHECK(usage_error({"-w", "0"}).find("--window") != std::string::npos);
     CHECK(usage_error({"-w", "5 parsecs"}).find("--window") != std::string::npos);
@@ -177,5 +199,52 @@ TEST_SUITE("options") {
     CHECK(usage_error({"-f", "lines", "-k", "a.b"}).find("a.b") != std::string::npos);
     CHECK(usage_error({"--mark="}).find("--mark") != std::string::npos);
     CHECK(usage_error({"--no-such-option"}).find("no-such-option") != std::string::npos);
+  }
+
+  TEST_CASE("a value message names the option as --help spells it, and the text as typed") {
+    CHECK(usage_error({"-a", "bloom"}) == "-a/--algorithm 'bloom': expected tlbf, apbf, gebf or exact");
+    CHECK(usage_error({"--max-future", "36501d"}) == "--max-future '36501d': longer than the longest duration, 36500d");
+    CHECK(usage_error({"--multiline", "x", "--multiline-timeout", "2h"}) ==
+          "--multiline-timeout '2h': expected a duration from 0 to 1h, such as 1s or 200ms");
+    CHECK(usage_error({"--max-record", "0"}) == "--max-record '0': expected a size from 1 byte to 1T, such as 64M");
+    CHECK(usage_error({"-d", "ab"}) == "-d/--delimiter 'ab': expected a single byte");
+    CHECK(usage_error({"--top", "0"}) == "--top '0': expected a whole number from 1 to 10000");
+    CHECK(usage_error({"-n", "0x10"}) == "-n/--window-count '0x10': expected a whole number > 0");
+    CHECK(usage_error({"-t", ""}) == "-t/--time: empty specification");
+    CHECK(usage_error({"--mark=", ""}) == "--mark=NAME: the name is empty");
+    // A value written after '=' is shown so.
+    CHECK(usage_error({"--stats=yaml"}) == "--stats='yaml': expected text or json");
+    CHECK(usage_error({"--explain=x"}) == "--explain='x': expected a whole number > 0");
+    CHECK(usage_error({"--mask", "bad"}) ==
+          "--mask 'bad': unknown mask 'bad'; expected a comma list of numbers, hex, uuid, ip, quoted");
+  }
+
+  TEST_CASE("of two mistakes, the same one is always reported") {
+    // CLI11's own checks (relations, unknown options, repeated values, flag values) come
+    // before any value's rule.
+    CHECK(usage_error({"-w", "0", "-n", "5"}) == "--window excludes --window-count: give one or the other");
+    CHECK(usage_error({"-w", "0", "--bogus"}) == "The following argument was not expected: --bogus");
+    CHECK(usage_error({"-w", "0", "-w", "5"}) == "--window: At Most 1 required but received 2");
+    CHECK(usage_error({"-f", "xml", "--quiet=bad"}) == "Could not convert: --quiet = bad");
+    CHECK(usage_error({"--max-memory", "1", "--state-reset"}) == "--state-reset requires --state");
+    // Then the rules, stage by stage: input, key, time, filter, output, state, Redis.
+    CHECK(usage_error({"-a", "bloom", "-e", "2"}).find("-a/--algorithm 'bloom'") == 0);
+    CHECK(usage_error({"-e", "2", "-c", "0"}).find("-e/--error-rate '2'") == 0);
+    CHECK(usage_error({"--on-cap", "x", "--mark=", "", "--on-error", "y"}) == "--mark=NAME: the name is empty");
+    CHECK(usage_error({"--on-cap", "x", "--on-error", "y"}).find("--on-error 'y'") == 0);
+    CHECK(usage_error({"--threads", "3", "--explain=0"}).find("--threads '3'") == 0);
+    CHECK(usage_error({"-t", "", "--missing", "x"}) == "-t/--time: empty specification");
+    CHECK(usage_error({"--year", "12", "--time-format", "epoch"}).find("--time-format has no effect") == 0);
+    CHECK(usage_error({"--multiline", "(", "-f", "json"}).find("--multiline cannot be combined with -f json") == 0);
+    CHECK(usage_error({"--missing", "null", "-k", "a", "--mask", "bad"}).find("--mask 'bad'") == 0);
+    CHECK(usage_error({"--redis", "redis://h", "--redis-key", "k", "--redis-shards", "4"}) ==
+          "--redis-shards has no effect without a redis+cluster:// URL");
+    CHECK(usage_error({"--redis", "redis://h", "--redis-key", "k", "-w", "1.0001s"}) ==
+          "-w/--window '1.0001s': with --redis, a whole number of milliseconds");
+  }
+
+  TEST_CASE("--version (as --help) wins over a bad value") {
+    const char* args[] = {"tlbf-dedup", "--version", "-w", "0"};
+    CHECK(!parse_options(4, args));
   }
 }

@@ -1,6 +1,7 @@
 # Shared helpers for the end-to-end tests (sourced, not run as a test: it does not end in .sh).
 # Each test runs the real binary named by $TLBF_DEDUP. A test that needs ../shared/data calls
-# need_shared_data, which says clearly that it skips (exit 77, reported by CTest as skipped).
+# need_shared_data, which says clearly that it skips (exit 77, reported by CTest as skipped),
+# or fails when TLBF_REQUIRE_SHARED_DATA=1 (CI, which has the data, sets it).
 set -euo pipefail
 : "${TLBF_DEDUP:?TLBF_DEDUP must name the tlbf-dedup binary}"
 : "${TESTDATA:?}"
@@ -8,6 +9,7 @@ set -euo pipefail
 # false positives (at most a few extra duplicates, ...) judge the same filter on every run. A
 # test of the seed itself sets or clears the variable.
 export TLBF_DEDUP_HASH_SEED="${TLBF_DEDUP_HASH_SEED-0x5eed}"
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)  # the shared helpers sit here
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 fails=0
@@ -15,6 +17,10 @@ checks=0
 
 need_shared_data() {
   if [ ! -d "${SHARED_DATA:-}" ]; then
+    if [ "${TLBF_REQUIRE_SHARED_DATA:-0}" = 1 ]; then
+      echo "FAIL: ../shared/data not found at ${SHARED_DATA:-<unset>} (TLBF_REQUIRE_SHARED_DATA=1)"
+      exit 1
+    fi
     echo "SKIP: ../shared/data not found at ${SHARED_DATA:-<unset>}"
     exit 77
   fi
@@ -63,4 +69,17 @@ ask_saved_state() {
   cp "$TESTDATA/state/$1" "$WORK/s.state"
   for i in $(seq 1000); do echo "1101 k$i"; done > "$WORK/in.txt"
   "$TLBF_DEDUP" -k 2 -t 1 --state "$WORK/s.state" "$WORK/in.txt" > "$WORK/out.txt"
+}
+
+# judge NAME WINDOW SLACK MAX_RATE MARKED: no false negatives, drops beyond the slack <= MAX_RATE.
+judge() {
+  local out fn fp kept
+  out=$(python3 "$E2E_DIR/window_judge.py" "$5" "$2" "$3")
+  echo "     $1: $out"
+  fn=$(sed 's/.*fn=\([0-9]*\).*/\1/' <<<"$out")
+  fp=$(sed 's/.*fp=\([0-9]*\).*/\1/' <<<"$out")
+  kept=$(sed 's/.*kept_exact=\([0-9]*\).*/\1/' <<<"$out")
+  check "$1: no false negatives" 0 "$fn"
+  check "$1: drops beyond window + slack <= $4 of the records exact keeps" 1 \
+    "$(python3 -c "print(1 if $fp <= $4 * $kept + 1 else 0)")"
 }

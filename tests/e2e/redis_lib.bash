@@ -23,6 +23,13 @@ if [ -n "$asan_runtime" ]; then
 fi
 
 declare -A PORT=() PID=()
+# What start_server loads, for the servers started after they are set: MODULE (default the
+# built module), MODULE_ARGS (its arguments), and VMEM_KB, an address-space limit (ulimit -v)
+# under which a regression that allocates too much gets "out of memory" instead of taking the
+# machine's memory; it is not applied under AddressSanitizer, which reserves terabytes.
+MODULE=${TLBF_REDIS_MODULE}
+MODULE_ARGS=()
+VMEM_KB=""
 
 stop_all() {
   local name
@@ -56,14 +63,16 @@ wait_ready() {
 # start_server NAME [redis-server options...]: a server with the module, its files in
 # $WORK/NAME (the same directory when NAME is started again). Later options win.
 start_server() {
-  local name=$1 try
+  local name=$1 try vmem=""
   shift
+  [ ${#SERVER_ENV[@]} -eq 0 ] && vmem=$VMEM_KB
   mkdir -p "$WORK/$name"
   for try in 1 2 3; do
     PORT[$name]=$(free_port)
-    (cd "$WORK/$name" && exec "${SERVER_ENV[@]}" redis-server --port "${PORT[$name]}" --bind 127.0.0.1 \
-      --dir "$WORK/$name" --logfile "$WORK/$name/log" --save '' --appendonly no --enable-debug-command local \
-      --loadmodule "$TLBF_REDIS_MODULE" "$@" 2>>"$WORK/$name/stderr") &
+    (cd "$WORK/$name" && { [ -z "$vmem" ] || ulimit -v "$vmem"; } && exec "${SERVER_ENV[@]}" redis-server \
+      --port "${PORT[$name]}" --bind 127.0.0.1 --dir "$WORK/$name" --logfile "$WORK/$name/log" --save '' \
+      --appendonly no --enable-debug-command local --loadmodule "$MODULE" ${MODULE_ARGS[@]+"${MODULE_ARGS[@]}"} \
+      "$@" 2>>"$WORK/$name/stderr") &
     PID[$name]=$!
     if wait_ready "$name"; then return 0; fi
     stop_server "$name"  # most likely the port was taken meanwhile: try another
@@ -217,17 +226,45 @@ EOF
 # The queries ask at T0, which every filter judges at its own clock (the latest insert), so
 # the answers do not depend on when the snapshot is taken.
 snapshot() {
+  SNAPSHOT_TIME=$T0 SNAPSHOT_DIGEST=1 answers "$@"
+}
+
+# answers NAME KEY...: INFO and EXISTS answers for 2 x 3000 items at SNAPSHOT_TIME (default
+# T0), and with SNAPSHOT_DIGEST=1 the digests first: what a filter answers, as one text.
+answers() {
   local name=$1
   shift
-  python3 - "${PORT[$name]}" "$T0" "$@" <<'EOF'
+  python3 - "${PORT[$name]}" "${SNAPSHOT_TIME:-$T0}" "${SNAPSHOT_DIGEST:-0}" "$@" <<'EOF'
 import sys
 from redis_resp import Client
 c = Client(int(sys.argv[1]))
-for key in sys.argv[3:]:
-    print(key, c.call("DEBUG", "DIGEST-VALUE", key))
+for key in sys.argv[4:]:
+    if sys.argv[3] == "1":
+        print(key, c.call("DEBUG", "DIGEST-VALUE", key))
     print(key, c.call("TLBF.INFO", key))
     for probe in ("item-%d", "never-%d"):
         reply = c.call("TLBF.EXISTS", key, "TIME", sys.argv[2], *[probe % i for i in range(3000)])
         print(key, probe, sum(reply), "".join(map(str, reply)))
 EOF
+}
+
+# filter_seed NAME KEY: the hash seed of the filter at KEY, in decimal, read from the value's
+# byte form in its DUMP (the server must write it uncompressed: --rdbcompression no); "none"
+# for a value of the format before seeds.
+filter_seed() {
+  python3 - "${PORT[$1]}" "$2" <<'EOF'
+import struct, sys
+from redis_resp import Client
+dump = Client(int(sys.argv[1])).call("DUMP", sys.argv[2])
+value = dump[dump.index(b"TLBFREDS"):]
+if struct.unpack_from("<I", value, 8)[0] < 2:
+    print("none")
+else:
+    print(struct.unpack_from("<Q", value, 16 + 45)[0])  # after the header and the fields up to the clock
+EOF
+}
+
+# peak_rss_kb NAME: the most memory the server has held (VmHWM), in KiB.
+peak_rss_kb() {
+  awk '/^VmHWM:/ { print $2 }' "/proc/${PID[$1]}/status"
 }

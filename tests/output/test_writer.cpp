@@ -1,4 +1,4 @@
-// Buffered output and the --mark forms (src/output/writer.hpp).
+// Buffered output (src/output/writer.hpp): order, borrowing, broken pipes and stops.
 #include <doctest/doctest.h>
 
 #include <csignal>
@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <string>
 
-#include "base/json_text.hpp"
 #include "output/writer.hpp"
 #include "test_helpers_cli.hpp"
 
@@ -155,29 +154,32 @@ TEST_SUITE("writer") {
     }
   }
 
-  TEST_CASE("mark: lines get a column, JSON objects a member before the closing brace") {
-    TempFile f;
-    int fd = f.open_for_writing();
-    Writer w(fd);
-    auto mark = [&](std::string_view bytes, std::size_t text_size, bool json, bool dup) {
-      write_marked(w, bytes, text_size, json, dup, json_escape("dup"));
-    };
-    mark("a b\n", 3, false, true);
-    mark("c\r\n", 1, false, false);
-    mark("{\"k\":1}\n", 7, true, true);
-    mark("{\"k\":1}  \r\n", 9, true, false);
-    mark("{ }\n", 3, true, false);
-    mark("[1]\n", 3, true, false);      // not an object: unchanged
-    mark("{\"k\":1}", 7, true, false);  // no terminator stays without one
-    w.flush();
-    CHECK(f.read() ==
-          "dup\ta b\n"
-          "new\tc\r\n"
-          "{\"k\":1,\"dup\":true}\n"
-          "{\"k\":1,\"dup\":false}  \r\n"
-          "{ \"dup\":false}\n"
-          "[1]\n"
-          "{\"k\":1,\"dup\":false}");
-    ::close(fd);
+  TEST_CASE("writes that stay inside room() never flush: nothing reaches the descriptor before flush()") {
+    std::signal(SIGPIPE, SIG_IGN);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    ::close(fds[0]);  // any write(2) would fail with EPIPE
+    Writer w(fds[1], 4096);
+    std::string chunk(100, 'x');
+    std::string borrowed(8192, 'y');
+    WriterRoom room = w.room();
+    std::size_t at = 0;
+    // Alternate copies and non-adjacent borrows (each a piece of its own) while they fit.
+    for (int i = 0; room.calls > 0; ++i) {
+      if (i % 2 == 0) {
+        if (chunk.size() > room.copied) break;
+        w.write(chunk);
+        room.copied -= chunk.size();
+      } else {
+        if (at + 10 > borrowed.size() || 9 > room.borrowed) break;
+        w.write_borrowed(std::string_view(borrowed).substr(at, 9));  // a gap of 1: never adjacent
+        at += 10;
+        room.borrowed -= 9;
+      }
+      --room.calls;
+    }
+    CHECK(w.bytes_written() > 0);
+    CHECK_THROWS_AS(w.flush(), BrokenPipe);  // the first write(2) of the run
+    ::close(fds[1]);
   }
 }

@@ -3,6 +3,7 @@
 // output modes, the state hooks and checkpoint timing. Nothing sleeps.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -32,9 +33,9 @@ struct Run {
 };
 
 // Runs the pipeline over `inputs`, each one a file read in order (as tlbf-dedup FILE...),
-// deciding with a filter made from `fc`, or with `deferred` when given.
+// deciding with a filter made from `fc` (the hash seed `seed`), or with `later` when given.
 Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
-        ManualClock* clock = nullptr, DeferredDecider* deferred = nullptr) {
+        ManualClock* clock = nullptr, Decider* later = nullptr, std::uint64_t seed = 0) {
   if (fc.span == 0 && fc.window_count == 0) fc.span = 5 * tlbf::kSecond;
   if (fc.algorithm == tlbf::Algorithm::tlbf && !fc.is_time_window()) fc.algorithm = tlbf::Algorithm::exact;
   if (cfg.clock.window == 0) cfg.clock.window = fc.span;  // as the program does
@@ -42,6 +43,7 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
   still.advance(1893456000 * tlbf::kSecond);
   if (!clock) clock = &still;
   auto filter = tlbf::make_filter(fc);
+  auto local = make_local_decider(*filter, cfg.refresh, seed);
   std::vector<std::unique_ptr<TempFile>> files;
   std::vector<std::string> paths;
   for (const std::string& input : inputs) {
@@ -56,19 +58,15 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
     RecordReader reader(paths, '\n');
     Writer writer(fd);
     auto save = hooks.save;
-    hooks.save = [&](const tlbf::WindowFilter& f, tlbf::Time c) {
+    hooks.save = [&](tlbf::Time c) {
       ++r.saves;
       r.saved_at_steady.push_back(clock->steady_ns());
-      if (save) save(f, c);
+      if (save) save(c);
     };
-    std::optional<Pipeline> p;
-    if (deferred)
-      p.emplace(cfg, *deferred, 0, *clock, r.diagnostics);
-    else
-      p.emplace(cfg, *filter, 0, *clock, r.diagnostics, hooks);
+    Pipeline p(cfg, later ? *later : *local, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
-    r.stats = p->run(reader, writer, &no_stop);
-    r.clock = p->clock();
+    r.stats = p.run(reader, writer, &no_stop);
+    r.clock = p.clock();
   }
   ::close(fd);
   r.out = out.read();
@@ -91,6 +89,14 @@ PipelineConfig keyed(const char* key, const char* time = "") {
   c.extract.keys = {key};
   c.extract.time = time;
   c.time_parser = TimeParser(TimeFormat::auto_detect, std::nullopt, 2017);
+  return c;
+}
+
+// -k 2 -t 1 with a 5 s window, on `threads` threads.
+PipelineConfig on_threads(int threads) {
+  PipelineConfig c = keyed("2", "1");
+  c.threads = threads;
+  c.clock.window = 5 * tlbf::kSecond;
   return c;
 }
 
@@ -205,7 +211,7 @@ TEST_SUITE("pipeline") {
   TEST_CASE("the state hook runs once at the end with the final clock") {
     StateHooks hooks;
     tlbf::Time saved_clock = -1;
-    hooks.save = [&](const tlbf::WindowFilter&, tlbf::Time c) { saved_clock = c; };
+    hooks.save = [&](tlbf::Time c) { saved_clock = c; };
     Run r = run("7 a\n9 b\n", keyed("2", "1"), exact(5 * kS), hooks);
     CHECK(r.saves == 1);
     CHECK(saved_clock == 9 * kS);
@@ -305,7 +311,7 @@ TEST_SUITE("pipeline") {
     std::string in;
     for (int i = 0; i < 25000; ++i) in += "k" + std::to_string(i % 7) + "\n";
     StateHooks hooks;
-    hooks.save = [](const tlbf::WindowFilter&, tlbf::Time) {};
+    hooks.save = [](tlbf::Time) {};
     hooks.every = 10000 * kS;
     ManualClock clock(kS);
     Run r = run(in, PipelineConfig{}, exact(5 * kS), hooks, &clock);
@@ -413,6 +419,51 @@ TEST_SUITE("pipeline") {
     CHECK(m.clock > 1577836800 * kS);  // after 2020-01-01: the year was not 1970
   }
 
+  // Decisions are made ahead of the output in batches, but never past a write that can fail:
+  // when downstream closes the pipe, the run has counted and decided the records up to the
+  // one whose write failed and none after it, and the state is saved at that one's time.
+  TEST_CASE("a closed pipe: the records counted and decided end at the write that failed") {
+    std::signal(SIGPIPE, SIG_IGN);
+    std::string in;
+    std::uint64_t bytes = 0, failing = 0;  // the write of record `failing` finds a full buffer
+    for (int i = 0; i < 60000; ++i) {
+      const std::string line = std::to_string(i / 10) + " key-" + std::to_string(i) + std::string(60, '.') + "\n";
+      in += line;
+      if (!failing && (bytes += line.size()) > 4096) failing = static_cast<std::uint64_t>(i) + 1;
+    }
+    TempFile input(in);
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      const PipelineConfig c = on_threads(threads);
+      HashLog filter;
+      auto decider = make_local_decider(filter, Refresh::no, 7);
+      tlbf::Time saved = -1;
+      StateHooks hooks;
+      hooks.save = [&](tlbf::Time clock) { saved = clock; };
+      int fds[2];
+      REQUIRE(::pipe(fds) == 0);
+      ::close(fds[0]);
+      {
+        RecordReader reader({input.path()}, '\n');
+        Writer writer(fds[1], 4096);  // full after some 50 records, inside a batch
+        ManualClock clock;
+        clock.advance(1893456000 * kS);
+        RecordingDiagnostics diagnostics;
+        Pipeline p(c, *decider, 0, clock, diagnostics, hooks);
+        static volatile int no_stop = 0;
+        CHECK_THROWS_AS(p.run(reader, writer, &no_stop), BrokenPipe);
+        REQUIRE(diagnostics.summaries.size() == 1);
+        const std::uint64_t counted = diagnostics.summaries[0].records;
+        // Read ahead, the writer is flushed when the first batch (its first record) is done.
+        CHECK(counted == (threads == 1 ? failing : 1));
+        CHECK(filter.asked.size() == counted);
+        // Records decided as kept may not have reached the reader: no last save.
+        CHECK(saved == -1);
+      }
+      ::close(fds[1]);
+    }
+  }
+
   // With --threads 2 the producer hashes the keys; the filter must be asked with the very
   // hashes one thread asks with (the run's seed, the same key bytes), record by record.
   TEST_CASE("read-ahead asks the filter with the key hashed with the run's seed, as one thread does") {
@@ -426,10 +477,7 @@ TEST_SUITE("pipeline") {
     std::string outputs[2];
     for (int threads : {1, 2}) {
       CAPTURE(threads);
-      PipelineConfig c = keyed("2", "1");
-      c.hash_seed = kSeed;
-      c.threads = threads;
-      c.clock.window = 5 * kS;
+      const PipelineConfig c = on_threads(threads);
       HashLog filter;
       TempFile out;
       int fd = out.open_for_writing();
@@ -439,7 +487,8 @@ TEST_SUITE("pipeline") {
         ManualClock clock;
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
-        Pipeline p(c, filter, 0, clock, diagnostics);
+        auto decider = make_local_decider(filter, Refresh::no, kSeed);
+        Pipeline p(c, *decider, 0, clock, diagnostics);
         static volatile int no_stop = 0;
         const RunStats stats = p.run(reader, writer, &no_stop);
         CHECK(stats.duplicates == 1 + (9000 - 500));
@@ -462,37 +511,34 @@ namespace {
 // A decider that answers later, as a remote filter does: it keeps the keys it is given and
 // answers them three at a time (or all at flush()), from an exact filter. After `lose_after`
 // answered keys, it answers no more and throws DecisionsLost, as a lost server does.
-class BatchingDecider final : public DeferredDecider {
+class BatchingDecider final : public Decider {
  public:
-  explicit BatchingDecider(std::size_t lose_after = SIZE_MAX) : lose_after_(lose_after) {
+  explicit BatchingDecider(std::size_t lose_after = SIZE_MAX) : Decider(0, true), lose_after_(lose_after) {
     tlbf::FilterConfig fc;
     fc.span = 5 * tlbf::kSecond;
     fc.algorithm = tlbf::Algorithm::exact;
     filter_ = tlbf::make_filter(fc);
   }
-  void submit(std::string_view key, tlbf::Time now) override {
-    waiting_.emplace_back(std::string(key), now);
-    if (waiting_.size() == 3) flush();
+  std::size_t submit(const KeyBatch& keys, Answers& answers) override {
+    for (std::size_t i = 0; i < keys.size; ++i) {
+      waiting_.emplace_back(std::string(keys.keys[i]), keys.times[i]);
+      if (waiting_.size() == 3) flush(answers);
+    }
+    return keys.size;
   }
-  void flush() override {
+  void flush(Answers& answers) override {
     for (; !waiting_.empty(); waiting_.pop_front()) {
       if (answered_ == lose_after_) throw DecisionsLost("lost");
       ++answered_;
-      answers_.push_back(!filter_->insert_if_absent(tlbf::hash_key(waiting_.front().first), waiting_.front().second));
+      answers.push(!filter_->insert_if_absent(hasher()(waiting_.front().first), waiting_.front().second));
     }
   }
-  bool has_answer() const override { return !answers_.empty(); }
-  bool take_answer() override {
-    const bool dup = answers_.front();
-    answers_.pop_front();
-    return dup;
-  }
+  std::uint64_t cap_binds() const override { return 0; }
   tlbf::FilterStats stats(tlbf::Time now) override { return filter_->stats(now); }
 
  private:
   std::unique_ptr<tlbf::WindowFilter> filter_;
   std::deque<std::pair<std::string, tlbf::Time>> waiting_;
-  std::deque<bool> answers_;
   std::size_t answered_ = 0, lose_after_;
 };
 

@@ -139,27 +139,4 @@ TEST_SUITE("read_ahead") {
     CHECK(got_null);
     CHECK(queue.acquire() == nullptr);
   }
-
-  TEST_CASE("a record batch finds keys and time texts in its copy or on its side") {
-    RecordBatch b;
-    b.bytes = "abc def\n";
-    RecordBatch::Item item{};
-    item.size = 7;
-    item.term_len = 1;
-    item.key_in_record = true;
-    item.key_offset = 4;
-    item.key_size = 3;
-    b.side = "2024";
-    item.time_in_record = false;
-    item.time_offset = 0;
-    item.time_size = 4;
-    CHECK(b.record_bytes(item) == "abc def\n");
-    CHECK(b.key(item) == "def");
-    CHECK(b.time_text(item) == "2024");
-    // A batch that grew for a long record is shrunk back when it is filled again.
-    b.bytes.assign(3 * RecordBatch::kBytes, 'x');
-    b.clear();
-    CHECK(b.bytes.capacity() <= 2 * RecordBatch::kBytes);
-    CHECK(b.items.empty());
-  }
 }

@@ -32,9 +32,11 @@ FilterParams small_params(tlbf::Algorithm a = tlbf::Algorithm::tlbf) {
 
 std::string item(int i) { return "item-" + std::to_string(i); }
 
+constexpr std::uint64_t kSeed = 0x5eed;
+
 // Fills a value with keys at increasing times over two windows, so that some slices expire.
 void fill(FilterValue& v, int n) {
-  for (int i = 0; i < n; ++i) v.insert_if_absent(tlbf::item_hash(item(i)), std::int64_t{i} * 20);
+  for (int i = 0; i < n; ++i) v.insert_if_absent(item(i), std::int64_t{i} * 20);
 }
 
 std::string refusal(std::string_view bytes) {
@@ -51,7 +53,7 @@ std::string refusal(std::string_view bytes) {
 TEST_SUITE("redis.params") {
   TEST_CASE("RESERVE options in any order and any letter case, optional ones defaulted") {
     const FilterParams p =
-        tlbf_redis::parse_reserve_options(words({"capacity", "500", "Error", "0.01", "WINDOW", "60000"}));
+        tlbf_redis::parse_reserve_options(words({"capacity", "500", "Error", "0.01", "WINDOW", "60000"})).params;
     CHECK(p.window_ms == 60000);
     CHECK(p.error_rate == doctest::Approx(0.01));
     CHECK(p.capacity == 500);
@@ -61,7 +63,8 @@ TEST_SUITE("redis.params") {
 
     const FilterParams q =
         tlbf_redis::parse_reserve_options(words({"WINDOW", "1", "ERROR", "1e-5", "CAPACITY", "1", "ALGORITHM", "GEBF",
-                                                 "MAXMEMORY", "4096", "SHARDS", "16384"}));
+                                                 "MAXMEMORY", "4096", "SHARDS", "16384"}))
+            .params;
     CHECK(q.algorithm == tlbf::Algorithm::gebf);
     CHECK(q.max_memory == 4096);
     CHECK(q.shards == 16384);
@@ -125,6 +128,17 @@ TEST_SUITE("redis.params") {
     CHECK(message.size() < 200);
   }
 
+  TEST_CASE("a bad value is quoted as one line of printable text") {
+    std::string message;
+    try {
+      tlbf_redis::parse_reserve_options(
+          words({"WINDOW", std::string_view("1\0\xff'\\\r\n", 7), "ERROR", "0.01", "CAPACITY", "10"}));
+    } catch (const CommandError& e) {
+      message = e.what();
+    }
+    CHECK(message.find(R"(got '1\x00\xff\x27\x5c\x0d\x0a')") != std::string::npos);
+  }
+
   TEST_CASE("TIME is * or whole milliseconds >= 0") {
     CHECK(tlbf_redis::parse_time("*").server_clock);
     CHECK(tlbf_redis::parse_time("0").ms == 0);
@@ -153,8 +167,8 @@ TEST_SUITE("redis.params") {
 
 TEST_SUITE("redis.value") {
   TEST_CASE("an item is new once, a duplicate inside the window, and new again after it") {
-    FilterValue v(small_params());
-    const tlbf::KeyHash h = tlbf::item_hash("alpha");
+    FilterValue v(small_params(), kSeed);
+    const std::string h = "alpha";
     CHECK(v.clock_ms() == -1);
     CHECK(v.insert_if_absent(h, 1000));
     CHECK(v.clock_ms() == 1000);
@@ -167,29 +181,31 @@ TEST_SUITE("redis.value") {
   }
 
   TEST_CASE("the clock never goes back: an earlier time counts as the latest") {
-    FilterValue v(small_params());
-    const tlbf::KeyHash a = tlbf::item_hash("a"), b = tlbf::item_hash("b");
+    FilterValue v(small_params(), kSeed);
+    const std::string a = "a", b = "b";
     CHECK(v.insert_if_absent(a, 50'000));
     CHECK(v.insert_if_absent(b, 1));  // judged at 50'000
     CHECK(v.clock_ms() == 50'000);
     CHECK(v.may_contain(b, 50'000 + 9999));
   }
 
-  TEST_CASE("items hash as tlbf-dedup hashes key bytes") {
-    CHECK(tlbf::item_hash("GET /index.html") == tlbf::hash_key(std::string_view("GET /index.html")));
+  TEST_CASE("items hash as tlbf-dedup hashes key bytes with the filter's seed") {
+    FilterValue v(small_params(), kSeed);
+    CHECK(v.insert_if_absent("GET /index.html", 1000));
+    CHECK(v.filter().may_contain(tlbf::hash_key(std::string_view("GET /index.html"), kSeed), 1000 * 1'000'000));
   }
 
   TEST_CASE("a CAPACITY that would start the filter capped by MAXMEMORY is refused") {
     FilterParams p = small_params();
     p.capacity = 100'000'000;
     p.max_memory = 1 << 20;
-    CHECK_THROWS_AS(FilterValue{p}, CommandError);
+    CHECK_THROWS_AS(FilterValue(p, kSeed), CommandError);
     p.capacity = 1000;
-    CHECK_NOTHROW(FilterValue{p});
+    CHECK_NOTHROW(FilterValue(p, kSeed));
   }
 
   TEST_CASE("INFO: the parameters, then the statistics under the names of tlbf-dedup --stats") {
-    FilterValue v(small_params());
+    FilterValue v(small_params(), kSeed);
     fill(v, 300);
     std::vector<std::string> names;
     for (const auto& f : v.info()) names.push_back(f.name);
@@ -239,30 +255,28 @@ TEST_SUITE("redis.encoding") {
   TEST_CASE("encode then decode answers every query and INFO field identically") {
     for (tlbf::Algorithm a : {tlbf::Algorithm::tlbf, tlbf::Algorithm::gebf}) {
       CAPTURE(static_cast<int>(a));
-      FilterValue v(small_params(a));
+      FilterValue v(small_params(a), kSeed);
       fill(v, 2000);
       const std::string bytes = v.encode();
       const auto w = FilterValue::decode(bytes);
       CHECK(w->params() == v.params());
       CHECK(w->clock_ms() == v.clock_ms());
+      CHECK(w->seed() == kSeed);
       CHECK(w->encode() == bytes);
       const std::int64_t now = v.clock_ms();
-      for (int i = 0; i < 4000; ++i) {
-        const tlbf::KeyHash h = tlbf::item_hash(item(i));
-        REQUIRE(w->may_contain(h, now) == v.may_contain(h, now));
-      }
+      for (int i = 0; i < 4000; ++i) REQUIRE(w->may_contain(item(i), now) == v.may_contain(item(i), now));
       const auto vi = v.info(), wi = w->info();
       for (std::size_t i = 0; i < vi.size(); ++i) CHECK(vi[i].value == wi[i].value);
     }
   }
 
   TEST_CASE("a value before its first insert round-trips too") {
-    FilterValue v(small_params());
+    FilterValue v(small_params(), kSeed);
     CHECK(FilterValue::decode(v.encode())->clock_ms() == -1);
   }
 
   TEST_CASE("every flipped byte, every truncation and trailing bytes are refused") {
-    FilterValue v(small_params());
+    FilterValue v(small_params(), kSeed);
     fill(v, 50);
     const std::string good = v.encode();
     // Every header byte and a sample of the rest (the checksum covers the payload as a whole).
@@ -279,12 +293,31 @@ TEST_SUITE("redis.encoding") {
     CHECK(refusal(good + "x") != "accepted");
   }
 
+  TEST_CASE("the library reads only a filter of the reserved kind, and no TLBF whose k + l wraps") {
+    FilterValue v(small_params(), kSeed);
+    const std::string good = v.encode();
+    const std::size_t library = 16 + 53;  // the library's bytes: tag, marker 0, format, k, l, ...
+    auto with = [&](std::size_t at, std::uint32_t x) {
+      std::string bytes = good;
+      for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>(x >> (8 * i));
+      bytes.resize(bytes.size() - 8);
+      const std::uint64_t sum = XXH3_64bits(bytes.data() + 16, bytes.size() - 16);
+      for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(sum >> (8 * i)));
+      return bytes;
+    };
+    const std::uint32_t k = v.filter().stats(0).k;
+    // l = 2^32 - k: k + l is 0 in 32 bits, which the library's size check divides by.
+    CHECK(refusal(with(library + 10, static_cast<std::uint32_t>(0) - k)) == "corrupted (tlbf k + l out of range)");
+    // The APBF's tag (2) in front of the TLBF's bytes: refused before its loader runs.
+    CHECK(refusal(with(library, 2)) == "corrupted (the filter is not the reserved algorithm)");
+  }
+
   TEST_CASE("the refusals name the problem") {
-    FilterValue v(small_params());
+    FilterValue v(small_params(), kSeed);
     std::string bytes = v.encode();
     CHECK(refusal("GARBAGE!GARBAGE!GARBAGE!") == "not a TLBF value (wrong magic bytes)");
     std::string newer = bytes;
-    newer[8] = 2;
+    newer[8] = 3;
     CHECK(refusal(newer).find("newer") != std::string::npos);
     std::string flagged = bytes;
     flagged[12] = 1;

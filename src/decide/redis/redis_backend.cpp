@@ -11,15 +11,18 @@
 //    key is judged at its own time, as a local filter judges it. The time is the pipeline's
 //    clock: the record's time with -t, else the wall clock of this process (never the
 //    server's `*`), so producers and replicas agree and a run can be repeated.
-//  - Keys travel as their bytes: the module hashes items itself (tlbf::hash_key, seed 0) and
-//    takes no hashes. On a cluster the shard of a key is shard_of() of that hash
-//    (redis/item_hash.hpp), the one rule the module documents.
+//  - Keys travel as their bytes: the module hashes items itself (tlbf::item_hash, without the
+//    run's seed) and takes no hashes. On a cluster the shard of a key is the module's rule
+//    (KeyHasher::shard, tlbf/shard.hpp), which every producer computes alike.
 //  - A redirected command (MOVED, ASK) is resent on a connection of its own to the named
 //    node, never on a pipelined one, where its reply would be taken for another command's.
 //  - When a server is lost, the answers already received stay. Without a fallback the next
-//    call throws DecisionsLost; with --redis-fallback local every key without an answer is
-//    decided from then on by a local filter of the same parameters, in submit order, and the
-//    switch is reported once.
+//    call throws DecisionsLost. With --redis-fallback local a local filter of the same
+//    parameters has seen every key this run submitted, from the start (each key is judged
+//    by it at submit time, beside the remote filter): a key whose answer had not come yet
+//    gets the local answer it was given then, and every later key is decided by that filter
+//    alone, in submit order; the switch is reported once. What the run then cannot see is
+//    only what other producers send.
 #include "decide/redis/redis_backend.hpp"
 
 #include <charconv>
@@ -35,7 +38,6 @@
 
 #include "decide/redis/redis_client.hpp"
 #include "tlbf/factory.hpp"
-#include "tlbf/shard.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -69,6 +71,8 @@ struct Item {
   std::uint32_t size;
   std::uint32_t shard;
   tlbf::Time now;
+  tlbf::KeyHash hash;  // with the run's seed: what a fallback local filter decides by
+  bool local_dup;      // --redis-fallback local: the local filter's answer at submit time
 };
 
 struct Command {
@@ -138,7 +142,7 @@ struct RedisBackend::Impl {
   RedisConfig cfg;
   tlbf::FilterConfig requested;
   tlbf::FilterConfig remote;
-  std::uint64_t hash_seed;
+  const KeyHasher* hasher;
   Clock* clock;
   Diagnostics* diagnostics;
 
@@ -149,8 +153,11 @@ struct RedisBackend::Impl {
 
   Batch open;
   std::deque<Batch> in_flight;
-  std::deque<bool> answers;
-  std::unique_ptr<tlbf::WindowFilter> local;  // --redis-fallback local, once the server is lost
+  Answers* answers = nullptr;  // the caller's, during submit() and flush()
+  // --redis-fallback local: the filter that sees every key of this run, and from the loss on
+  // decides alone (`lost_`).
+  std::unique_ptr<tlbf::WindowFilter> local;
+  bool server_lost = false;
 
   // The pipelined connection to `address` ("host:port"), connected on first use.
   std::size_t node_for(const std::string& host, int port) {
@@ -298,23 +305,37 @@ struct RedisBackend::Impl {
     if (cfg.fallback == RedisFallback::stop)
       throw DecisionsLost(
           fmt::format("{}: {}; the records decided before were written, the rest were not", cfg.url.text, e.what()));
-    local = tlbf::make_filter(remote);
+    server_lost = true;
     diagnostics->warning(
         Warning{WarningKind::redis_fallback, "", 0, 1,
-                fmt::format("{}: {}; deciding with a local filter from here on (--redis-fallback local): "
-                            "keys other producers send are not seen by it",
+                fmt::format("{}: {}; deciding with a local filter from here on (--redis-fallback local): it "
+                            "knows every key of this run; keys other producers sent or send are not seen",
                             cfg.url.text, e.what())});
     for (Batch& b : in_flight)
-      for (const Item& it : b.items) answers.push_back(decide_locally(b.key(it), it.now));
-    for (const Item& it : open.items) answers.push_back(decide_locally(open.key(it), it.now));
+      for (const Item& it : b.items) answers->push(it.local_dup);
+    for (const Item& it : open.items) answers->push(it.local_dup);
     in_flight.clear();
     open = Batch{};
     nodes.clear();
     redirected.clear();
   }
 
-  bool decide_locally(std::string_view key, tlbf::Time now) {
-    return !local->insert_if_absent(tlbf::hash_key(key, hash_seed), now);
+  bool decide_locally(tlbf::KeyHash hash, tlbf::Time now) { return !local->insert_if_absent(hash, now); }
+
+  void submit_one(std::string_view key, tlbf::KeyHash hash, tlbf::Time now) {
+    const bool local_dup = local && decide_locally(hash, now);
+    if (server_lost) {
+      answers->push(local_dup);
+      return;
+    }
+    Batch& b = open;
+    const std::int64_t steady = clock->steady_ns();
+    if (b.items.empty()) b.opened_ns = steady;
+    const auto shards = static_cast<std::uint32_t>(shard_keys.size());
+    const std::uint32_t shard = shards > 1 ? hasher->shard(key, shards) : 0;
+    b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now, hash, local_dup});
+    b.keys.append(key);
+    if (b.items.size() >= kBatchItems || steady - b.opened_ns >= kBatchAgeNs) guarded([&] { send_open(); });
   }
 
   // The open batch as TLBF.ADD commands: one per run of equal times and, within it, per shard.
@@ -372,7 +393,7 @@ struct RedisBackend::Impl {
         throw DecisionsLost(cfg.url.text + ": TLBF.ADD answered in an unknown form");
       for (std::size_t k = 0; k < c.items.size(); ++k) b.dup[c.items[k]] = r->element[k]->integer == 0;
     }
-    for (unsigned char d : b.dup) answers.push_back(d != 0);
+    for (unsigned char d : b.dup) answers->push(d != 0);
     in_flight.pop_front();
   }
 
@@ -388,11 +409,11 @@ struct RedisBackend::Impl {
 
 RedisBackend::RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, std::uint64_t hash_seed, Clock& clock,
                            Diagnostics& diagnostics)
-    : impl_(std::make_unique<Impl>()) {
+    : Decider(hash_seed, true), impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.cfg = std::move(cfg);
   m.requested = filter;
-  m.hash_seed = hash_seed;
+  m.hasher = &hasher();
   m.clock = &clock;
   m.diagnostics = &diagnostics;
   const RedisUrl& url = m.cfg.url;
@@ -412,6 +433,7 @@ RedisBackend::RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, st
     }
     // Steps 2 and 3: the shards reserved, and the filter's parameters as Redis holds them.
     m.reserve(default_shards);
+    if (m.cfg.fallback == RedisFallback::local) m.local = tlbf::make_filter(m.remote);
   } catch (const RedisUnreachable& e) {
     throw RedisUnreachable(url.text + ": " + e.what());
   }
@@ -422,42 +444,27 @@ RedisBackend::~RedisBackend() = default;
 const tlbf::FilterConfig& RedisBackend::filter_config() const { return impl_->remote; }
 std::uint32_t RedisBackend::shards() const { return static_cast<std::uint32_t>(impl_->shard_keys.size()); }
 
-void RedisBackend::submit(std::string_view key, tlbf::Time now) {
+std::size_t RedisBackend::submit(const KeyBatch& keys, Answers& answers) {
   Impl& m = *impl_;
-  if (m.local) {
-    m.answers.push_back(m.decide_locally(key, now));
-    return;
-  }
-  Batch& b = m.open;
-  const std::int64_t steady = m.clock->steady_ns();
-  if (b.items.empty()) b.opened_ns = steady;
-  const std::uint32_t shard = m.shard_keys.size() > 1
-                                  ? tlbf::shard_of(tlbf::hash_key(key), static_cast<std::uint32_t>(m.shard_keys.size()))
-                                  : 0;
-  b.items.push_back(Item{b.keys.size(), static_cast<std::uint32_t>(key.size()), shard, now});
-  b.keys.append(key);
-  if (b.items.size() >= kBatchItems || steady - b.opened_ns >= kBatchAgeNs) m.guarded([&] { m.send_open(); });
+  m.answers = &answers;
+  for (std::size_t i = 0; i < keys.size; ++i) m.submit_one(keys.keys[i], keys.hashes[i], keys.times[i]);
+  return keys.size;
 }
 
-void RedisBackend::flush() {
+void RedisBackend::flush(Answers& answers) {
   Impl& m = *impl_;
+  m.answers = &answers;
   m.guarded([&] {
-    if (!m.local && !m.open.items.empty()) m.send_open();
-    while (!m.local && !m.in_flight.empty()) m.complete_oldest();
+    if (!m.server_lost && !m.open.items.empty()) m.send_open();
+    while (!m.server_lost && !m.in_flight.empty()) m.complete_oldest();
   });
 }
 
-bool RedisBackend::has_answer() const { return !impl_->answers.empty(); }
-
-bool RedisBackend::take_answer() {
-  const bool dup = impl_->answers.front();
-  impl_->answers.pop_front();
-  return dup;
-}
+std::uint64_t RedisBackend::cap_binds() const { return impl_->server_lost ? impl_->local->cap_binds() : 0; }
 
 tlbf::FilterStats RedisBackend::stats(tlbf::Time now) {
   Impl& m = *impl_;
-  if (m.local) return m.local->stats(now);
+  if (m.server_lost) return m.local->stats(now);
   // The sum over the shards of what TLBF.INFO shows, under the names --stats uses.
   tlbf::FilterStats s;
   for (std::uint32_t shard = 0; shard < m.shard_keys.size(); ++shard) {

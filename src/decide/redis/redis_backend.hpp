@@ -40,7 +40,7 @@ struct RedisConfig {
   std::uint32_t shards = 0;
 };
 
-class RedisBackend final : public DeferredDecider {
+class RedisBackend final : public Decider {
  public:
   static constexpr std::size_t kBatchItems = 1000;        // a batch is sent when this full,
   static constexpr std::int64_t kBatchAgeNs = 2'000'000;  // or when its first key is this old
@@ -50,7 +50,10 @@ class RedisBackend final : public DeferredDecider {
   // error rate, capacity, algorithm and memory bound unless it exists; an existing filter
   // keeps its own parameters (filter_config() tells them). Throws RedisUnreachable when the
   // server cannot be reached, std::runtime_error when the module is not loaded or the key
-  // holds something else. `hash_seed` is for the local filter of --redis-fallback local.
+  // holds something else. `hash_seed` is the run's (the keys' hashes it is given are made
+  // with it); with --redis-fallback local a local filter of the same parameters sees every
+  // key from the start (twice the filter memory on this host), so that after a loss it
+  // still knows this run's own keys.
   RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, std::uint64_t hash_seed, Clock& clock,
                Diagnostics& diagnostics);
   ~RedisBackend() override;
@@ -60,10 +63,12 @@ class RedisBackend final : public DeferredDecider {
   const tlbf::FilterConfig& filter_config() const;
   std::uint32_t shards() const;
 
-  void submit(std::string_view key, tlbf::Time now) override;
-  void flush() override;
-  bool has_answer() const override;
-  bool take_answer() override;
+  // Answers come later: each submit() may append the answers of keys submitted before.
+  std::size_t submit(const KeyBatch& keys, Answers& answers) override;
+  void flush(Answers& answers) override;
+  // The filter in Redis reports its own cap (TLBF.INFO); after a loss with --redis-fallback
+  // local, the local filter's.
+  std::uint64_t cap_binds() const override;
   tlbf::FilterStats stats(tlbf::Time now) override;
 
  private:

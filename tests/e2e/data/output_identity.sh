@@ -13,7 +13,7 @@
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 : "${TESTDATA:=$ROOT/testdata}" "${SHARED_DATA:=$ROOT/../shared/data}"
-: "${GEN_EVENTS:=$ROOT/../shared/tools/gen_events.py}"
+: "${GEN_EVENTS:=$ROOT/tests/gen_events.py}"
 source "$HERE/../lib.bash"
 record=0
 case "${1:-}" in
@@ -23,7 +23,7 @@ case "${1:-}" in
 esac
 need_shared_data
 DIGESTS=$TESTDATA/output_identity.sha256
-[ -f "$GEN_EVENTS" ] || { echo "FAIL: $GEN_EVENTS not found (it sits beside ../shared/data)"; exit 1; }
+[ -f "$GEN_EVENTS" ] || { echo "FAIL: $GEN_EVENTS not found"; exit 1; }
 # The recorded digests hold for exactly these inputs and this hash seed, whatever the caller's
 # environment says: lib.bash and output-commands.bash keep a TLBF_DEDUP_HASH_SEED the caller
 # exported (the benchmarks use 0, and one exported by hand to repeat them stays in the shell),

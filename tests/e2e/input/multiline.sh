@@ -46,39 +46,6 @@ check "-t from the first line: exit 0" 0 "$status"
 check "-t from the first line: 2 s apart is outside a 1 s window, nothing dropped" "$(wc -l < "$log")" "$(wc -l < "$WORK/timed")"
 check "-t from the first line: only the preamble is untimed" 1 "$(grep -c '1 record(s) had no readable time' "$WORK/timed.err" || true)"
 
-# The shared Kafka log: every continuation line in the output follows its own header (the
-# output's events are input events, whole and in order), and repeated traces are dropped.
-if [ -d "${SHARED_DATA:-}" ]; then
-  kafka="$SHARED_DATA/kafka_state_change_multiline_elastic.log"
-  "$D" --multiline '^\[' -k 3- -w 1h "$kafka" > "$WORK/kafka.out"
-  python3 - "$kafka" "$WORK/kafka.out" > "$WORK/kafka.check" <<'PY'
-import sys
-def events(path):
-    out = []
-    for line in open(path, 'rb').read().splitlines(keepends=True):
-        if line.startswith(b'[') or not out:
-            out.append(line)
-        else:
-            out[-1] += line
-    return out
-inp, got = events(sys.argv[1]), events(sys.argv[2])
-i = 0
-for e in got:
-    while i < len(inp) and inp[i] != e:
-        i += 1
-    if i == len(inp):
-        print("not an input event in order:", e[:80]); break
-    i += 1
-else:
-    print("ok", len(inp), len(got), sum(e.count(b'\n') > 1 for e in got))
-PY
-  read -r verdict n_in n_out n_multi < "$WORK/kafka.check"
-  check "kafka: the output is whole input events in order" ok "$verdict"
-  check "kafka: some events dropped" 1 "$(( n_out < n_in ? 1 : 0 ))"
-  check "kafka: multi-line events kept with their traces" 1 "$(( n_multi > 0 ? 1 : 0 ))"
-else
-  echo "note: ../shared/data not found, the Kafka check does not run"
-fi
 
 # Bad combinations and values are usage errors that say why.
 status=0; "$D" --multiline x -f json "$log" > /dev/null 2> "$WORK/e1" || status=$?

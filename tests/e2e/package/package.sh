@@ -35,7 +35,7 @@ check "cpack builds the packages" 0 "$status"
 [ "$status" -eq 0 ] || { cat "$WORK/cpack.log"; finish; exit 1; }
 
 expected="libtlbf-dev_${VERSION}_all.deb tlbf-dedup_${VERSION}_${ARCH}.deb"
-redis_module=$(find "$BUILD_DIR/src" -name tlbf_redis.so -print -quit)
+redis_module=$(find "$BUILD_DIR/redis-module" -name tlbf_redis.so -print -quit 2>/dev/null)
 [ -z "$redis_module" ] || expected="$expected tlbf-dedup-redis_${VERSION}_${ARCH}.deb"
 sorted_words() { tr ' ' '\n' | grep . | LC_ALL=C sort | tr '\n' ' '; }
 check "one package per component, named as Debian names them" "$(sorted_words <<< "$expected")" \
@@ -137,6 +137,10 @@ fi
 for deb in "$PKGS"/*.deb; do
   package=$(dpkg-deb -f "$deb" Package)
   check "$package: has its copyright file" 1 "$([ -f "$ROOT/usr/share/doc/$package/copyright" ] && echo 1)"
+  check "$package: its copyright file gives the project's licence (MIT, Debian's Expat)" "License: Expat" \
+    "$(sed -n '/^Files: \*$/,/^$/p' "$ROOT/usr/share/doc/$package/copyright" | grep '^License:')"
+  check "$package: its maintainer is the project's, not a placeholder" "$(cache_value TLBF_PACKAGE_MAINTAINER)" \
+    "$(dpkg-deb -f "$deb" Maintainer)"
   check "$package: its changelog is for this version" "tlbf-dedup ($VERSION)" \
     "$(zcat "$ROOT/usr/share/doc/$package/changelog.gz" | head -1 | sed 's/).*/)/')"
 done

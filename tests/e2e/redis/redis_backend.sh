@@ -89,7 +89,8 @@ check "server lost: the decided records were written" "one two three" "$(paste -
 check "server lost: the message names the server" yes \
   "$(grep -q "^tlbf-dedup: $URL: .*the records decided before were written" "$WORK/streamed.err" && echo yes)"
 
-# 5. The same with --redis-fallback local: the run goes on with a local filter, and says so once.
+# 5. The same with --redis-fallback local: the run goes on with a local filter that has seen
+# every key of the run (b, sent before the loss, is still a duplicate after it), and says so once.
 start_server r
 URL="redis://127.0.0.1:${PORT[r]}"
 mkfifo "$WORK/in2"
@@ -106,8 +107,25 @@ printf 'e\nc\n' >&3
 exec 3>&-
 wait $streamer && status=0 || status=$?
 check "fallback: exit 0" 0 "$status"
-check "fallback: every record decided, locally after the loss" "a b c b d e" "$(paste -sd' ' "$WORK/fallback")"
+check "fallback: every record decided, locally after the loss, which knows the run's own keys" "a b c d e" \
+  "$(paste -sd' ' "$WORK/fallback")"
 check "fallback: said once on stderr" 1 "$(grep -c 'deciding with a local filter from here on (--redis-fallback local)' "$WORK/fallback.err")"
+
+# The same at scale: 20,000 keys, then after the loss the same 20,000 again inside the window.
+# Every repeat is this run's own key, so none may pass.
+start_server r
+URL="redis://127.0.0.1:${PORT[r]}"
+( seq 1 20000; sleep 3; seq 1 20000 ) |
+  "$TLBF_DEDUP" --redis "$URL" --redis-key fb2 --redis-fallback local -w 1h >"$WORK/fb2" 2>"$WORK/fb2.err" &
+streamer=$!
+sleep 1.5
+crash_server r
+wait $streamer && status=0 || status=$?
+check "fallback, 20,000 keys twice: exit 0" 0 "$status"
+check "fallback, 20,000 keys twice: each key written once" "20000 20000" \
+  "$(wc -l <"$WORK/fb2") $(sort -u "$WORK/fb2" | wc -l)"
+check "fallback: the warning says what is lost (only other producers' keys)" 1 \
+  "$(grep -c 'it knows every key of this run; keys other producers sent or send are not seen' "$WORK/fb2.err")"
 
 # 6. Unreachable at the start, and a server without the module.
 "$TLBF_DEDUP" --redis "$URL" --redis-key x </dev/null >/dev/null 2>"$WORK/err" && status=0 || status=$?

@@ -71,7 +71,7 @@ times = [cmd[3] for f in glob.glob(sys.argv[1] + "/*.incr.aof") for cmd in read_
 print("ADDs in the incremental file:", "some" if times else "none", "all at a numeric time:", all(t.isdigit() for t in times))
 # The same bytes with a newer format version are refused by name, and create nothing.
 value = bytearray(b"".join(chunks[b"small"]))
-value[8] = 2
+value[8] = 3
 c = Client(int(sys.argv[2]))
 print(c.call("TLBF.LOADCHUNK", "newer", 0, len(value), bytes(value)))
 print(c.call("EXISTS", "newer"))
@@ -79,7 +79,7 @@ EOF
 check "AOF rewrite: LOADCHUNK commands" "chunks of big: several of small: 1" "$(sed -n 1p "$WORK/aof-files")"
 check "AOF: TIME * written as the resolved time" "ADDs in the incremental file: some all at a numeric time: True" "$(sed -n 2p "$WORK/aof-files")"
 check "a newer format version is refused" \
-  "ERR TLBF: cannot load the filter: written by a newer tlbf_redis (format version 2; this one reads up to 1)" \
+  "ERR TLBF: cannot load the filter: written by a newer tlbf_redis (format version 3; this one reads up to 2)" \
   "$(sed -n 3p "$WORK/aof-files")"
 check "and creates nothing" 0 "$(sed -n 4p "$WORK/aof-files")"
 
@@ -92,14 +92,14 @@ stop_server v
 python3 - "$WORK/v/dump.rdb" <<'EOF'
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())
-data[data.index(b"TLBFREDS") + 8] = 2  # the format version, little-endian u32 after the magic
+data[data.index(b"TLBFREDS") + 8] = 3  # the format version, little-endian u32 after the magic
 open(sys.argv[1], "wb").write(data)
 EOF
 status=0
 timeout 60 "${SERVER_ENV[@]}" redis-server --port "$(free_port)" --bind 127.0.0.1 --dir "$WORK/v" \
   --logfile "$WORK/v/refused.log" --loadmodule "$TLBF_REDIS_MODULE" 2>>"$WORK/v/stderr" || status=$?
 check "a newer value in the RDB stops the server from starting" 1 "$status"
-check "and the log says why" 1 "$(grep -c 'TLBF: cannot load a filter: written by a newer tlbf_redis (format version 2' "$WORK/v/refused.log")"
+check "and the log says why" 1 "$(grep -c 'TLBF: cannot load a filter: written by a newer tlbf_redis (format version 3' "$WORK/v/refused.log")"
 
 check_alive r
 check_alive a

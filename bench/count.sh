@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The --count measurement alone (bench/count.bash; bench/run.sh runs the same block): the
+# 2,000,000-event steady text file, `tlbf-dedup --count` against gawk '{c[$3]++} END {...}' and
+# cut | sort | uniq -c, ratios of medians taken in this one run with every output read through
+# a pipe, and the peak RSS per held record.
+#
+# Environment: EVENTS (default 2000000), REPS (default 5), KEEP_INPUTS=DIR (reuse or keep the
+# generated file there; run.sh's directories are shared), BUILD_DIR (default ../build-bench,
+# shared with run.sh).
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+source "$BENCH_DIR/lib.bash"
+source "$BENCH_DIR/count.bash"
+export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
+EVENTS=${EVENTS:-2000000}
+REPS=${REPS:-5}
+export TLBF_DEDUP_HASH_SEED=0
+JOBS=$(nproc 2>/dev/null || echo 2)
+GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
+[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
+command -v gawk >/dev/null || { echo "bench: gawk is needed (apt-get install gawk)" >&2; exit 1; }
+
+cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup >/dev/null
+TLBF="$BUILD_DIR/src/tlbf-dedup"
+
+if [ -n "${KEEP_INPUTS:-}" ]; then
+  DATA=$KEEP_INPUTS
+  mkdir -p "$DATA"
+else
+  DATA=$(mktemp -d)
+  trap 'rm -rf "$DATA"' EXIT
+fi
+# The file run.sh makes (same generator arguments), so KEEP_INPUTS directories are shared.
+text="$DATA/events-$EVENTS-steady.text"
+[ -s "$text" ] || python3 "$GEN_EVENTS" --events "$EVENTS" --profile steady --format text >"$text"
+
+describe_machine
+echo "tlbf-dedup: $("$TLBF" --version 2>&1 | head -1); $(gawk --version | head -1); $(sort --version | head -1)"
+TARGET_LINES=()
+count_tables "$text" "$EVENTS"
+describe_load_at_end

@@ -1,0 +1,174 @@
+// The JSON fast path (json_scan.hpp): the common record -- printable ASCII, no backslash, the
+// wanted members top-level names among its first -- read from its bytes without simdjson.
+//
+// Invariant: plain_ascii_record() is true only for a record simdjson's stage 1 accepts with
+// no escape in its strings, and flat_scan() decides such a record only as simdjson's
+// On-Demand lookups would decide it (found, absent, or not readable at all); for every other
+// record it returns false and the extractor asks simdjson (a test compares both on thousands
+// of edited records).
+#include "extract/json_scan.hpp"
+
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tlbf_dedup {
+
+// Stage 1 fails only on the three things plain_ascii_record() checks; what it would index,
+// the flat scan reads from the bytes (one pass of 16-byte compares, a fifth of stage 1's
+// instructions on a typical record).
+bool plain_ascii_record(const Record& record) {
+  const char* p = record.data;
+  const std::size_t n = record.size;
+#if defined(__SSE2__)
+  unsigned quotes = 0;  // the quotes' bits of every block xor-ed: the count's parity is theirs
+  const __m128i space = _mm_set1_epi8(' '), backslash = _mm_set1_epi8('\\'), quote = _mm_set1_epi8('"');
+  for (std::size_t i = 0; i < n; i += 16) {
+    // The bytes past the record are its padding or the next record's: masked off.
+    const unsigned valid = n - i >= 16 ? 0xFFFFu : (1u << (n - i)) - 1;
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    // Signed: bytes of 0x80 and above are negative, so below ' ' as the control bytes are.
+    const __m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, backslash));
+    if (static_cast<unsigned>(_mm_movemask_epi8(bad)) & valid) return false;
+    quotes ^= static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote))) & valid;
+  }
+  quotes ^= quotes >> 8;
+  quotes ^= quotes >> 4;
+  quotes ^= quotes >> 2;
+  quotes ^= quotes >> 1;
+#else
+  unsigned quotes = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c < 0x20 || c >= 0x80 || c == '\\') return false;
+    quotes += c == '"';
+  }
+#endif
+  return (quotes & 1) == 0;
+}
+
+namespace {
+
+bool is_json_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The next quote at or after p, or nullptr at `end` (strings of a plain_ascii_record() have
+// no escapes: the next quote closes them). Names and values are short: 16 bytes at a time
+// inline, where a call to memchr() cost more than the search.
+const char* next_quote(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  for (; p < end; p += 16) {  // the record's tail padding keeps the last load readable
+    const auto hits = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), quote)));
+    if (hits) {
+      const char* q = p + __builtin_ctz(hits);
+      return q < end ? q : nullptr;
+    }
+  }
+  return nullptr;
+#else
+  return static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+#endif
+}
+
+// Bytes that end a scalar's token in stage 1: blanks, the structural characters, and a quote
+// (which, right after a scalar, stage 1 does not take as a string's start).
+struct ScalarEnds {
+  bool at[256] = {};
+  constexpr ScalarEnds() {
+    for (char c : std::string_view(" \t\n\r,:{}[]\"")) at[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr ScalarEnds kScalarEnds;
+
+bool same_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)  // names are short: no call to memcmp()
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+// The common record, read without simdjson: stage 1 indexes the whole record and On-Demand
+// navigation compares member names through the library's general iterator, rewinding for
+// each lookup; together four fifths of the extraction's instructions, for two members at the
+// front of the record. Values skipped on the way are skipped as On-Demand skips them, by
+// counting brackets, without validating them.
+bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found) {
+  const char* p = record.data;
+  const char* end = record.data + record.size;
+  while (end > p && is_json_blank(end[-1])) --end;
+  if (end == p || end[-1] != '}' || record.data[record.size] == '}') return false;
+  while (is_json_blank(*p)) ++p;
+  if (*p++ != '{') return false;
+  std::size_t missing = names.size();
+  for (std::size_t i = 0; i < names.size(); ++i) found[i] = FlatValue{};
+  auto skip_blanks = [&] {
+    while (p < end && is_json_blank(*p)) ++p;
+  };
+  for (;;) {
+    skip_blanks();
+    if (p == end || *p != '"') return false;
+    const char* name = ++p;
+    if (!(p = next_quote(p, end))) return false;
+    const std::string_view member(name, static_cast<std::size_t>(p++ - name));
+    skip_blanks();
+    if (p == end || *p++ != ':') return false;
+    skip_blanks();
+    if (p == end) return false;
+    FlatValue value;
+    const char* start = p;
+    switch (*p) {
+      case '"': {
+        const char* close = next_quote(p + 1, end);
+        if (!close) return false;
+        value.string = true;
+        value.text = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
+        p = close + 1;
+        break;
+      }
+      case '{':
+      case '[': {
+        // A container is never a value the fast path reads, only one it skips.
+        int depth = 0;
+        do {
+          if (*p == '"') {
+            if (!(p = next_quote(p + 1, end))) return false;
+          } else if (*p == '{' || *p == '[') {
+            ++depth;
+          } else if (*p == '}' || *p == ']') {
+            --depth;
+          }
+          ++p;
+        } while (depth > 0 && p < end);
+        if (depth > 0) return false;
+        break;
+      }
+      case ',':
+      case ':':
+      case '}':
+      case ']':
+        return false;
+      default:
+        while (p < end && !kScalarEnds.at[static_cast<unsigned char>(*p)]) ++p;
+        // A quote right after a scalar does not start a string for stage 1: 8"a,b" is one token.
+        if (p < end && *p == '"') return false;
+        value.text = std::string_view(start, static_cast<std::size_t>(p - start));
+        break;
+    }
+    value.found = true;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (found[i].found || !same_bytes(names[i], member)) continue;
+      if (*start == '{' || *start == '[') return false;
+      found[i] = value;
+      // Once the last wanted member is read, nothing after it is: On-Demand stops there too.
+      if (--missing == 0) return true;
+    }
+    skip_blanks();
+    if (p == end || *p++ != ',') return false;
+  }
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,76 @@
+// What --count adds to a record it writes: the number of copies the record stood for and the
+// times of its first and last copy. Lines get them around the record as a template says
+// (--count-format, "{count} {record}" by default); a JSON object gets them as members
+// (--count-names, dup_count, first_seen and last_seen by default), replacing members of the
+// same names rather than adding a second one.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "output/writer.hpp"
+#include "tlbf/types.hpp"
+
+namespace tlbf_dedup {
+
+// How a copy's time is shown: as the input wrote it where there is such a text.
+enum class SeenForm : std::uint8_t {
+  clock,   // no -t: the time the copy arrived, RFC 3339 in UTC
+  absent,  // -t, but the record has no such field: null in JSON, "-" in lines
+  bare,    // a JSON number or literal, or the text of line fields: written as it is
+  string,  // the content of a JSON string: written as a JSON string again
+};
+inline constexpr std::uint8_t kLastSeenForm = static_cast<std::uint8_t>(SeenForm::string);
+
+struct SeenTime {
+  SeenForm form = SeenForm::clock;
+  std::string_view text;  // with bare and string
+  tlbf::Time at = 0;      // the time the copy was judged at
+};
+
+// A record as the holding stage writes it: the copy it kept and what that copy stood for.
+struct CountedRecord {
+  std::string_view bytes;  // the copy, exactly as read, terminator included
+  std::size_t text_size;   // without the terminator
+  bool json;               // read as a JSON object
+  std::uint64_t count;     // copies of the key in its window, this one included
+  SeenTime first, last;
+};
+
+class CountFormat {
+ public:
+  static constexpr const char* kDefaultTemplate = "{count} {record}";
+  static constexpr const char* kDefaultNames = "dup_count,first_seen,last_seen";
+
+  CountFormat();  // the defaults
+
+  // --count-format: text with {count}, {first}, {last} and exactly one {record}; \t is a tab,
+  // \\ a backslash, {{ and }} braces. False, with `problem` set, for anything else.
+  bool set_template(std::string_view text, std::string& problem);
+  // --count-names: three comma-separated member names, for the count, the first and the last
+  // copy's time; an empty one leaves its member out. False, with `problem` set, when the list
+  // is not three names, or two names are the same.
+  bool set_names(std::string_view list, std::string& problem);
+
+  // Writes `r` with its count and times, then its terminator.
+  void write(Writer& out, const CountedRecord& r) const;
+
+ private:
+  enum class Field : std::uint8_t { text, count, first, last, record };
+  struct Piece {
+    Field field;
+    std::string text;  // with Field::text
+  };
+  void write_line(Writer& out, const CountedRecord& r) const;
+  void write_object(Writer& out, const CountedRecord& r) const;
+
+  std::vector<Piece> pieces_;
+  std::array<std::string, 3> names_;  // as JSON string text; empty: left out
+};
+
+}  // namespace tlbf_dedup

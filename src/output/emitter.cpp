@@ -1,0 +1,98 @@
+// The emitter (emitter.hpp).
+//
+// Invariant: a record is written byte for byte as it was read, with --mark plus its flag,
+// with --count plus its count fields (count_format.cpp), and nothing else but the line end
+// a held record without one gets when another record follows it; a record is borrowed
+// (written from its source's memory, not copied) only when it is written unmarked and its
+// source keeps the bytes until the writer's next flush. Everything else goes through the
+// writer's buffer, in the order the emitter is called.
+#include "output/emitter.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/json_text.hpp"
+#include "extract/extract.hpp"
+#include "output/json_member.hpp"
+
+namespace tlbf_dedup {
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+}  // namespace
+
+std::string quoted_time(const TimeReading& t) {
+  return t.present ? "\"" + json_escape(t.text) + "\"" : std::string("(field absent)");
+}
+
+Emitter::Emitter(Writer& out, OutputMode mode)
+    : out_(out),
+      mode_(std::move(mode)),
+      mark_name_(json_escape(mode_.mark_name)),
+      mark_bytes_(std::max<std::size_t>(4, mark_name_.size() + 9)) {}  // "dup\t", or ,"NAME":false
+
+void Emitter::undecided(const OutRecord& r) {
+  if (mode_.mark)
+    write_marked(r.bytes, r.text_size, r.json, false);
+  else
+    out_.write(r.bytes);
+}
+
+bool Emitter::held(const CountedRecord& r) {
+  if (mode_.only_dups && r.count < 2) return false;
+  if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
+  if (mode_.count)
+    mode_.count_format.write(out_, r);
+  else
+    out_.write(r.bytes);
+  owes_terminator_ = r.text_size == r.bytes.size();
+  return true;
+}
+
+void Emitter::explain_header() { out_.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n"); }
+
+void Emitter::explain(const ExplainLine& line) {
+  std::string key = "-", text = "-", time = "-";
+  if (line.key) key = describe_key_parts(*line.key, line.composite);
+  if (line.time) {
+    text = quoted_time(*line.time);
+    if (line.time->parsed) time = format_rfc3339(line.time->time);
+  }
+  out_.write(fmt::format("{}:{}\t{}\t{}\t{}\t{}\t{}\n", line.input, line.record, key, text, time,
+                         format_rfc3339(line.clock), line.decision));
+}
+
+void Emitter::write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup) {
+  if (!json) {
+    out_.write(dup ? "dup\t" : "new\t");
+    out_.write(bytes);
+    return;
+  }
+  // The object's closing brace, after trailing blanks.
+  std::size_t close = text_size;
+  while (close > 0 && (bytes[close - 1] == ' ' || bytes[close - 1] == '\t' || bytes[close - 1] == '\r')) --close;
+  if (close == 0 || bytes[close - 1] != '}') {
+    out_.write(bytes);
+    return;
+  }
+  --close;
+  const auto [value_begin, value_end] = find_member_value(bytes.substr(0, close + 1), mark_name_);
+  if (value_begin != std::string_view::npos) {
+    out_.write(bytes.substr(0, value_begin));
+    out_.write(dup ? "true" : "false");
+    out_.write(bytes.substr(value_end));
+    return;
+  }
+  std::size_t before = close;
+  while (before > 0 && is_blank(bytes[before - 1])) --before;
+  const bool empty_object = before > 0 && bytes[before - 1] == '{';
+  out_.write(bytes.substr(0, close));
+  out_.write(empty_object ? "\"" : ",\"");
+  out_.write(mark_name_);
+  out_.write(dup ? "\":true" : "\":false");
+  out_.write(bytes.substr(close));
+}
+
+}  // namespace tlbf_dedup

@@ -1,0 +1,118 @@
+// The emitter: a judged record in, output bytes out (ripgrep's Sink). It owns the output
+// policy: which records --only-dups writes, the flag --mark adds, the count fields --count
+// adds to the records the holding stage writes, the line --explain writes instead of a
+// record, and when a record's bytes may be borrowed rather than copied. The Writer below it
+// only writes bytes.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "extract/timestamp.hpp"
+#include "output/count_format.hpp"
+#include "output/writer.hpp"
+#include "tlbf/types.hpp"
+
+namespace tlbf_dedup {
+
+// How a kept or dropped record is written.
+struct OutputMode {
+  bool only_dups = false;
+  bool mark = false;
+  std::string mark_name = "dup";  // JSON member name for --mark
+  // --count: the records of the holding stage (output/holder.hpp) carry their count and times.
+  bool count = false;
+  CountFormat count_format;
+  char terminator = '\n';  // of records (-z: NUL), for a held record written without one
+};
+
+// A record as the emitter writes it.
+struct OutRecord {
+  std::string_view bytes;  // exactly as read, terminator included
+  std::size_t text_size;   // without the terminator
+  bool json;               // read as a JSON object (--mark adds a member, not a column)
+  // The bytes stay unchanged until the writer's next flush (the reader's buffer, a read-ahead
+  // batch): the writer may point at them instead of copying them.
+  bool borrowable;
+};
+
+// What --explain shows of one record, in its columns' order.
+struct ExplainLine {
+  std::string_view input;
+  std::uint64_t record = 0;     // its number in `input`
+  const std::string_view* key;  // null: the record has no key
+  bool composite = false;       // the key has several parts (-k given more than once)
+  const TimeReading* time;      // null: no -t
+  tlbf::Time clock = 0;         // the decision clock the record was judged at
+  const char* decision;
+};
+
+// A record's time text as a JSON string, so that blanks and binary bytes stay visible; for a
+// record without the time field, "(field absent)". What --explain and the warnings show.
+std::string quoted_time(const TimeReading& t);
+
+class Emitter {
+ public:
+  // `out` must outlive the emitter.
+  Emitter(Writer& out, OutputMode mode);
+
+  // A record the filter judged, `dup` or not: written as --only-dups and --mark say; true
+  // when it was written.
+  bool decided(const OutRecord& r, bool dup) {
+    if (mode_.mark) {
+      if (mode_.only_dups && !dup) return false;
+      write_marked(r.bytes, r.text_size, r.json, dup);
+      return true;
+    }
+    if (dup != mode_.only_dups) return false;
+    if (r.borrowable)
+      out_.write_borrowed(r.bytes);
+    else
+      out_.write(r.bytes);
+    return true;
+  }
+  // A record written whatever the filter says (passed by --on-error pass): copied, and with
+  // --mark flagged as new.
+  void undecided(const OutRecord& r);
+  // Lines that continue the record written last (--multiline): copied as they are.
+  void continuation(std::string_view bytes) { out_.write(bytes); }
+  // A record of the holding stage (--count, --keep last), copied: with --count, with its
+  // count fields; --only-dups writes only the records that stood for more than one copy. True
+  // when it was written. Such records leave the input's order, so one without a terminator
+  // (the input's last) gets the records' terminator when another record follows it.
+  bool held(const CountedRecord& r);
+
+  // How much judged records may write before the writer must flush: while they stay within
+  // it, no write can fail or block before the next flush(). Each record counts its bytes, plus
+  // what --mark adds, against both the buffer's room and the borrowed bytes' room.
+  struct Room {
+    std::uint64_t bytes;       // of records, with `per_record` more for each
+    std::uint64_t per_record;  // what --mark adds at most
+    std::size_t records;
+  };
+  Room room() const {
+    const WriterRoom w = out_.room();
+    return Room{mode_.mark ? w.copied : std::min(w.copied, w.borrowed), mode_.mark ? mark_bytes_ : 0, w.calls};
+  }
+
+  // --explain: the header, then one line per record instead of the record.
+  void explain_header();
+  void explain(const ExplainLine& line);
+
+ private:
+  // Writes the record with the flag of --mark: lines get "dup\t" or "new\t" in front; a JSON
+  // object gets ,"NAME":true|false before its closing brace, or, when it already has a
+  // top-level member spelled "NAME", that member's value replaced (so the output never holds
+  // NAME twice). A record that is not a JSON object in JSON mode is written unchanged.
+  void write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup);
+
+  Writer& out_;
+  OutputMode mode_;
+  std::string mark_name_;   // mode_.mark_name as JSON string text
+  std::size_t mark_bytes_;  // the most --mark adds to a record
+  bool owes_terminator_ = false;  // the held record written last had no terminator
+};
+
+}  // namespace tlbf_dedup

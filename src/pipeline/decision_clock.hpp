@@ -1,0 +1,130 @@
+// The decision clock: the time each record is judged at (the clock model of tlbf-dedup(1),
+// "EVENT TIME"). With -t it is the largest record time accepted so far; without, the wall
+// clock at the record's arrival. It never goes backwards: a late or untimed record is judged
+// at it, and a stamp too far ahead of the wall clock does not move it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "base/clock.hpp"
+#include "extract/timestamp.hpp"
+#include "report/diagnostics.hpp"
+#include "report/stats.hpp"
+#include "tlbf/types.hpp"
+
+namespace tlbf_dedup {
+
+// A run that asks for record times (-t) found none: none of the first kUntimedProbe records
+// (or of all, if fewer) had a readable time, and untimed input was not allowed.
+class UntimedInput : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How record times move the decision clock.
+struct ClockPolicy {
+  static constexpr std::uint64_t kUntimedProbe = 1000;
+  static constexpr tlbf::Duration kHour = 3600 * tlbf::kSecond;
+
+  // The filter's time window (0: a count window): a record older than clock - window is late.
+  tlbf::Duration window = 0;
+  // A stamp further than this ahead of the wall clock is judged as untimed, so that one bad
+  // stamp cannot carry the clock away; nullopt: no limit.
+  std::optional<tlbf::Duration> max_future = 24 * kHour;
+  // Two consecutive record times further apart than this are a jump, warned about; 0: the
+  // default, max(1 h, 100 x window).
+  tlbf::Duration jump = 0;
+  // The year of the first year-less stamp of each input: this one (--year), else the year of
+  // the input's modification time, else of the wall clock (YearStart::not_after).
+  std::optional<int> year;
+  // Without, a run whose first kUntimedProbe records have no readable time stops.
+  bool allow_untimed = false;
+
+  tlbf::Duration jump_threshold() const {
+    if (jump > 0) return jump;
+    constexpr tlbf::Duration kLongest = std::numeric_limits<tlbf::Duration>::max();
+    return std::max(kHour, window > kLongest / 100 ? kLongest : 100 * window);  // saturates
+  }
+};
+
+// What the clock made of a record's time (for --explain; in this order there).
+enum class TimeVerdict { accepted, late, untimed, future };
+
+// Where the clock's warnings about one record go: the caller knows which record it is.
+class RecordWarnings {
+ public:
+  virtual void warn(WarningKind kind, std::string what) = 0;
+
+ protected:
+  ~RecordWarnings() = default;
+};
+
+class DecisionClock {
+ public:
+  // `time_option` is -t as given (for messages); `start`, a saved clock or 0; `wall` must
+  // outlive the clock.
+  DecisionClock(const ClockPolicy& policy, std::string time_option, tlbf::Time start, Clock& wall);
+
+  tlbf::Time now() const { return clock_; }
+
+  // A record without -t: it arrives now, by the wall clock.
+  void arrive() {
+    const tlbf::Time t = wall_->wall_ns();
+    if (t > clock_) clock_ = t;
+  }
+
+  // A record's time: moves the clock, counts and warns as the policy says.
+  TimeVerdict accept(const TimeReading& t, RecordWarnings& warnings) {
+    // The usual record, decided here without a call: a full time, not before the clock, not
+    // too far ahead of the wall clock, and a step from the record before that is not a jump.
+    // (previous_ <= clock_ <= t.time, so the step is t.time - previous_.)
+    if (t.parsed && !t.date_only && previous_ && t.time >= clock_ && (!policy_.max_future || t.time <= future_limit_) &&
+        static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_) <=
+            static_cast<std::uint64_t>(jump_)) {
+      timed_seen_ = true;
+      previous_ = t.time;
+      clock_ = t.time;
+      return TimeVerdict::accepted;
+    }
+    return accept_slow(t, warnings);
+  }
+
+  // With -t: record times beyond the wall clock plus --max-future from now on are judged as
+  // untimed.
+  void refresh_future_limit();
+
+  // The untimed probe failed: the first kUntimedProbe records had no readable time; the run
+  // reads no further.
+  bool probe_failed() const { return probe_failed_; }
+  // Records were asked for times and none had one (untimed input not allowed).
+  bool found_no_time() const { return counts_.untimed && !timed_seen_ && !policy_.allow_untimed; }
+  // The error for a run that found no time, `records` read, the last of them from `input`.
+  UntimedInput no_time_error(std::string_view input, std::uint64_t records) const;
+
+  // The totals of the warnings above, at the end of the run, and the counters for --stats.
+  void warn_totals(Diagnostics& diagnostics) const;
+  void count_into(RunStats& stats) const;
+
+ private:
+  TimeVerdict accept_slow(const TimeReading& t, RecordWarnings& warnings);
+
+  ClockPolicy policy_;
+  std::string time_option_;
+  Clock* wall_;
+  tlbf::Time clock_;
+  tlbf::Time future_limit_ = 0;
+  tlbf::Duration jump_;
+  std::optional<tlbf::Time> previous_;  // the last accepted record time
+  bool timed_seen_ = false;             // a record had a readable time
+  bool probe_failed_ = false;
+  std::string first_untimed_;  // the first untimed record's time text, quoted
+  RunStats counts_;            // its untimed, future, late, jumps and date_only only
+};
+
+}  // namespace tlbf_dedup

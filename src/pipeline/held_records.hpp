@@ -1,0 +1,65 @@
+// Records waiting for the answers of a decider that answers later (--redis), in input order,
+// with the records written whatever the filter says queued behind them. They are copies: the
+// reader moves on while they wait. With a decider that answers at once nothing waits here.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "output/emitter.hpp"
+#include "tlbf/types.hpp"
+
+namespace tlbf_dedup {
+
+class HeldRecords {
+ public:
+  struct Held {
+    OutRecord record;      // not borrowable: the bytes are the copy held here
+    bool awaits_answer;    // else written whatever the answers are
+    std::string_view key;  // with an answer awaited and the key kept: for --top
+    tlbf::KeyHash hash;
+  };
+
+  bool empty() const { return held_.empty(); }
+  // Holds a copy of `r` (and of `key`, when `keep_key`) at the back.
+  void hold(const OutRecord& r, bool awaits_answer, std::string_view key, tlbf::KeyHash hash, bool keep_key) {
+    bytes_.append(r.bytes);
+    if (keep_key) bytes_.append(key);
+    held_.push_back(Entry{r.bytes.size(), r.text_size, keep_key ? key.size() : 0, hash, r.json, awaits_answer});
+  }
+  // The record at the front; its views stay valid until compact().
+  Held front() const {
+    const Entry& e = held_.front();
+    const char* at = bytes_.data() + start_;
+    return Held{
+        OutRecord{{at, e.size}, e.text_size, e.json, false}, e.awaits_answer, {at + e.size, e.key_size}, e.hash};
+  }
+  void pop() {
+    start_ += held_.front().size + held_.front().key_size;
+    held_.pop_front();
+  }
+  // The bytes of records popped go once they are half the buffer (amortised O(1) each).
+  void compact() {
+    if (held_.empty()) {
+      bytes_.clear();
+      start_ = 0;
+    } else if (start_ > bytes_.size() / 2) {
+      bytes_.erase(0, start_);
+      start_ = 0;
+    }
+  }
+
+ private:
+  struct Entry {
+    std::size_t size, text_size, key_size;
+    tlbf::KeyHash hash;
+    bool json, awaits_answer;
+  };
+  std::deque<Entry> held_;
+  std::string bytes_;  // the held records, each followed by its kept key, from start_ on
+  std::size_t start_ = 0;
+};
+
+}  // namespace tlbf_dedup
