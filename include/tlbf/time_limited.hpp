@@ -37,7 +37,8 @@
 //    whatever the slice, so a query reads k cells per live era and finds every accepted run
 //    that holds the key with ANDs and shifts; an era wider than 64 slices is read 64 runs at
 //    a time. The newest era takes the new slices (its cells shift up one slot per shift,
-//    widened by a quarter when full, narrowed when an eighth stands empty); an older era only
+//    starting with the k slots of the insert range and widened by a quarter when full, up to
+//    the k + l of a steady stream, narrowed when an eighth stands empty); an older era only
 //    loses slices as they expire, and is narrowed when half of its slots are empty. The era
 //    policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on a steady stream.
 //    An era's slices are sized with the headroom twice (k tg h / ln 2, tg having one), and
@@ -76,13 +77,12 @@
 //     the observed rate, as in the paper's Figure 2.) Bit-sliced, the era policy: the rate
 //     asks for slices of w = k tg h / ln2 bits, the newest era's have m; q = w / m.
 //     - q >= 2 (the ending generation, a whole one, ran at twice the era's rate or more):
-//       the era is upsampled in place by c = round(q) (RunCells::upsample(): exact, each
-//       slice's fill unchanged) when that costs at most twice the memory of a new era
-//       beside it, (n + 1) c <= 2 (S + c) for its n slices in S slots (an era a few
-//       generations old, or the first, whose slots were there from the start), and the rate
-//       was measured over 1/1024 of a cell or more (a burst inside one clock tick grows by
-//       new eras, 4 times per shift at most, as the slice-major layout does); otherwise a
-//       new era of w bits starts.
+//       a young era (at most two slices, or the first era within two shifts of the start)
+//       is upsampled in place by c = round(q) (RunCells::upsample(): exact, each slice's
+//       fill unchanged, so its slices count the inserts that fill stands for at the new
+//       size, Slice::upsampled) when the rate was measured over 1/1024 of a cell or more (a
+//       burst inside one clock tick grows by new eras, 4 times per shift at most, as the
+//       slice-major layout does); otherwise a new era of w bits starts.
 //     - q <= 1/2: the era is folded in place by the largest c <= 1/q whose fold leaves
 //       every slice within the layout's fill (RunCells::fold(): exact, fills rise to that of
 //       a slice of m / c bits); otherwise a new era starts.
@@ -127,8 +127,8 @@
 // end), u64 generation left, u64 generation inserts, u64 next sequence number, u64 keys
 // inserted, u64 cap evictions, u8 memory capped, i64 cap horizon, u64 peak bits, i64 drift
 // start, u8 drift side (0 none, 1 over, 2 under), u64 slice count, then per slice from the
-// oldest: i64 stamp, i64 last own insert, u64 inserts, u64 bits, and (slice-major) its word
-// array; then (bit-sliced) u64 era count and per era from the oldest: u64 slices, u32 slots,
+// oldest: i64 stamp, i64 last own insert, u64 inserts, u64 bits, and (bit-sliced) u64 inserts
+// its fill stands for beyond them since it was upsampled, or (slice-major) its word array; then (bit-sliced) u64 era count and per era from the oldest: u64 slices, u32 slots,
 // its cells' word array; then the slices of an older format still answering: u64 count and
 // per slice i64 stamp, i64 last own insert, u64 inserts, word array (format 2), then
 // detail::LegacySlices (format 1). Format 2 (the same fields up to the peak bits, then the
@@ -391,6 +391,13 @@ class TimeLimitedFilter final : public WindowFilter {
     std::vector<std::uint64_t> words;
     std::uint64_t bits = 0;
     std::uint64_t inserts = 0;
+    // Bit-sliced: the inserts an upsampled slice's fill stands for beyond its own. Upsampling
+    // by c copies each bit c times, so a slice that held n inserts (n + upsampled before)
+    // is as full as one of c times its old size that took c times as many; its capacity
+    // left is counted from that (fill_inserts()), or it would end its generations past the
+    // layout's fill and raise the false-positive rate. A fold keeps it: n inserts in m / c
+    // bits fill them as the folded bits are filled.
+    std::uint64_t upsampled = 0;
     Time stamp = kNever;     // last update
     Time own_last = kNever;  // last insert of the generation that opened this slice
   };
@@ -446,18 +453,19 @@ class TimeLimitedFilter final : public WindowFilter {
     return z;
   }
 
-  // The first slices: bit-sliced, the k slices of the insert range in one era with room for
-  // k + l; slice-major, k + l slices, as the paper has them.
+  // The first slices: bit-sliced, the k slices of the insert range in one era, which widens as
+  // slices are added (newest_slots()), so a filter that never fills its window never holds
+  // the l slices it did not need; slice-major, k + l slices, as the paper has them.
   void start_slices(std::uint64_t bits) {
     slices_.assign(sliced_ ? k_ : k_ + l_, Slice{});
     for (Slice& x : slices_) init_slice(x, bits);
     if (sliced_) {
       eras_.assign(1, Era{});
-      eras_[0].cells.reset(k_ + l_, bits);  // room for the k + l slices of a steady stream
+      eras_[0].cells.reset(k_, bits);
       eras_[0].slices = k_;
     }
     seq_next_ = std::max<std::uint64_t>(seq_next_, slices_.size());
-    total_bits_ = bits * (k_ + l_);
+    total_bits_ = bits * slices_.size();
     ++epoch_;
   }
 
@@ -514,6 +522,7 @@ class TimeLimitedFilter final : public WindowFilter {
       }
       ar.i64(stamp, s.own_last);
       ar.u64(inserts, s.bits);
+      if (f.sliced_) ar.u64(s.upsampled);
       if (!f.sliced_) ar.words(s.words, f.max_slice_bits_ / 64);
       if constexpr (Archive::loading) {
         s.stamp = stamp;
@@ -707,7 +716,8 @@ class TimeLimitedFilter final : public WindowFilter {
     if (s.bits < min_bits_ || s.bits > max_slice_bits_ || s.bits % 64)
       throw state_error("state: tlbf slice size out of range");
     // A real count stays far below this; refusing more keeps ++inserts from wrapping.
-    if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
+    if (s.inserts > kMaxInserts || s.upsampled > kMaxInserts)
+      throw state_error("state: tlbf slice insert count out of range");
     if (!sliced_) {
       total_bits_ += s.bits;
       if (total_bits_ > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
@@ -1007,9 +1017,12 @@ class TimeLimitedFilter final : public WindowFilter {
     }
     s.bits = bits;
     s.inserts = 0;
+    s.upsampled = 0;
     s.stamp = kNever;
     s.own_last = kNever;
   }
+  // Both counts stay under kMaxInserts (2^62), so the sum cannot wrap.
+  static std::uint64_t fill_inserts(const Slice& s) { return s.inserts + s.upsampled; }
 
   void compute_cell() { cell_ = std::max<Duration>(1, span_ / l_); }
 
@@ -1035,7 +1048,8 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t updates_left(std::size_t pos, std::uint64_t reserve) const {
     const Slice& s = at(pos);
     const std::uint64_t cap = capacity(s.bits);
-    const std::uint64_t rem = s.inserts >= cap ? 0 : cap - s.inserts;
+    const std::uint64_t filled = fill_inserts(s);
+    const std::uint64_t rem = filled >= cap ? 0 : cap - filled;
     const std::uint64_t held = (k_ - 1 - pos) * reserve;
     return std::max(rem / (k_ - pos), held < rem ? rem - held : 0);
   }
@@ -1152,6 +1166,7 @@ class TimeLimitedFilter final : public WindowFilter {
           std::fill(s.words.begin(), s.words.end(), std::uint64_t{0});
         }
         s.inserts = 0;
+        s.upsampled = 0;
       }
     }
 
@@ -1249,7 +1264,7 @@ class TimeLimitedFilter final : public WindowFilter {
     if (m % (64 * c) != 0 || m / c < min_bits_) return false;
     const auto cap = static_cast<std::uint64_t>(std::floor(static_cast<double>(m / c) * detail::kLn2 / kHeadroom));
     for (std::size_t pos = 0; pos < eras_.back().slices; ++pos)
-      if (at(pos).inserts > cap) return false;
+      if (fill_inserts(at(pos)) > cap) return false;
     return true;
   }
   EraMove era_policy(Time now, double tg, Duration measured_over) {
@@ -1264,16 +1279,19 @@ class TimeLimitedFilter final : public WindowFilter {
     if (q >= kEraStep || q <= 1 / kEraStep) {
       drift_side_ = 0;
       if (q >= kEraStep) {
-        // Upsampled, the era's slices and the new one take (n + 1) c m bits; a new era would
-        // keep its S m and add c m. Upsampling is chosen while it costs at most twice that (an
-        // era a few generations old, or the first, whose slots were there from the start), and
-        // only for a rate measured over at least 1/1024 of a cell: inserts the clock cannot
-        // tell apart (a burst in one tick) start a new era, whose generations the older slices
-        // of the insert range keep small, so that it grows 4 times per shift at most, as the
-        // slice-major layout does, instead of every slice of the era at each shift.
+        // Only a young era is upsampled: one begun at most two shifts ago (the first, sized
+        // from the configured capacity, or one sized from part of a step), whose few slices
+        // then take what an era of the new size would. An older era's slices are as full
+        // after upsampling as before (Slice::upsampled), so they would hold c times their
+        // memory for the rest of their span and take no more inserts: a new era starts. Not
+        // for a rate measured over less than 1/1024 of a cell either: inserts the clock
+        // cannot tell apart (a burst in one tick) start a new era, whose generations the
+        // older slices of the insert range keep small, so that it grows 4 times per shift at
+        // most, as the slice-major layout does.
         const auto c = static_cast<std::uint64_t>(
             std::min(std::floor(q + 0.5), static_cast<double>(max_slice_bits_ / newest.bits())));
-        if (c >= 2 && (newest.slices + 1) * c <= 2 * (newest.cells.slots() + c) && measured_over >= cell_ / 1024)
+        const bool young = newest.slices <= 2 || (eras_.size() == 1 && seq_next_ <= std::uint64_t{k_} + 2);
+        if (c >= 2 && young && measured_over >= cell_ / 1024)
           return {EraMove::upsample, c, 0};
       } else {
         const std::uint64_t most = newest.bits() / min_bits_;  // a fold never goes below min_bits_
@@ -1295,13 +1313,19 @@ class TimeLimitedFilter final : public WindowFilter {
   }
 
   // The newest era's slots after this shift's slice: its slices and the new one, with a
-  // quarter more room when it has to grow (a growing era is laid out anew every few shifts,
-  // not at each); narrowed back to them when it lost slices and an eighth of it stands empty.
+  // quarter more room when it has to grow, but not past the k + l slices a steady stream keeps
+  // until it needs more (a growing era is laid out anew every few shifts, not at each);
+  // narrowed back to them when it lost slices and an eighth of it stands empty.
   // `tight` (under the memory cap): no room beyond the slices.
   std::uint64_t newest_slots(bool lost, bool tight) const {
     const Era& e = eras_.back();
     const std::uint64_t need = e.slices + 1, slots = e.cells.slots();
-    if (need > slots) return tight ? need : std::min<std::uint64_t>(need + need / 4, max_slices_);
+    const std::uint64_t steady = std::uint64_t{k_} + l_;
+    if (need > slots) {
+      if (tight) return need;
+      const std::uint64_t roomy = need + need / 4;
+      return std::min<std::uint64_t>(need <= steady ? std::min(roomy, steady) : roomy, max_slices_);
+    }
     if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) return need;
     return slots;
   }
@@ -1360,6 +1384,12 @@ class TimeLimitedFilter final : public WindowFilter {
         newest->cells.age_into(static_cast<std::uint32_t>(newest->slices + 1));
         newest->cells.upsample(static_cast<std::uint32_t>(move.factor));
         resize_newest_slices(newest->bits());
+        for (std::size_t pos = 0; pos < newest->slices; ++pos) {
+          Slice& x = at(pos);
+          const std::uint64_t filled = fill_inserts(x);
+          const std::uint64_t scaled = filled > kMaxInserts / move.factor ? kMaxInserts : filled * move.factor;
+          x.upsampled = scaled > x.inserts ? scaled - x.inserts : 0;
+        }
         break;
       case EraMove::fold:
         newest->cells.fold(static_cast<std::uint32_t>(move.factor));

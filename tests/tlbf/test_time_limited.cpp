@@ -823,10 +823,9 @@ TEST_SUITE("time_limited") {
     auto g = filter_checks::load<TimeLimitedFilter>(p.write(), kTag);
     CHECK(g->legacy_slice_count() == n);
     // Old and new side by side: the new ones bit-sliced, an era of the newest old one's size
-    // with room for k + l slices.
+    // holding the k slices of the insert range (it widens as slices are added).
     CHECK(g->layout() == tlbf::TlbfLayout::bit_sliced);
-    CHECK(g->stats(now).bits_allocated ==
-          f.stats(now).bits_allocated + (p.k + p.l) * p.slices.back().words.size() * 64);
+    CHECK(g->stats(now).bits_allocated == f.stats(now).bits_allocated + p.k * p.slices.back().words.size() * 64);
     std::uint64_t misses = 0;
     for (std::uint64_t i = 2200; i < 3000; ++i)
       misses += !g->may_contain(key(i), static_cast<Time>(i + 1) * kMs + kSec - 1);
@@ -1053,7 +1052,7 @@ TEST_SUITE("time_limited") {
          [](std::uint64_t i) -> Duration {
            return i >= 200000 && i < 600000 ? 5 * tlbf::kMicrosecond : 50 * tlbf::kMicrosecond;
          },
-         3, 0.6},
+         TimeLimitedFilter::kMaxEras, 0.6},
         {"ramp",
          [](std::uint64_t i) -> Duration {
            static const double factors[] = {0.1, 0.3, 1, 3, 10, 3, 1, 0.3};
@@ -1246,8 +1245,9 @@ TEST_SUITE("time_limited") {
       cfg.max_slices = 64;
       TimeLimitedFilter f(cfg);
       Time now = 0;
-      // Two rates, so that the bit-sliced filter holds two eras.
-      for (std::uint64_t i = 0; i < 400; ++i) f.insert(key(i), now += i < 300 ? kMs : kMs / 8);
+      // Two rates, so that the bit-sliced filter holds two eras (the first, sized for 50 keys
+      // a span, is upsampled while young; the step to 8 times the rate starts a second).
+      for (std::uint64_t i = 0; i < 1200; ++i) f.insert(key(i), now += i < 300 ? kMs : kMs / 8);
       if (layout == tlbf::TlbfLayout::bit_sliced) CHECK(f.era_count() == 2);
       filter_checks::check_damaged_state(f, kTag, now, kMs);
     }
