@@ -694,7 +694,9 @@ class TimeLimitedFilter final : public WindowFilter {
 
   // Every parameter against the others and the hard limits; then room for n slices.
   void check_loaded_parameters(std::uint64_t n) {
-    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0) throw state_error("state: tlbf k or l out of range");
+    // l bounded first: k + l is taken in 32 bits below, and a sum wrapped to 0 would divide by it.
+    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0 || l_ > detail::kMaxSlicesHard)
+      throw state_error("state: tlbf k or l out of range");
     if (max_slices_ < k_ + l_ || max_slices_ > detail::kMaxSlicesHard)
       throw state_error("state: tlbf max_slices out of range");
     if (span_ <= 0) throw state_error("state: tlbf span is not positive");

@@ -1237,6 +1237,22 @@ TEST_SUITE("time_limited") {
           kMs / 2);
   }
 
+  TEST_CASE("a saved state whose k + l wraps in 32 bits is refused before anything divides by it") {
+    for (const tlbf::TlbfLayout layout : kLayouts) {
+      CAPTURE(name(layout));
+      TimeLimitedFilter f(in_layout(time_config(kSec, 0.01, 1000), layout));
+      std::string bytes = filter_checks::saved(f);
+      // The tag, the format-1 marker (0), the format and the layout bytes, then k and l.
+      const std::uint32_t k = f.stats(0).k;
+      REQUIRE(static_cast<std::uint8_t>(bytes[7]) == (k & 0xff));
+      const std::uint32_t l = 0u - k;
+      for (int i = 0; i < 4; ++i) bytes[11 + i] = static_cast<char>(l >> (8 * i));
+      tlbf::ByteReader in(bytes);
+      in.u8();
+      CHECK_THROWS_WITH_AS(TimeLimitedFilter::load(in), "state: tlbf k or l out of range", tlbf::state_error);
+    }
+  }
+
   TEST_CASE("damaged saved state is refused or still loads into a working filter") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
