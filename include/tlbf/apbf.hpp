@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Age-partitioned Bloom filter over a count window (Shtul, Baquero, Almeida 2020; summarised
 // in Rodrigues et al. 2023, §5): reports a key while it is among the last `window_count`
 // inserts, and at most one generation longer.

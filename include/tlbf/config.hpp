@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parameters for building any window filter. Every filter class has a constructor taking a
 // FilterConfig; it validates the fields it uses and throws tlbf::invalid_parameter naming
 // the first bad one. Fields a filter does not use are ignored.

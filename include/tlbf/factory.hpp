@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds or loads any filter from its configuration or saved state.
 //
 // Serialized form of a filter: one byte, the Algorithm value, then the filter's own payload

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one interface every window filter implements, so the program, the experiments, the
 // benchmarks and the tests can use any of them interchangeably.
 //

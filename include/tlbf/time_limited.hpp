@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Time-limited Bloom filter (Rodrigues, Shtul, Baquero, Almeida 2023, §6): an
 // age-partitioned Bloom filter whose window is a time span instead of a count, and whose
 // slices grow, shrink and multiply to follow the insertion rate.

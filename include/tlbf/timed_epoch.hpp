@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The guarded epoch Bloom filter over a time window (our extension of Alpay & Sarioglu 2026,
 // whose filter counts inserts; see guarded_epoch.hpp). Epochs of E = ⌈span/r⌉ ns of the
 // caller's clock on a grid aligned to multiples of E, right-closed: epoch i holds the times in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bit-sliced layout of the age-partitioned filters (APBF in apbf.hpp, TLBF in
 // time_limited.hpp): slices of one size m stored so that cell x holds bit x of every slice.
 //
