@@ -830,6 +830,7 @@ class TimeLimitedFilter final : public WindowFilter {
   bool cells_hold(const Probes& at, std::size_t runs) const {
     if (runs == 0) return false;
     const detail::RunCells& c = eras_.back().cells;
+    if (runs <= 64 && eras_.size() == 2) return two_eras_hold(at, runs);
     if (eras_.size() > 1 || runs > 64) return eras_hold(at, runs);
     // One era, at most 64 runs: one read of each probe's cell, from slot p, holds every run
     // (slot j + p of a run j < runs is one of the era's slices). 64 slots make a cell a word.
@@ -851,6 +852,24 @@ class TimeLimitedFilter final : public WindowFilter {
     return true;
   }
   static std::uint64_t low_bits(std::size_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
+
+  // cells_hold() over two eras and at most 64 runs, the usual case while the rate changes:
+  // positions 0..n-1 are the newer era's slots, n.. the older one's (bits past the older
+  // era's slices belong to no accepted run, and the runs' mask drops them).
+  bool two_eras_hold(const Probes& at, std::size_t runs) const {
+    const Era& newer = eras_[1];
+    const Era& older = eras_[0];
+    const auto n = static_cast<std::uint32_t>(newer.slices);
+    return cells_hold_one(runs, [&](std::uint32_t p) {
+      const std::uint64_t cell = older.cells.cell_of(at.x[p]);
+      if (p >= n) return older.cells.bits64(cell + (p - n));
+      // The newer era's slots p..n-1, then the older era's from its slot 0.
+      const std::uint32_t from_newer = n - p;
+      std::uint64_t v = newer.cells.bits64(at.at[p] + p);
+      if (from_newer < 64) v = (v & low_bits(from_newer)) | (older.cells.bits64(cell) << from_newer);
+      return v;
+    });
+  }
 
   // cells_hold() over several eras. Positions o..o+n-1 of the filter are slots 0..n-1 of the
   // era at offset o (the newest at offset 0), so the 64 positions from b + p are read from
@@ -1315,10 +1334,10 @@ class TimeLimitedFilter final : public WindowFilter {
     return move;
   }
 
-  // The newest era's slots after this shift's slice: its slices and the new one, with a
-  // quarter more room when it has to grow, but not past the k + l slices a steady stream keeps
-  // until it needs more (a growing era is laid out anew every few shifts, not at each);
-  // narrowed back to them when it lost slices and an eighth of it stands empty.
+  // The newest era's slots after this shift's slice: its slices and the new one, doubled when
+  // it has to grow, up to the k + l slices a steady stream keeps, and a quarter more past them
+  // (an era is laid out anew, a pass over its cells, a few times as it fills, not at each
+  // shift); narrowed back to them when it lost slices and an eighth of it stands empty.
   // `tight` (under the memory cap): no room beyond the slices.
   std::uint64_t newest_slots(bool lost, bool tight) const {
     const Era& e = eras_.back();
@@ -1326,8 +1345,7 @@ class TimeLimitedFilter final : public WindowFilter {
     const std::uint64_t steady = std::uint64_t{k_} + l_;
     if (need > slots) {
       if (tight) return need;
-      const std::uint64_t roomy = need + need / 4;
-      return std::min<std::uint64_t>(need <= steady ? std::min(roomy, steady) : roomy, max_slices_);
+      return std::min<std::uint64_t>(need <= steady ? std::min(2 * need, steady) : need + need / 4, max_slices_);
     }
     if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) return need;
     return slots;
