@@ -46,6 +46,7 @@ class RunCells {
   };
 
   void reset(std::uint32_t slots, std::uint64_t cells) {
+    reserved_ = 0;
     slots_ = slots;
     cells_ = cells;
     words_.assign(word_count() + 1, 0);
@@ -55,6 +56,13 @@ class RunCells {
   std::uint32_t slots() const { return slots_; }
   std::uint64_t cells() const { return cells_; }
   std::uint64_t word_count() const { return std::uint64_t{slots_} * cells_ / 64; }
+  // Room for cells `slots` wide without moving them: the memory is the system's to hand out
+  // as the cells widen into it (pages never written are not resident).
+  // Kept through re-layouts (upsample(), fold()).
+  void reserve_slots(std::uint32_t slots) {
+    reserved_ = slots;
+    words_.reserve(std::uint64_t{slots} * cells_ / 64 + 1);
+  }
   std::uint64_t bits() const { return std::uint64_t{slots_} * cells_; }
   const std::uint64_t* data() const { return words_.data(); }
   std::uint64_t* data() { return words_.data(); }
@@ -241,32 +249,49 @@ class RunCells {
   // reads while they are still in place; then they replace the old ones.
   template <class Fill>
   void relayout(std::uint32_t slots, std::uint64_t cells, Fill&& fill) {
-    std::vector<std::uint64_t> out(std::uint64_t{slots} * cells / 64 + 1, 0);
+    std::vector<std::uint64_t> out;
+    out.reserve(std::uint64_t{std::max(slots, reserved_)} * cells / 64 + 1);
+    out.assign(std::uint64_t{slots} * cells / 64 + 1, 0);
     fill(out);
     words_ = std::move(out);
     slots_ = slots;
     cells_ = cells;
     build_keep();
   }
-  // Cells `slots` wide holding the old slots moved up by `up` (0 or 1), as many as fit.
+  // Cells `slots` wide holding the old slots moved up by `up` (0 or 1), as many as fit. Cells
+  // of at most 64 slots are moved in place (from the last when they widen, from the first
+  // when they narrow: no cell is written over before it is read), so that widening holds no
+  // second copy of the cells, and takes no new memory at all within reserve_slots().
   void repack(std::uint32_t slots, std::uint32_t up) {
     const std::uint32_t keep = std::min(slots_, slots - up);
-    relayout(slots, cells_, [&](std::vector<std::uint64_t>& out) {
-      if (keep == 0) return;
-      if (keep > 63) {
+    if (slots > 64 || slots_ > 64) {
+      relayout(slots, cells_, [&](std::vector<std::uint64_t>& out) {
         for (std::uint64_t x = 0; x < cells_; ++x) copy_bits(out, x * slots + up, x * slots_, keep);
-        return;
-      }
-      // A cell in one read and one write (at most two words each).
-      const std::uint64_t mask = (std::uint64_t{1} << keep) - 1;
-      std::uint64_t* w = out.data();
-      for (std::uint64_t x = 0, from = 0, to = up; x < cells_; ++x, from += slots_, to += slots) {
-        const std::uint64_t v = bits64(from) & mask;
-        const unsigned s = to & 63;
-        w[to >> 6] |= v << s;
-        if (s != 0) w[(to >> 6) + 1] |= v >> (64 - s);
-      }
-    });
+      });
+      return;
+    }
+    const std::uint64_t mask = keep == 0 ? 0 : ~std::uint64_t{0} >> (64 - keep);
+    auto move = [&](std::uint64_t x) { put_bits(x * slots, (bits64(x * slots_) & mask) << up, slots); };
+    const std::uint64_t words = std::uint64_t{slots} * cells_ / 64;
+    if (slots > slots_) {
+      words_.resize(words + 1);
+      for (std::uint64_t x = cells_; x-- > 0;) move(x);
+    } else {
+      for (std::uint64_t x = 0; x < cells_; ++x) move(x);
+      words_.resize(words + 1);
+      words_[words] = 0;
+      words_.shrink_to_fit();
+    }
+    slots_ = slots;
+    build_keep();
+  }
+  // Writes the low `len` (<= 64) bits of v (v has no others) over the array's bits from `at`.
+  void put_bits(std::uint64_t at, std::uint64_t v, std::uint32_t len) {
+    std::uint64_t* w = &words_[at >> 6];
+    const unsigned s = at & 63;
+    const std::uint64_t mask = len >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    w[0] = (w[0] & ~(mask << s)) | (v << s);
+    if (s + len > 64) w[1] = (w[1] & ~(mask >> (64 - s))) | (v >> (64 - s));
   }
 
   // Per word, mod the pattern's period (S / gcd(S, 64) words, taken twice when odd so that
@@ -283,6 +308,7 @@ class RunCells {
   void build_keep() { keep_ = slot_pattern(0); }
 
   std::uint32_t slots_ = 0;
+  std::uint32_t reserved_ = 0;  // reserve_slots()
   std::uint64_t cells_ = 0;
   std::vector<std::uint64_t> words_;
   std::vector<std::uint64_t> keep_;  // per word, mod the period: all bits but slot 0 of a cell
