@@ -38,8 +38,8 @@
 //    whatever the slice, so a query reads k cells per live era and finds every accepted run
 //    that holds the key with ANDs and shifts; an era wider than 64 slices is read 64 runs at
 //    a time. The newest era takes the new slices (its cells shift up one slot per shift,
-//    starting with the k slots of the insert range and widened by a quarter when full, up to
-//    the k + l of a steady stream, narrowed when an eighth stands empty); an older era only
+//    starting with the k slots of the insert range and doubled in place when full, up to the
+//    k + l of a steady stream, narrowed when an eighth stands empty); an older era only
 //    loses slices as they expire, and is narrowed when half of its slots are empty. The era
 //    policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on a steady stream.
 //    An era's slices are sized with the headroom twice (k tg h / ln 2, tg having one), and
