@@ -1,21 +1,24 @@
 // The load floor of the default filter (TLBF), shared by bench/ndjson_floor.cpp and
 // bench/text_floor.cpp: what a decision identical to the TLBF's must cost at least, given its
-// layout, which the output's byte identity fixes (slices of their own sizes, probe value
-// x_p = detail::run_probe(h, p) at bit reduce(x_p, bits) of the slice at position j + p for
-// run j).
+// layout (probe value x_p = detail::run_probe(h, p) at bit reduce(x_p, bits) of the slice at
+// position j + p for run j).
 //
 // Why a count of words is a floor. Runs use disjoint bits, so any search that answers "new"
 // must read a zero bit of every accepted run; one that answers "seen" must read the k ones of
-// some run. Taken one run at a time in age order, the fewest reads that prove the answer are:
-// for each accepted run, its probes up to its first zero; for a duplicate, the same for the
-// runs before the first run that holds the key, then that run's k ones. A new key is then
-// inserted: k read-modify-writes. (The library's level-by-level search reads more for a
-// duplicate: every run of the 64-run block to its first zero; that count is printed too.)
+// some run. Slice-major (slices of their own sizes), taken one run at a time in age order, the
+// fewest reads that prove the answer are: for each accepted run, its probes up to its first
+// zero; for a duplicate, the same for the runs before the first run that holds the key, then
+// that run's k ones. (The library's level-by-level search reads more for a duplicate: every
+// run of the 64-run block to its first zero; that count is printed too.) Bit-sliced (the
+// default: one read of a cell holds probe p of 64 runs in an era), the fewest are the reads of
+// probes 0..p, one per era and 64 runs the runs cross, up to the first p after which no run
+// holds every probe (k of them for a duplicate); the library reads on to the next multiple of
+// 8 probes. A new key is then inserted: k read-modify-writes.
 //
 // Two steps:
 //  1. trace (--trace-out TRACE): the input through the real filter (make_floor_filter(),
 //     the program's defaults, so the program's decisions), and before each decision the
-//     count above, from the filter's own slices (TimeLimitedFilter::slice_words(), read-only)
+//     count above, from the filter's own slices (TimeLimitedFilter::slice_words() and slice_bit(), read-only)
 //     with a copy of its probing; the copy's answer must equal the filter's, or the trace
 //     stops with a message. Writes per record the count and the decision, and prints the
 //     means and the filter's bits allocated on stderr.
@@ -63,9 +66,36 @@ struct LoadTrace {
   std::exit(1);
 }
 
+// count_reads() for the bit-sliced layout, whose slices it reads through slice_bit().
+inline bool count_cell_reads(const tlbf::TimeLimitedFilter& f, tlbf::KeyHash h, std::size_t runs, unsigned& least,
+                             unsigned& scan) {
+  const std::uint32_t k = f.k();
+  // The reads one probe takes: for each block of 64 runs, the eras its positions cross.
+  unsigned per_probe = 0;
+  for (std::size_t b = 0; b < runs; b += 64) {
+    std::size_t first = b, last = std::min(runs, b + 64) - 1 + k - 1, offset = 0;
+    for (std::size_t e = 0; e < f.era_count(); offset += f.era(e++).slices)
+      per_probe += offset <= last && offset + f.era(e).slices > first;
+  }
+  std::vector<bool> alive(runs, true);
+  std::size_t left = runs;
+  least = scan = 0;
+  for (std::uint32_t p = 0; p < k && left > 0; ++p) {
+    least += per_probe;
+    const std::uint64_t x = tlbf::detail::run_probe(h, p);
+    for (std::size_t j = 0; j < runs; ++j)
+      if (alive[j] && !f.slice_bit(j + p, x)) {
+        alive[j] = false;
+        --left;
+      }
+  }
+  scan = runs == 0 ? 0 : std::min(k, (least / std::max(per_probe, 1u) + 7) / 8 * 8) * per_probe;
+  return left > 0;
+}
+
 // Counts the reads of one decision by the real filter at `clock` (before it is made).
 // Returns whether the key is present by the copied probing; `least` gets the one-run-at-a-
-// time count, `scan` the level-by-level search's (any_run_all_hit()).
+// time count, `scan` the library's search's (any_run_all_hit(), or the bit-sliced query's).
 inline bool count_reads(const tlbf::TimeLimitedFilter& f, tlbf::KeyHash h, tlbf::Time clock, unsigned& least,
                         unsigned& scan) {
   const std::uint32_t k = f.k();
@@ -73,6 +103,7 @@ inline bool count_reads(const tlbf::TimeLimitedFilter& f, tlbf::KeyHash h, tlbf:
   const tlbf::Time threshold = tlbf::detail::sat_sub(clock, 60 * tlbf::kSecond);  // make_floor_filter()'s span
   std::size_t runs = 0;  // accepted runs are the newest ones (the filter's accepted_runs())
   while (n >= k && runs <= n - k && f.slice_words(runs).run_last > threshold) ++runs;
+  if (f.layout() == tlbf::TlbfLayout::bit_sliced) return count_cell_reads(f, h, runs, least, scan);
   least = scan = 0;
   bool found = false;
   unsigned block = 0;  // reads of this 64-run block

@@ -33,16 +33,36 @@
 # SKIP_SCALING=1 skips the window-growth table, SCALING_ARGS passes options to it.
 # BASELINE=/path/to/tlbf-dedup adds a "baseline" row, that binary with the default row's
 # arguments, under the default row of each text and NDJSON table: before/after figures of a
-# change from one run.
+# change from one run. Without it, BASELINE_COMMIT (default b53a743, the last commit before
+# the tight window) is built beside this tree, RelWithDebInfo, into $BUILD_DIR-BASELINE_COMMIT,
+# and is the baseline; BASELINE_COMMIT=none runs without one. The program's own scaling table
+# (bench/scaling_table.bash, 10^7 keys; SKIP_PROGRAM_SCALING=1 skips it) has a row for it too.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
 source "$BENCH_DIR/../scripts/common.sh"
 source "$BENCH_DIR/lib.bash"
 source "$BENCH_DIR/count.bash"
+source "$BENCH_DIR/scaling_table.bash"
 
 EVENTS=${EVENTS:-2000000}
 BASELINE=${BASELINE:-}
+BASELINE_COMMIT=${BASELINE_COMMIT:-b53a743}
+# build_baseline COMMIT: builds tlbf-dedup at COMMIT (from git archive, outside the tree)
+# and prints its path.
+build_baseline() {
+  local dir="$BUILD_DIR-$1" bin
+  bin=$(find "$dir/build" -name tlbf-dedup -type f -perm -u+x 2>/dev/null | head -1)
+  if [ -z "$bin" ]; then
+    rm -rf "$dir/src" && mkdir -p "$dir/src"
+    git -C "$ROOT" archive "$1" | tar -x -C "$dir/src"
+    cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTLBF_BUILD_TESTS=OFF >/dev/null
+    cmake --build "$dir/build" -j "$JOBS" --target tlbf-dedup >/dev/null
+    bin=$(find "$dir/build" -name tlbf-dedup -type f -perm -u+x | head -1)
+  fi
+  echo "$bin"
+}
+if [ -z "$BASELINE" ] && [ "$BASELINE_COMMIT" != none ]; then BASELINE=$(build_baseline "$BASELINE_COMMIT"); fi
 if [ -n "$BASELINE" ]; then
   [ -x "$BASELINE" ] || { echo "bench: BASELINE=$BASELINE is not an executable" >&2; exit 1; }
   BASELINE=$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")
@@ -66,7 +86,7 @@ install_missing "${PACKAGES[@]}" gawk mawk coreutils jq miller time gzip zstd
 # 2. Build the program and the micro-benchmarks in Release; tests are not needed here.
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup tlbf-bench-micro tlbf-bench-gebf-layouts tlbf-bench-text-floor \
-  tlbf-bench-scaling tlbf-bench-ndjson-floor >/dev/null
+  tlbf-bench-scaling tlbf-bench-ndjson-floor tlbf-bench-eras >/dev/null
 TLBF="$BUILD_DIR/src/tlbf-dedup"
 MICRO="$BUILD_DIR/bench/tlbf-bench-micro"
 FLOOR="$BUILD_DIR/bench/tlbf-bench-text-floor"
@@ -339,6 +359,15 @@ if [ -z "${SKIP_SCALING:-}" ]; then
   mapfile -t scaling_lines < <(grep -F '(target' "$DATA/scaling.out")
   TARGET_LINES+=(${scaling_lines[@]+"${scaling_lines[@]}"})
 fi
+
+# 6b. The program as the window grows, 10^3 to 10^7 live keys, against the baseline.
+if [ -z "${SKIP_PROGRAM_SCALING:-}" ]; then
+  scaling_input "$DATA/scaling-1e7.txt"
+  scaling_table "$TLBF" "$BASELINE" "$DATA/scaling-1e7.txt"
+fi
+# The TLBF's live eras and bits per live key on steady, bursty, ramping and idle streams.
+echo
+"$BUILD_DIR/bench/tlbf-bench-eras"
 
 # 7. The library micro-benchmarks, and the GEBF layouts beside the library's.
 if [ -z "${SKIP_MICRO:-}" ]; then

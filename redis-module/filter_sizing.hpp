@@ -1,5 +1,5 @@
-// How much memory a filter the module reserves takes, computed from its parameters with the
-// library's own sizing rules before anything is allocated, and the capacity the library is
+// How much memory a filter the module reserves takes, asked of the library's own sizing
+// (tlbf::window_bytes_for()) before anything is allocated, and the capacity the library is
 // built with so that a large CAPACITY does not allocate its whole window up front.
 #pragma once
 
@@ -14,9 +14,8 @@ namespace tlbf_redis {
 inline constexpr std::uint64_t kStartBytes = std::uint64_t{8} << 20;
 inline constexpr std::uint64_t kStartFraction = 64;
 
-// Bytes of filter data that `capacity` keys per window need under the library's sizing: the
-// TLBF's k + l slices sized for capacity / l keys per generation (what it allocates when built
-// for that capacity), the GEBF's r + 1 epochs of the block its first epoch is sized for.
+// Bytes of filter data that `capacity` keys per window need under the library's sizing
+// (tlbf::window_bytes_for(): the TLBF's k + l slices, the GEBF's r + 1 epochs).
 std::uint64_t bytes_for_capacity(const FilterParams& p, std::uint64_t capacity);
 
 // Throws CommandError when CAPACITY needs more than MAXMEMORY: the filter would be capped

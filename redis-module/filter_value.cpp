@@ -82,21 +82,12 @@ std::uint32_t read_u32_le(std::string_view s) {
 }
 
 // Only the reserved algorithm's loader (for gebf, the time-window one) may read the filter's
-// bytes, and a TLBF only with k + l under 2^32: the library's loader divides by that sum in
-// 32 bits, so a value whose l wraps it to 0 would stop the server with SIGFPE.
+// bytes.
 void check_filter_kind(tlbf::ByteReader peek, tlbf::Algorithm a) {
   if (peek.u8() != static_cast<std::uint8_t>(a))
     throw tlbf::state_error("corrupted (the filter is not the reserved algorithm)");
-  if (a == tlbf::Algorithm::gebf) {
-    if (peek.u8() != tlbf::detail::kGebfTimed) throw tlbf::state_error("corrupted (not a time-window gebf)");
-    return;
-  }
-  std::uint32_t k = peek.u32();  // format 1 starts with k; format 2 with 0 and a format byte
-  if (k == 0) {
-    peek.u8();
-    k = peek.u32();
-  }
-  if (std::uint64_t{k} + peek.u32() > UINT32_MAX) throw tlbf::state_error("corrupted (tlbf k + l out of range)");
+  if (a == tlbf::Algorithm::gebf && peek.u8() != tlbf::detail::kGebfTimed)
+    throw tlbf::state_error("corrupted (not a time-window gebf)");
 }
 
 bool algorithm_matches(tlbf::Algorithm a, const std::string& stats_name) {

@@ -1,6 +1,7 @@
-# The commands whose output must stay the same bytes unless a change means to change it
-# (sourced, not run). scripts/compare-outputs.sh runs them on two binaries side by side;
-# tests/e2e/data/output_identity.sh runs them on one and compares digests recorded in testdata/.
+# The commands whose outputs are checked (sourced, not run). tests/e2e/data/output_identity.sh
+# runs them on one binary: exact ones must match digests recorded in testdata/, approximate
+# ones are judged against exact window semantics. scripts/compare-outputs.sh runs them on two
+# binaries side by side, byte for byte, for a change that must not change any decision.
 # Keeping the list here once is what makes the two check the same thing.
 #
 # The caller sets SHARED_DATA (the real-world files), INPUTS (where the generated inputs are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Age-partitioned Bloom filter over a count window (Shtul, Baquero, Almeida 2020; summarised
 // in Rodrigues et al. 2023, §5): reports a key while it is among the last `window_count`
 // inserts, and at most one generation longer.
@@ -52,9 +53,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,183 +61,13 @@
 #include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
+#include "tlbf/detail/run_cells.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
 #include "tlbf/slice_view.hpp"
 
 namespace tlbf {
-
-namespace detail {
-
-// The slices of an age-partitioned filter with at most 64 slices of m bits each, stored
-// bit-sliced: cell i holds bit i of every slice, bit pos of the cell being the slice at
-// position pos (0 = the newest). A cell is S = k + l bits wide and the cells are packed one
-// after the other (cell i at bit i S of the word array), so S m bits take S m / 64 words,
-// exactly what S slices of m bits took slice by slice (m is a multiple of 64). One guard
-// word follows, so that reading a cell always reads two whole words.
-//
-// A generation-keyed run j is the bits j..j+k-1 of the cells, probed with hashes 0..k-1: a
-// key's probe p lands on the same cell c_p in every slice, so AND_p (cell(c_p) >> p) has bit
-// j set iff run j holds all its bits (k independent loads, where the slices one after the
-// other took one per slice of every accepted run). Aging (the filter's shift) moves every
-// slice up one position: every cell shifts left by one bit, the oldest slice's bit drops out
-// and position 0 starts empty.
-//
-// Invariant: the word array holds S m slice bits and nothing else (S m is a multiple of 64),
-// and the guard word after it stays 0.
-class RunCells {
- public:
-  static constexpr std::uint32_t kMaxSlices = 64;
-
-  // Where a key's k probes land: the first bit of each probe's cell.
-  struct Key {
-    std::uint64_t bit[kMaxSlices];
-  };
-
-  void reset(std::uint32_t slices, std::uint64_t cells) {
-    slices_ = slices;
-    cells_ = cells;
-    words_.assign(word_count() + 1, 0);
-    // Aging clears position 0 of every cell; that pattern repeats every S / gcd(S, 64) words
-    // (taken twice when odd, so that age() reads it in pairs of words).
-    std::uint32_t period = slices / std::gcd(slices, 64u);
-    if (period % 2 != 0) period *= 2;
-    keep_.assign(period, ~std::uint64_t{0});
-    for (std::uint64_t bit = 0; bit < std::uint64_t{period} * 64; bit += slices)
-      keep_[bit >> 6] &= ~(std::uint64_t{1} << (bit & 63));
-  }
-  std::uint64_t word_count() const { return std::uint64_t{slices_} * cells_ / 64; }
-
-  // The generation-keyed probes of detail::run_probes(), cell reduce(x_p, m) for probe p.
-  void locate(KeyHash h, std::uint32_t k, Key& at) const {
-    std::uint64_t x[kMaxSlices];
-    run_probes(h, k, x);
-    for (std::uint32_t p = 0; p < k; ++p) at.bit[p] = reduce(x[p], cells_) * slices_;
-  }
-  // Whether one of runs 0..runs-1 holds all k bits. Bits a read takes from the next cell land
-  // at j >= S - p >= l + 1 >= runs after the shift by p, outside the mask.
-  bool any_run_holds(const Key& at, std::uint32_t k, std::uint32_t runs) const {
-    if (runs == 0) return false;
-    std::uint64_t all = ~std::uint64_t{0};
-    for (std::uint32_t p = 0; p < k; ++p) all &= cell(at.bit[p]) >> p;
-    return (all & (~std::uint64_t{0} >> (64 - runs))) != 0;
-  }
-  // Run 0 takes the key: bit p of cell c_p.
-  void set_newest_run(const Key& at, std::uint32_t k) {
-    for (std::uint32_t p = 0; p < k; ++p) set_bit(words_.data(), at.bit[p] + p);
-  }
-  void prefetch(const Key& at, std::uint32_t p) const { __builtin_prefetch(&words_[at.bit[p] >> 6]); }
-
-  // Every slice moves up one position; the oldest is dropped, position 0 is empty. From the
-  // top down, so that word q - 1 is still the old one when word q takes its top bit; two
-  // words at a time (a pass over the whole array every generation: k / ln 2 words per insert
-  // for S = 64).
-  void age() {
-    std::uint64_t* w = words_.data();
-    const std::size_t period = keep_.size();  // even
-    std::size_t q = word_count();             // words q.. are done
-    auto one = [&](std::size_t i) { w[i] = ((w[i] << 1) | (w[i - 1] >> 63)) & keep_[i % period]; };
-    if (q % 2 != 0) one(--q);  // S m / 64 >= S >= 2, so q >= 3 here
-    using Pair = std::uint64_t __attribute__((vector_size(16)));
-    for (std::size_t r = q % period; q > 2;) {
-      q -= 2;
-      r = r == 0 ? period - 2 : r - 2;
-      Pair v, below, keep;
-      std::memcpy(&v, w + q, sizeof v);
-      std::memcpy(&below, w + q - 1, sizeof below);
-      std::memcpy(&keep, &keep_[r], sizeof keep);
-      v = ((v << 1) | (below >> 63)) & keep;
-      std::memcpy(w + q, &v, sizeof v);
-    }
-    if (q == 2) one(1);
-    w[0] = (w[0] << 1) & keep_[0];
-  }
-
-  std::uint64_t ones_at(std::uint32_t pos) const {
-    std::uint64_t c = 0;
-    for (std::uint64_t i = 0; i < cells_; ++i) c += test(i, pos);
-    return c;
-  }
-  // The slices at positions pos[0..n) as m / 64 words each, slice i at out + i m / 64 (bit x of
-  // a slice's words = bit `pos` of cell x), and back. 64 cells take exactly S words, so each
-  // block of 64 cells is read as 64 rows of S bits, transposed as a 64 x 64 bit matrix, and
-  // row p of the result is word b of the slice at position p: a few thousand instructions per
-  // S words, where bit by bit took one test per bit. An empty block is not transposed.
-  // copy_slices_in() ORs into the cells, so the slices may come in any groups, each position
-  // once, into cells that start empty.
-  void copy_slices_out(const std::uint32_t* pos, std::uint32_t n, std::uint64_t* out) const {
-    const std::uint64_t words = cells_ / 64;
-    std::uint64_t rows[64];
-    for (std::uint64_t b = 0; b < words; ++b) {
-      std::uint64_t any = 0;
-      for (std::uint32_t i = 0; i < 64; ++i) any |= rows[i] = cell((b * 64 + i) * slices_) & cell_mask();
-      if (any != 0) transpose_bits(rows);
-      for (std::uint32_t i = 0; i < n; ++i) out[i * words + b] = rows[pos[i]];
-    }
-  }
-  // A block whose slices hold at most this many bits in total is set bit by bit (a few
-  // instructions a bit) rather than transposed (a few thousand a block), so that a young or
-  // lightly used filter does not pay a transpose for every block.
-  static constexpr std::uint32_t kSparseBlockBits = 128;
-  void copy_slices_in(const std::uint32_t* pos, std::uint32_t n, const std::uint64_t* in) {
-    const std::uint64_t words = cells_ / 64;
-    std::uint64_t rows[64];
-    for (std::uint64_t b = 0; b < words; ++b) {
-      std::uint32_t ones = 0;
-      for (std::uint32_t i = 0; i < n; ++i) ones += static_cast<std::uint32_t>(__builtin_popcountll(in[i * words + b]));
-      if (ones <= kSparseBlockBits) {
-        for (std::uint32_t i = 0; i < n; ++i)
-          for (std::uint64_t v = in [i * words + b]; v != 0; v &= v - 1)
-            set_bit(words_.data(), (b * 64 + static_cast<unsigned>(__builtin_ctzll(v))) * slices_ + pos[i]);
-        continue;
-      }
-      std::fill_n(rows, 64, std::uint64_t{0});
-      for (std::uint32_t i = 0; i < n; ++i) rows[pos[i]] = in[i * words + b];
-      transpose_bits(rows);
-      for (std::uint32_t i = 0; i < 64; ++i) or_cell((b * 64 + i) * slices_, rows[i]);
-    }
-  }
-
-  // A 64 x 64 bit matrix transposed in place: bit c of row r trades places with bit r of row
-  // c. Six rounds, each swapping the off-diagonal blocks of every 2j x 2j block (Warren,
-  // Hacker's Delight, 2nd ed., section 7-3).
-  static void transpose_bits(std::uint64_t rows[64]) {
-    std::uint64_t m = 0x00000000FFFFFFFFu;
-    for (std::uint32_t j = 32; j != 0; j >>= 1, m ^= m << j) {
-      for (std::uint32_t r = 0; r < 64; r = (r + j + 1) & ~j) {
-        const std::uint64_t t = ((rows[r] >> j) ^ rows[r + j]) & m;
-        rows[r] ^= t << j;
-        rows[r + j] ^= t;
-      }
-    }
-  }
-
- private:
-  // The S bits of the cell at `bit`, with the low bits of the next cell above them.
-  std::uint64_t cell(std::uint64_t bit) const {
-    const std::uint64_t* w = &words_[bit >> 6];
-    const unsigned s = bit & 63;
-    return (w[0] >> s) | ((w[1] << 1) << (63 - s));
-  }
-  bool test(std::uint64_t i, std::uint32_t pos) const { return test_bit(words_.data(), i * slices_ + pos); }
-  std::uint64_t cell_mask() const { return ~std::uint64_t{0} >> (64 - slices_); }
-  // ORs the S bits `v` into the cell at `bit`; a cell that ends a word spills nothing (the
-  // last cell ends the array, so the guard word stays 0).
-  void or_cell(std::uint64_t bit, std::uint64_t v) {
-    std::uint64_t* w = &words_[bit >> 6];
-    const unsigned s = bit & 63;
-    w[0] |= v << s;
-    if (s + slices_ > 64) w[1] |= v >> (64 - s);
-  }
-
-  std::uint32_t slices_ = 0;
-  std::uint64_t cells_ = 0;
-  std::vector<std::uint64_t> words_;
-  std::vector<std::uint64_t> keep_;  // per word, mod the period: all bits but position 0 of a cell
-};
-
-}  // namespace detail
 
 class AgePartitionedFilter final : public WindowFilter {
  public:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one check of each filter parameter. The filters, the parameter functions and a program
 // that reads parameters from its own input (an option, a saved state) all call these, so a
 // value is accepted or refused the same way everywhere and named the same way: every check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parameters for building any window filter. Every filter class has a constructor taking a
 // FilterConfig; it validates the fields it uses and throws tlbf::invalid_parameter naming
 // the first bad one. Fields a filter does not use are ignored.
@@ -18,6 +19,13 @@ enum class Algorithm : std::uint8_t {
   exact = 4,  // exact fingerprint table (either window)
 };
 
+// TLBF: how the slices are stored and sized (time_limited.hpp). bit_sliced, the default:
+// slices of one size per era, cell x holding bit x of every slice of its era, so a query
+// reads k cells per live era; taken when k + l <= 64. slice_major: the paper's (Rodrigues et
+// al. 2023, §6.3), each slice sized at its own shift and kept on its own, queried run by run:
+// the experiments' paper-faithful mode, and the layout of any k + l > 64.
+enum class TlbfLayout : std::uint8_t { bit_sliced = 0, slice_major = 1 };
+
 struct FilterConfig {
   Algorithm algorithm = Algorithm::tlbf;
 
@@ -32,6 +40,7 @@ struct FilterConfig {
   std::optional<std::uint32_t> k;
   std::optional<std::uint32_t> l;
   std::uint32_t max_kl = 64;  // bound on k + l when choosing (queries scan the slices)
+  TlbfLayout tlbf_layout = TlbfLayout::bit_sliced;
 
   // GEBF: segments beyond the guard (r), and the one-cache-line-per-segment variant. 0 picks
   // the window's default (gebf_r_for()): the paper's r = 8 for a count window, r = 20 for a

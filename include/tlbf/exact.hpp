@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exact sliding-window membership: a table of 64-bit key fingerprints (KeyHash.lo) mapped to
 // the key's last insert stamp, with expiry in stamp order through a FIFO.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds or loads any filter from its configuration or saved state.
 //
 // Serialized form of a filter: one byte, the Algorithm value, then the filter's own payload
@@ -6,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "tlbf/apbf.hpp"
 #include "tlbf/checks.hpp"
@@ -34,6 +36,20 @@ inline std::unique_ptr<WindowFilter> make_filter(const FilterConfig& cfg) {
       return std::make_unique<ExactWindow>(cfg);
   }
   throw invalid_parameter("algorithm", "?", "unknown algorithm");  // check_algorithm() refused it already
+}
+
+// Bytes of filter data that cfg.capacity keys per window take under the library's own sizing,
+// once a steady stream has filled the window, before any memory cap (compare with
+// cfg.max_memory_bytes to see whether it would bind); nothing is allocated. For the filters
+// that grow with the rate they measure: tlbf, and gebf with a time window. Throws
+// invalid_parameter for the others, and as make_filter() does for a configuration it refuses.
+inline std::uint64_t window_bytes_for(const FilterConfig& cfg) {
+  check_window(cfg);
+  check_algorithm(cfg);
+  if (cfg.algorithm == Algorithm::tlbf) return TimeLimitedFilter::window_bits_for(cfg) / 8;
+  if (cfg.algorithm == Algorithm::gebf && cfg.is_time_window()) return TimedEpochFilter::window_bits_for(cfg) / 8;
+  throw invalid_parameter("algorithm", std::string(algorithm_name(cfg.algorithm)),
+                          "window_bytes_for() sizes tlbf and the time-window gebf only");
 }
 
 // Throws state_error when the payload is not a filter this library wrote.

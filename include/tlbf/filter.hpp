@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one interface every window filter implements, so the program, the experiments, the
 // benchmarks and the tests can use any of them interchangeably.
 //
@@ -105,6 +106,10 @@ class WindowFilter {
   std::uint64_t cap_binds_ = 0;
 };
 
+// How many keys ahead the batch entry points prefetch: enough to cover a cache miss with the
+// decisions of the keys before it, few enough that the prefetched lines are still cached.
+inline constexpr std::size_t kPrefetchAhead = 8;
+
 namespace detail {
 template <class F, class = void>
 struct has_batch : std::false_type {};
@@ -113,11 +118,27 @@ struct has_batch<
     F, std::void_t<decltype(std::declval<F&>().insert_if_absent_batch(
            std::declval<const KeyHash*>(), std::declval<const Time*>(), std::size_t{}, std::declval<bool*>()))>>
     : std::true_type {};
-}  // namespace detail
 
-// How many keys ahead the batch entry points prefetch: enough to cover a cache miss with the
-// decisions of the keys before it, few enough that the prefetched lines are still cached.
-inline constexpr std::size_t kPrefetchAhead = 8;
+// Calls decide(i) for i = 0..n-1 in order, prefetching keys[i + kPrefetchAhead] first; stops
+// after the first call that made f.cap_binds() grow. Returns how many were decided.
+template <class F, class Decide>
+std::size_t each_key(F& f, const KeyHash* keys, std::size_t n, Decide&& decide) {
+  const std::uint64_t binds = f.cap_binds();
+  for (std::size_t i = 0; i < n && i < kPrefetchAhead; ++i) f.prefetch(keys[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) f.prefetch(keys[i + kPrefetchAhead]);
+    decide(i);
+    if (f.cap_binds() != binds) return i + 1;
+  }
+  return n;
+}
+// insert_if_absent_batch() key by key: the way of a filter without a faster one (and of a
+// filter's own batch member where it has none).
+template <class F>
+std::size_t insert_if_absent_each(F& f, const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
+  return each_key(f, keys, n, [&](std::size_t i) { fresh[i] = f.insert_if_absent(keys[i], times[i]); });
+}
+}  // namespace detail
 
 // Decides n keys in order, exactly as n calls of f.insert_if_absent(keys[i], times[i]) would
 // (a key repeated inside the batch is a duplicate of its earlier copy): fresh[i] is true when
@@ -131,14 +152,7 @@ std::size_t insert_if_absent_batch(F& f, const KeyHash* keys, const Time* times,
   if constexpr (detail::has_batch<F>::value) {
     return f.insert_if_absent_batch(keys, times, n, fresh);
   } else {
-    const std::uint64_t binds = f.cap_binds();
-    for (std::size_t i = 0; i < n && i < kPrefetchAhead; ++i) f.prefetch(keys[i]);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchAhead < n) f.prefetch(keys[i + kPrefetchAhead]);
-      fresh[i] = f.insert_if_absent(keys[i], times[i]);
-      if (f.cap_binds() != binds) return i + 1;
-    }
-    return n;
+    return detail::insert_if_absent_each(f, keys, times, n, fresh);
   }
 }
 
@@ -146,15 +160,10 @@ std::size_t insert_if_absent_batch(F& f, const KeyHash* keys, const Time* times,
 // f.may_contain(keys[i], times[i]) answered before keys[i] was inserted.
 template <class F>
 std::size_t contains_then_insert_batch(F& f, const KeyHash* keys, const Time* times, std::size_t n, bool* present) {
-  const std::uint64_t binds = f.cap_binds();
-  for (std::size_t i = 0; i < n && i < kPrefetchAhead; ++i) f.prefetch(keys[i]);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) f.prefetch(keys[i + kPrefetchAhead]);
+  return detail::each_key(f, keys, n, [&](std::size_t i) {
     present[i] = f.may_contain(keys[i], times[i]);
     f.insert(keys[i], times[i]);
-    if (f.cap_binds() != binds) return i + 1;
-  }
-  return n;
+  });
 }
 
 }  // namespace tlbf

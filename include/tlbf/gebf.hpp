@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Guarded epoch Bloom filters (Alpay & Sarioglu, "Guarded Epoch Bloom Filters for
 // Sliding-Window Membership", arXiv 2606.19210, 2026): over a count window as in the paper
 // (GuardedEpochFilter, guarded_epoch.hpp) and over a time window, our extension

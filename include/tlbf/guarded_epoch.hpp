@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The guarded epoch Bloom filter over a count window (Alpay & Sarioglu, "Guarded Epoch Bloom
 // Filters for Sliding-Window Membership", arXiv 2606.19210, 2026, §3).
 //

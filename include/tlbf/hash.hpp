@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Key hashing and probe positions.
 //
 // A key is hashed once, with XXH3-128, into two 64-bit halves (h1, h2). The i-th probe uses

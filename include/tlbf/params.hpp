@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parameter maths for the age-partitioned filters (APBF and TLBF).
 //
 // apbf_fpr(k, l) is the false-positive rate of an age-partitioned Bloom filter of k + l

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Endianness-independent primitives for saving filter state.
 //
 // Integers are written little-endian, doubles as the bit pattern of IEEE-754 binary64, byte strings with a u64 length

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: MIT
 // How an item's bytes become the filter's hash, and which shard of a sharded filter owns it.
 //
-// item_hash() is how the Redis module (redis-module/) hashes an item: the same hash_key() that
-// tlbf-dedup applies to a record's key bytes, so an item sent to TLBF.ADD means the same as
-// that key in a local run (and a per-filter seed, once the library has one, goes here).
+// item_hash() is an item's hash with seed 0, which every producer of a sharded filter computes
+// alike: it only chooses the item's shard (shard_of()). Each filter hashes its items with a
+// secret seed of its own (redis-module/filter_value.cpp), so that no one can compute offline
+// which items' probes cover another's.
 //
 // shard_of() is the rule every producer of a sharded filter follows (docs/redis.md): the
 // item goes to shard reduce(XXH3-64(lo || hi), S), where lo and hi are the two halves of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the age-partitioned filters (TLBF, APBF) expose about one slice, for statistics and
 // for tests that check the invariants (fill, recycling, timestamps) from outside. A copy:
 // it stays valid whatever the filter does next.

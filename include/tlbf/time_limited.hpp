@@ -1,13 +1,14 @@
+// SPDX-License-Identifier: MIT
 // Time-limited Bloom filter (Rodrigues, Shtul, Baquero, Almeida 2023, §6): an
 // age-partitioned Bloom filter whose window is a time span instead of a count, and whose
 // slices grow, shrink and multiply to follow the insertion rate.
 //
-// Structure. At least k + l slices; position 0 is the newest. Slice i has m_i bits (a
-// multiple of 64), an insert count n_i, a timestamp t_i (the time of its last update) and
-// e_i, the time of the last insert of the generation that opened it (while it was position
-// 0). Probes are generation-keyed (detail/age_partitioned.hpp): an insert sets, in the slice
-// at position p = 0..k-1, the bit of probe hash p, so the k bits of a generation's inserts
-// form its run, and two runs never probe a shared slice with the same hash.
+// Structure. At least k slices; position 0 is the newest. Slice i has m_i bits (a multiple
+// of 64), an insert count n_i, a timestamp t_i (the time of its last update) and e_i, the
+// time of the last insert of the generation that opened it (while it was position 0).
+// Probes are generation-keyed (detail/age_partitioned.hpp): an insert sets, in the slice at
+// position p = 0..k-1, the bit of probe hash p, so the k bits of a generation's inserts form
+// its run, and two runs never probe a shared slice with the same hash.
 //
 // Time. Integer nanoseconds, no rounding; all differences saturate, so no idle gap can
 // overflow. An earlier `now` than the latest seen counts as the latest seen. may_contain()
@@ -28,6 +29,27 @@
 //    at the default k = 21, l = 43). A key whose age is in [span, span + g) may still be
 //    reported: it is, exactly when a later key of its generation is younger than the span.
 //    If nothing is inserted after t, it is gone at exactly t + span.
+//  The rule compares stamps only, so it holds in either layout below and across re-layouts.
+//
+// Layouts (FilterConfig::tlbf_layout).
+//  - Bit-sliced, the default (k + l <= 64): the slices are grouped into eras, runs of
+//    consecutive slices of one size m, each era stored as detail::RunCells (cell x holds bit
+//    x of every slice of the era). A key's probe p lands on cell reduce(x_p, m) of an era
+//    whatever the slice, so a query reads k cells per live era and finds every accepted run
+//    that holds the key with ANDs and shifts; an era wider than 64 slices is read 64 runs at
+//    a time. The newest era takes the new slices (its cells shift up one slot per shift,
+//    starting with the k slots of the insert range and doubled in place when full, up to the
+//    k + l of a steady stream, narrowed when an eighth stands empty); an older era only
+//    loses slices as they expire, and is narrowed when half of its slots are empty. The era
+//    policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on a steady stream.
+//    An era's slices are sized with the headroom twice (k tg h / ln 2, tg having one), and
+//    generations end by count at the fill the layout was chosen for, 1 - 2^(-1/h), not 1/2
+//    (shift step 5): a slice of an era sized for a slower rate fills no further than the
+//    rate model assumes.
+//  - Slice-major: each slice on its own, sized at its own shift (eqs. 7-8), queried run by
+//    run, level by level (detail/level_scan.hpp). The experiments' paper-faithful mode and
+//    any k + l > 64. It keeps at least k + l slices, as the paper does; the bit-sliced layout
+//    keeps only the k of the insert range and the live ones.
 //
 // Insert. Sets one bit in each of positions 0..k-1, stamps them with `now` and sets e_0. A
 // shift comes first when the generation counter is spent (§6.2) or at the first insert in a
@@ -47,23 +69,52 @@
 //     generations by time, keeping k + l slices, rather than by count a little early.
 //  2. Slices among the new positions 1..k-1 that have expired are cleared (their keys are all
 //     older than the span, and no accepted run includes them).
-//  3. New slice size (eqs. 7-8): with u_i = floor((m_i ln2 - n_i)/(k - i)) (eq. 4, in signed
-//     arithmetic clamped at 0) for the slices that will sit at positions 1..k-1, j the
-//     position of the smallest u_i and count = m_j ln2 - n_j, the new slice will take
-//     c0 = min(count, (k-j) tg) + j tg inserts; m0 = ceil(c0 / ln2), clamped to
+//  3. New slice size. Slice-major (eqs. 7-8): with u_i = floor((m_i ln2 - n_i)/(k - i))
+//     (eq. 4, in signed arithmetic clamped at 0) for the slices that will sit at positions
+//     1..k-1, j the position of the smallest u_i and count = m_j ln2 - n_j, the new slice
+//     will take c0 = min(count, (k-j) tg) + j tg inserts; m0 = ceil(c0 / ln2), clamped to
 //     [min_bits, max_slice_bits]. (The min() is ours: without it an over-sized filter
 //     passes its excess on to every new slice; with it, the first shift sizes slice 0 for
-//     the observed rate, as in the paper's Figure 2.)
-//  4. Expired slices beyond position k + l - 1 are dropped; if the oldest is still live, the
-//     filter grows by a slice instead. Caps: if a new slice would pass max_slices or
-//     max_memory_bytes, the oldest slices are dropped even though live (cap_evictions,
-//     memory_capped, WindowFilter::cap_binds()): the window gives up its oldest part, so
-//     duplicates older than the retained slices may pass as new (stats().effective_span
-//     says how old a key may be and still be found); unique keys are not reported more
-//     often than without the cap. A dropped buffer is reused for the new slice, zeroed in
-//     full.
+//     the observed rate, as in the paper's Figure 2.) Bit-sliced, the era policy: the rate
+//     asks for slices of w = k tg h / ln2 bits, the newest era's have m; q = w / m.
+//     - q >= 2 (the ending generation, a whole one, ran at twice the era's rate or more):
+//       a young era (at most two slices, or the first era within two shifts of the start)
+//       is upsampled in place by c = round(q) (RunCells::upsample(): exact, each slice's
+//       fill unchanged, so its slices count the inserts that fill stands for at the new
+//       size, Slice::upsampled) when the rate was measured over 1/1024 of a cell or more (a
+//       burst inside one clock tick grows by new eras, 4 times per shift at most, as the
+//       slice-major layout does); otherwise a new era of w bits starts.
+//     - q <= 1/2: the era is folded in place by the largest c <= 1/q whose fold leaves
+//       every slice within the layout's fill (RunCells::fold(): exact, fills rise to that of
+//       a slice of m / c bits); otherwise a new era starts.
+//     - q above the headroom (1.03) or below 1/16 under 1 at every shift for a whole span:
+//       a new era starts (a slow drift, or a first size the rate never confirmed). Above,
+//       the era's generations would go on ending by count, adding slices; below, its slices
+//       would stay emptier than they need be, by up to 1/16 of their bits.
+//     - otherwise the new slice joins the newest era at its size m, as it does when the ending
+//       generation was followed by a silence of a cell or more (it tells nothing of the rate
+//       after the silence).
+//     A new era is started only while fewer than kMaxEras are live; past that the slice
+//     joins the newest era (its generations then end by count with more slices, or by
+//     time with emptier ones, and the rate promise holds either way). So live eras <= 4,
+//     and a query reads at most 4 k cells for each 64 accepted runs. On a steady stream
+//     the policy keeps one era; a burst takes one or two more for a span after it starts
+//     and after it ends, a step of the rate one more for a span; an idle gap none
+//     (docs/filters.md has the counts measured on each).
+//  4. Expired slices beyond the insert range are dropped (slice-major: beyond position
+//     k + l - 1); if the oldest is still live, the filter grows by a slice instead. Caps:
+//     if a new slice would pass max_slices or max_memory_bytes, the oldest slices are
+//     dropped even though live (cap_evictions, memory_capped, WindowFilter::cap_binds()):
+//     the window gives up its oldest part, so duplicates older than the retained slices
+//     may pass as new (stats().effective_span says how old a key may be and still be
+//     found); unique keys are not reported more often than without the cap.
 //  5. g = max(1, min u_i over positions 0..k-1) (eq. 5): never 0, so a full slice forces
-//     the next shift instead of stopping shifts. Here u_i is eq. 4 relaxed: the larger of
+//     the next shift instead of stopping shifts. Bit-sliced (and slice-major while the
+//     memory cap holds slice 0 at its largest size), m_i ln2 in eq. 4 is m_i (-ln(1 - f))
+//     for the fill f the layout was chosen for, lowered when more than l + 1 runs are
+//     accepted so that their chance bits stay at the model's (set_fill_target()): a cap
+//     then gives up window, never the rate.
+//     Here u_i is eq. 4 relaxed: the larger of
 //     the even share and what slice i has left beyond the slice-0 generation (c0 / (k x
 //     headroom)) for each later generation it will receive. Either is at most what it has
 //     left, so no slice passes half full; but the k generations of a slice share its
@@ -71,16 +122,23 @@
 //     pass it (4.4 Poisson standard deviations at 1,000 inserts a second, 60 s, k = 15,
 //     l = 42), not when one generation passes its even share (1.1 deviations).
 //
-// Saved form (after the tag byte), format 2: u32 0, u8 format (2), u32 k, u32 l, i64 span,
-// u64 min_bits, u64 max_slice_bits, u64 max_bits, u32 max_slices, i64 latest, u8 started,
-// i64 generation start, i64 generation end (the cell's end), u64 generation left, u64
-// generation inserts, u64 next sequence number, u64 keys inserted, u64 cap evictions, u8
-// memory capped, i64 cap horizon, u64 peak bits, u64 slice count, then per slice from the
-// oldest: i64 stamp, i64 last own insert, u64 inserts, word array; then the format-1 slices
-// still answering (detail::LegacySlices). Format 1 (no marker; it starts with k, never 0)
-// is still read: its slices become legacy slices, queried with their one hash per slice
-// until they expire (one span plus format 1's fade), beside fresh generation-keyed slices
-// of the same sizes that take the new inserts.
+// Saved form (after the tag byte), format 3: u32 0, u8 format (3), u8 layout (0 bit-sliced,
+// 1 slice-major), u32 k, u32 l, i64 span, u64 min_bits, u64 max_slice_bits, u64 max_bits, u32
+// max_slices, i64 latest, u8 started, i64 generation start, i64 generation end (the cell's
+// end), u64 generation left, u64 generation inserts, u64 next sequence number, u64 keys
+// inserted, u64 cap evictions, u8 memory capped, i64 cap horizon, u64 peak bits, i64 drift
+// start, u8 drift side (0 none, 1 over, 2 under), u64 slice count, then per slice from the
+// oldest: i64 stamp, i64 last own insert, u64 inserts, u64 bits, and (bit-sliced) u64 inserts
+// its fill stands for beyond them since it was upsampled, or (slice-major) its word array; then (bit-sliced) u64 era count and per era from the oldest: u64 slices, u32 slots,
+// its cells' word array; then the slices of an older format still answering: u64 count and
+// per slice i64 stamp, i64 last own insert, u64 inserts, word array (format 2), then
+// detail::LegacySlices (format 1). Format 2 (the same fields up to the peak bits, then the
+// slices with their words, slice-major, and the format-1 slices) is still read: with k + l
+// <= 64 its slices answer as they are, run by run, until they expire, beside a new
+// bit-sliced era that takes the inserts (a filter of the program's, whose state is rewritten
+// each run, gets its speed back after one span); otherwise it is loaded slice-major as it
+// was. Format 1 (no marker; it starts with k, never 0) is read as before: its slices answer
+// with their one hash per slice until they expire, beside fresh slices.
 #pragma once
 
 #include <algorithm>
@@ -97,6 +155,7 @@
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/detail/level_scan.hpp"
+#include "tlbf/detail/run_cells.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
@@ -110,12 +169,17 @@ class TimeLimitedFilter final : public WindowFilter {
   // exceed the inserts actually seen (shift step 1).
   static constexpr double kHeadroom = 1.03;
   static constexpr double kMaxGrowth = 4.0;
-  // Slices of more bits than this in all are taken to be beyond the L2 cache, where the
-  // query fetches each surviving run's next word while it tests the current level
-  // (tlbf-bench-scaling: +42-56 % decisions per CPU second at 10^7 live keys, +25-40 % at
-  // 10^6). In cache (10^5 live keys, ~0.6 MB) the hint cost 3-15 %: its address takes as
-  // many instructions as the test it fetches for.
+  // Slices of more bits than this in all are taken to be beyond the L2 cache: the batch
+  // prefetches each key's cells (bit-sliced), the query fetches each surviving run's next
+  // word while it tests the current level (slice-major). In cache a hint costs about as many
+  // instructions as the read it fetches for.
   static constexpr std::uint64_t kPrefetchingQueryBits = std::uint64_t{1} << 23;  // 1 MiB
+  // The era policy (shift step 3): the most live eras, the factor by which one generation's
+  // rate starts a new size at once, and the drift below the era's rate that starts one after
+  // a whole span (above it, the headroom: past it generations end by count, adding slices).
+  static constexpr std::size_t kMaxEras = 4;
+  static constexpr double kEraStep = 2.0;
+  static constexpr double kEraDrift = 1.0625;
 
   // The layout for an error rate: the fewest bits per key under the TLBF's own rate model,
   // averaged over a generation with this filter's headroom (params.hpp, tlbf_fpr()).
@@ -124,63 +188,97 @@ class TimeLimitedFilter final : public WindowFilter {
   }
 
   explicit TimeLimitedFilter(const FilterConfig& cfg) {
-    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
-    check_capacity(cfg.capacity);
-    const SliceLayout layout = detail::resolve_layout(cfg, choose_layout);
-    k_ = layout.k;
-    l_ = layout.l;
-    if (cfg.max_slices < k_ + l_ || cfg.max_slices > detail::kMaxSlicesHard)
-      throw invalid_parameter(
-          "max_slices", parameter_value(cfg.max_slices),
-          "must be in [k + l = " + std::to_string(k_ + l_) + ", " + std::to_string(detail::kMaxSlicesHard) + "]");
+    const Sizing z = sizing_for(cfg);
+    k_ = z.layout.k;
+    l_ = z.layout.l;
+    sliced_ = z.sliced;
     span_ = cfg.span;
     compute_cell();
     max_slices_ = cfg.max_slices;
     max_bits_ = detail::memory_cap_bits(cfg);
     max_slice_bits_ = max_bits_ / (k_ + l_) / 64 * 64;
-
-    // Initial slices as an APBF sized for `capacity` keys per span: g = capacity / l.
-    const double gen = std::ceil(static_cast<double>(cfg.capacity) / l_);
-    const std::uint64_t initial = detail::slice_bits_for(gen * k_, 64, detail::kMaxTotalBits);
     // Floor on slice size: a burst or a quiet spell must not shrink slices to a few words.
     // A slice holds at least 4k inserts, so a new slice 0 always allows generations of >= 4
     // (eq. 4 never rounds to 0 for a fresh slice), and at least 1/64 of the initial size.
-    min_bits_ = std::max(detail::slice_bits_for(4.0 * k_, 64, detail::kMaxTotalBits),
-                         std::min(initial / 64, max_slice_bits_) / 64 * 64);
+    min_bits_ = std::max(z.floor_bits, std::min(z.initial_bits / 64, max_slice_bits_) / 64 * 64);
     if (max_slice_bits_ < min_bits_ || max_slice_bits_ == 0)
       throw invalid_parameter("max_memory_bytes", parameter_value(cfg.max_memory_bytes),
                               "is too small: " + std::to_string(k_ + l_) + " slices of at least " +
                                   std::to_string(min_bits_) + " bits are needed");
-    std::uint64_t bits = std::clamp(initial, min_bits_, max_slice_bits_);
-    if (bits < initial) memory_capped_ = true;
-    slices_.resize(k_ + l_);
-    for (Slice& x : slices_) init_slice(x, bits);
-    seq_next_ = slices_.size();
-    total_bits_ = bits * slices_.size();
+    std::uint64_t bits = std::clamp(z.initial_bits, min_bits_, max_slice_bits_);
+    if (bits < z.initial_bits) memory_capped_ = true;
+    start_slices(bits);
     peak_bits_ = total_bits_;
     gen_left_ = next_generation();
+  }
+
+  // Bits of slices that cfg.capacity keys per span take once a steady stream has filled the
+  // window: k + l slices of the size a filter built for cfg starts with, before any memory cap
+  // (compare with cfg.max_memory_bytes to see whether it would bind). Nothing is allocated.
+  static std::uint64_t window_bits_for(const FilterConfig& cfg) {
+    const Sizing z = sizing_for(cfg);
+    return std::max(z.initial_bits, z.floor_bits) * (std::uint64_t{z.layout.k} + z.layout.l);
   }
 
   static std::unique_ptr<TimeLimitedFilter> load(ByteReader& in) { return SavedForm::load<TimeLimitedFilter>(in); }
 
   bool may_contain(KeyHash h, Time now) const override {
     const Time threshold = query_threshold(now);
-    return probes_present(h, threshold, accepted_runs(threshold));
+    const std::size_t runs = accepted_runs(threshold);
+    if (!sliced_) return slices_hold(slices_, h, runs, total_bits_) || older_formats_hold(h, threshold);
+    Probes at;
+    locate(h, at);
+    return cells_hold(at, runs) || older_formats_hold(h, threshold);
   }
-  void insert(KeyHash h, Time now) override { set_probes(h, now); }
-  // The program's path. The probe values are made where they are used, one per level
-  // (detail::run_probe()): a new key's query stops after a few levels, and the insert's
-  // loop makes each of its k values once. The accepted runs are counted from the previous
-  // call's count (accepted_runs_from_hint()), not by bisection.
+  void insert(KeyHash h, Time now) override {
+    if (!sliced_) return insert_slice_major(h, now);
+    Probes at;
+    locate(h, at);
+    add(at, now);
+  }
+  // The program's path. The accepted runs are counted from the previous call's count
+  // (accepted_runs_from_hint()), not by bisection; the bit-sliced layout locates the key's
+  // cells once for the query and the insert.
   bool insert_if_absent(KeyHash h, Time now) override {
-    const Time threshold = query_threshold(now);
-    if (probes_present(h, threshold, accepted_runs_from_hint(threshold))) return false;
-    set_probes(h, now);
-    return true;
+    if (!sliced_) {
+      const Time threshold = query_threshold(now);
+      if (slices_hold(slices_, h, accepted_runs_from_hint(threshold), total_bits_) || older_formats_hold(h, threshold))
+        return false;
+      insert_slice_major(h, now);
+      return true;
+    }
+    Probes at;
+    locate(h, at);
+    return decide(at, now);
   }
-  // Probe 0 of every run accepted at the latest time seen: the query's first level, whose
-  // misses are all a new key meets in most runs (slices are about half full).
+  // insert_if_absent() for keys[0..n) in order, with the contract of tlbf::insert_if_absent_batch()
+  // (filter.hpp): fresh[i] as insert_if_absent(keys[i], times[i]) would answer, a key
+  // repeated in the batch a duplicate of its earlier copy; it returns after the first key
+  // whose insert made cap_binds() grow. Bit-sliced, each key's cells are located and
+  // prefetched kPrefetchAhead keys before it is decided, so their cache misses overlap the
+  // decisions before it.
+  std::size_t insert_if_absent_batch(const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
+    if (!sliced_) return detail::insert_if_absent_each(*this, keys, times, n, fresh);
+    const std::uint64_t binds = cap_binds();
+    Probes ahead[kPrefetchAhead];
+    for (std::size_t i = 0; i < n && i < kPrefetchAhead; ++i) locate_and_prefetch(keys[i], ahead[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      Probes& at = ahead[i % kPrefetchAhead];
+      fresh[i] = decide(at, times[i]);
+      if (cap_binds() != binds) return i + 1;
+      if (i + kPrefetchAhead < n) locate_and_prefetch(keys[i + kPrefetchAhead], at);
+    }
+    return n;
+  }
+  // Bit-sliced: the key's k cells in every live era. Slice-major: probe 0 of every run
+  // accepted at the latest time seen, the query's first level.
   void prefetch(const KeyHash& h) const override {
+    if (sliced_) {
+      Probes at;
+      locate(h, at);
+      prefetch_cells(at);
+      return;
+    }
     const std::uint64_t x0 = detail::run_probe0(h);
     const Slice* s = slices_.data() + (slices_.size() - 1);
     for (std::size_t j = accepted_runs(detail::sat_sub(latest_, span_)); j > 0; --j, --s)
@@ -196,7 +294,7 @@ class TimeLimitedFilter final : public WindowFilter {
     s.k = k_;
     s.l = l_;
     s.slice0_bits = slices_.back().bits;
-    s.bits_allocated = total_bits_ + legacy_.bits();
+    s.bits_allocated = total_bits_ + older_format_bits();
     s.peak_bits_allocated = std::max(peak_bits_, s.bits_allocated);
     s.keys_inserted = keys_inserted_;
     // Every insert counts once in each of k slices; the live slices' counts over k estimate
@@ -205,6 +303,8 @@ class TimeLimitedFilter final : public WindowFilter {
     std::uint64_t live = 0;
     for (std::size_t i = 0; i < slices_.size(); ++i)
       if (stamp_of(i) > threshold) live += inserts_of(i);
+    for (const Slice& x : format2_)
+      if (x.stamp > threshold) live += x.inserts;
     s.live_keys = (live + k_ - 1) / k_;
     s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0.0;
     s.memory_capped = memory_capped_;
@@ -220,7 +320,18 @@ class TimeLimitedFilter final : public WindowFilter {
 
   std::uint32_t k() const { return k_; }
   std::uint32_t l() const { return l_; }
+  TlbfLayout layout() const { return sliced_ ? TlbfLayout::bit_sliced : TlbfLayout::slice_major; }
   std::size_t slice_count() const { return slices_.size(); }
+  // Bit-sliced: the live eras (0 in the slice-major layout), and era i (0 = the newest): its
+  // slices, its cells' slots and each slice's bits. Throws std::out_of_range past the oldest.
+  std::size_t era_count() const { return eras_.size(); }
+  struct EraView {
+    std::uint64_t slices, slots, bits;
+  };
+  EraView era(std::size_t i) const {
+    const Era& e = eras_.at(eras_.size() - 1 - i);
+    return {e.slices, e.cells.slots(), e.bits()};
+  }
   std::uint64_t min_slice_bits() const { return min_bits_; }
   std::uint64_t max_slice_bits() const { return max_slice_bits_; }
   // Length of a grid cell: the longest a generation lasts, and the slack of the window.
@@ -229,8 +340,8 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t generation_left() const { return gen_left_; }
   // Slices the filter has ever created (sequence numbers handed out).
   std::uint64_t slices_created() const { return seq_next_; }
-  // Slices still answering for a format-1 state (0 once they have expired).
-  std::size_t legacy_slice_count() const { return legacy_.slices.size(); }
+  // Slices still answering for a state of an older format (0 once they have expired).
+  std::size_t legacy_slice_count() const { return legacy_.slices.size() + format2_.size(); }
   // Position 0 is the newest slice. Throws std::out_of_range for position >= slice_count().
   SliceView slice(std::size_t position) const {
     if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
@@ -241,12 +352,29 @@ class TimeLimitedFilter final : public WindowFilter {
     v.inserts = inserts_of(i);
     v.stamp = stamp_of(i);
     v.run_last = s.own_last;
-    v.ones = detail::count_ones(s.words.data(), s.words.size());
+    if (sliced_) {
+      const EraSlot e = era_slot(position);
+      v.ones = eras_[e.era].cells.ones_at(e.slot);
+    } else {
+      v.ones = detail::count_ones(s.words.data(), s.words.size());
+    }
     return v;
   }
+  // Whether the slice at a position (0 = newest) has the bit probe value x lands on
+  // (reduce(x, its bits)): for tests that check the query against a run-by-run search. Throws
+  // std::out_of_range for position >= slice_count().
+  bool slice_bit(std::size_t position, std::uint64_t x) const {
+    if (position >= slices_.size()) throw std::out_of_range("tlbf: no slice at position " + std::to_string(position));
+    if (!sliced_) return site(at(position), x).hit();
+    const EraSlot e = era_slot(position);
+    const detail::RunCells& c = eras_[e.era].cells;
+    return detail::test_bit(c.data(), c.cell_of(x) + e.slot);
+  }
   // The words of the slice at a position (0 = newest), read-only and without slice()'s count
-  // of ones, for a benchmark that counts the words a query reads (bench/load_floor.hpp). No
-  // caller in the library or the program: it changes no decision and costs nothing else.
+  // of ones, for a benchmark that counts the words a query reads (bench/load_floor.hpp); in
+  // the bit-sliced layout `words` is null (the slice is a slot of its era's cells, which
+  // slice_bit() reads). No caller in the library or the program: it changes no decision and
+  // costs nothing else.
   struct SliceWords {
     const std::uint64_t* words;
     std::uint64_t bits;
@@ -254,24 +382,94 @@ class TimeLimitedFilter final : public WindowFilter {
   };
   SliceWords slice_words(std::size_t position) const {
     const Slice& s = slices_.at(slices_.size() - 1 - position);
-    return {s.words.data(), s.bits, s.own_last};
+    return {sliced_ ? nullptr : s.words.data(), s.bits, s.own_last};
   }
 
  private:
-  // 64 bytes apart, so the query finds the slice at a position with a shift.
+  // Slice-major slices own their words; bit-sliced ones live in their era's cells. 64 bytes
+  // apart, so the slice-major query finds the slice at a position with a shift.
   struct alignas(64) Slice {
     std::vector<std::uint64_t> words;
     std::uint64_t bits = 0;
     std::uint64_t inserts = 0;
+    // Bit-sliced: the inserts an upsampled slice's fill stands for beyond its own. Upsampling
+    // by c copies each bit c times, so a slice that held n inserts (n + upsampled before)
+    // is as full as one of c times its old size that took c times as many; its capacity
+    // left is counted from that (fill_inserts()), or it would end its generations past the
+    // layout's fill and raise the false-positive rate. A fold keeps it: n inserts in m / c
+    // bits fill them as the folded bits are filled.
+    std::uint64_t upsampled = 0;
     Time stamp = kNever;     // last update
     Time own_last = kNever;  // last insert of the generation that opened this slice
   };
+  // Consecutive slices of one size, bit-sliced: `slices` of them, the newest in slot 0.
+  struct Era {
+    detail::RunCells cells;
+    std::uint64_t slices = 0;
+    std::uint64_t bits() const { return cells.cells(); }  // m, each slice's size
+  };
+  // A key located in the bit-sliced layout: where each of its probes lands in the newest era
+  // (valid while `epoch` is the filter's layout epoch), and, while older eras live, its probe
+  // values (detail::run_probe()), from which their cells are found.
+  struct Probes {
+    KeyHash h;
+    std::uint64_t epoch;
+    std::uint64_t at[detail::RunCells::kMaxSlices];
+    std::uint64_t x[detail::RunCells::kMaxSlices];
+  };
+  struct EraSlot {
+    std::size_t era;
+    std::uint32_t slot;
+  };
   static constexpr Time kNever = std::numeric_limits<Time>::min();  // no insert yet: not live
   static constexpr std::uint64_t kMaxInserts = std::uint64_t{1} << 62;
-  static constexpr std::uint8_t kFormat = 2;
+  static constexpr std::uint8_t kFormat = 3;
 
   friend struct SavedForm;
   TimeLimitedFilter() = default;
+
+  // What a configuration asks of the constructor, checked, before anything is allocated.
+  struct Sizing {
+    SliceLayout layout;
+    bool sliced = false;
+    std::uint64_t initial_bits = 0;  // each first slice, for capacity / l keys per generation
+    std::uint64_t floor_bits = 0;    // a slice for 4k inserts
+  };
+  static Sizing sizing_for(const FilterConfig& cfg) {
+    if (cfg.span <= 0) throw invalid_parameter("span", parameter_value(cfg.span), "must be > 0 ns for tlbf");
+    check_capacity(cfg.capacity);
+    Sizing z;
+    z.layout = detail::resolve_layout(cfg, choose_layout);
+    const std::uint32_t k = z.layout.k, l = z.layout.l;
+    z.sliced = cfg.tlbf_layout == TlbfLayout::bit_sliced && k + l <= detail::RunCells::kMaxSlices;
+    if (cfg.max_slices < k + l || cfg.max_slices > detail::kMaxSlicesHard)
+      throw invalid_parameter(
+          "max_slices", parameter_value(cfg.max_slices),
+          "must be in [k + l = " + std::to_string(k + l) + ", " + std::to_string(detail::kMaxSlicesHard) + "]");
+    // The first slices as an APBF's sized for `capacity` keys per span: g = capacity / l.
+    const double gen = std::ceil(static_cast<double>(cfg.capacity) / l);
+    z.initial_bits =
+        detail::slice_bits_for(gen * k * (z.sliced ? kHeadroom * kHeadroom : 1.0), 64, detail::kMaxTotalBits);
+    z.floor_bits = detail::slice_bits_for(4.0 * k, 64, detail::kMaxTotalBits);
+    return z;
+  }
+
+  // The first slices: bit-sliced, the k slices of the insert range in one era, which widens as
+  // slices are added (newest_slots()), so a filter that never fills its window never holds
+  // the l slices it did not need; slice-major, k + l slices, as the paper has them.
+  void start_slices(std::uint64_t bits) {
+    slices_.assign(sliced_ ? k_ : k_ + l_, Slice{});
+    for (Slice& x : slices_) init_slice(x, bits);
+    if (sliced_) {
+      eras_.assign(1, Era{});
+      eras_[0].cells.reset(k_, bits);
+      eras_[0].cells.reserve_slots(k_ + l_);  // widened in place, its pages taken as written
+      eras_[0].slices = k_;
+    }
+    seq_next_ = std::max<std::uint64_t>(seq_next_, slices_.size());
+    total_bits_ = bits * slices_.size();
+    ++epoch_;
+  }
 
   // The saved form, field by field (see the top of the file). Loading checks the parameters
   // before it allocates anything and each slice as it arrives, so damaged state is refused.
@@ -279,10 +477,19 @@ class TimeLimitedFilter final : public WindowFilter {
   static void visit_fields(Self& f, Archive& ar) {
     std::uint32_t marker = 0;  // format 1 starts with k (never 0) here
     ar.u32(marker);
+    std::uint8_t format = kFormat;
     if constexpr (Archive::loading) {
       if (marker != 0) return f.load_format1(marker, ar);
+      ar.u8(format);
+      if (format != 2 && format != kFormat) throw state_error("state: tlbf: unknown format version");
+    } else {
+      ar.u8(format);
     }
-    ar.version(kFormat, "state: tlbf: unknown format version");
+    std::uint8_t layout = f.sliced_ ? 0 : 1;
+    if (format == kFormat) ar.u8(layout);
+    if constexpr (Archive::loading) {
+      if (layout > 1) throw state_error("state: tlbf: unknown layout");
+    }
     ar.u32(f.k_, f.l_);
     ar.i64(f.span_);
     ar.u64(f.min_bits_, f.max_slice_bits_, f.max_bits_);
@@ -294,9 +501,18 @@ class TimeLimitedFilter final : public WindowFilter {
     ar.flag(f.memory_capped_);
     ar.i64(f.cap_horizon_);
     ar.u64(f.peak_bits_);
+    if (format == 2) {
+      if constexpr (Archive::loading) return f.load_format2(ar);
+    }
+    ar.i64(f.drift_since_);
+    ar.u8(f.drift_side_);
     std::uint64_t n = f.slices_.size();
     ar.u64(n);
-    if constexpr (Archive::loading) f.check_loaded_parameters(n);
+    if constexpr (Archive::loading) {
+      f.sliced_ = layout == 0;
+      if (f.drift_side_ > 2) throw state_error("state: tlbf drift side out of range");
+      f.check_loaded_parameters(n);
+    }
     for (std::size_t i = 0; i < n; ++i) {
       auto& s = f.slices_[i];
       // Saved with the current generation's inserts counted (stamp_of(), inserts_of()).
@@ -307,22 +523,134 @@ class TimeLimitedFilter final : public WindowFilter {
         inserts = f.inserts_of(i);
       }
       ar.i64(stamp, s.own_last);
-      ar.u64(inserts);
-      ar.words(s.words, f.max_slice_bits_ / 64);
+      ar.u64(inserts, s.bits);
+      if (f.sliced_) ar.u64(s.upsampled);
+      if (!f.sliced_) ar.words(s.words, f.max_slice_bits_ / 64);
       if constexpr (Archive::loading) {
         s.stamp = stamp;
         s.inserts = inserts;
         f.check_loaded_slice(i);
       }
     }
+    if (f.sliced_) visit_eras(f, ar);
     if constexpr (Archive::loading) f.gen_counted_ = f.gen_inserts_;  // all counted in the slices
+    visit_format2_slices(f, ar);
     detail::LegacySlices::visit_fields(f.legacy_, ar, f.max_slice_bits_ / 64, f.k_);
-    if constexpr (Archive::loading) f.check_loaded_runs();
+    if constexpr (Archive::loading) {
+      f.check_loaded_runs(f.slices_);
+      f.check_loaded_runs(f.format2_);
+      ++f.epoch_;
+    }
+  }
+
+  // The eras: u64 count, then per era from the oldest u64 slices, u32 slots and its cells'
+  // words; they must hold the slices, in order, each era's of its size.
+  template <class Self, class Archive>
+  static void visit_eras(Self& f, Archive& ar) {
+    std::uint64_t count = f.eras_.size();
+    ar.u64(count);
+    if constexpr (Archive::loading) {
+      if (count == 0 || count > kMaxEras || count > f.slices_.size())
+        throw state_error("state: tlbf era count out of range");
+      f.eras_.resize(count);
+    }
+    std::uint64_t first = 0;  // index (from the oldest) of the era's oldest slice
+    for (auto& e : f.eras_) {
+      std::uint64_t slices = e.slices;
+      std::uint32_t slots = e.cells.slots();
+      ar.u64(slices);
+      ar.u32(slots);
+      if constexpr (Archive::loading) {
+        if (slices == 0 || slices > f.slices_.size() - first || slots < slices || slots > f.max_slices_)
+          throw state_error("state: tlbf era out of range");
+        const std::uint64_t bits = f.slices_[first].bits;
+        for (std::uint64_t i = first; i < first + slices; ++i)
+          if (f.slices_[i].bits != bits) throw state_error("state: tlbf era slices of different sizes");
+        f.era_bits_ += std::uint64_t{slots} * bits;
+        if (f.era_bits_ > f.max_bits_) throw state_error("state: tlbf eras exceed the memory cap");
+        e.slices = slices;
+        e.cells.reset(slots, bits);
+      }
+      std::uint64_t words = e.cells.word_count();
+      ar.word_count(words, e.cells.word_count());
+      if (words != e.cells.word_count()) throw state_error("state: tlbf era cells have the wrong length");
+      ar.word_data(e.cells.data(), words);
+      first += slices;
+    }
+    if constexpr (Archive::loading) {
+      if (first != f.slices_.size()) throw state_error("state: tlbf eras do not hold every slice");
+      f.total_bits_ = f.era_bits_;
+    }
+  }
+
+  // The slices of a format-2 state still answering: u64 count, then per slice from the
+  // oldest i64 stamp, i64 last own insert, u64 inserts and its words.
+  template <class Self, class Archive>
+  static void visit_format2_slices(Self& f, Archive& ar) {
+    std::uint64_t n = f.format2_.size();
+    ar.u64(n);
+    if constexpr (Archive::loading) {
+      if (n > f.max_slices_) throw state_error("state: too many format-2 slices");
+      f.format2_.resize(n);
+    }
+    for (auto& s : f.format2_) {
+      ar.i64(s.stamp, s.own_last);
+      ar.u64(s.inserts);
+      ar.words(s.words, f.max_slice_bits_ / 64);
+      if constexpr (Archive::loading) {
+        s.bits = s.words.size() * 64;
+        if (s.words.empty() || s.inserts > kMaxInserts) throw state_error("state: format-2 slice out of range");
+        f.format2_bits_ += s.bits;
+        if (f.format2_bits_ > f.max_bits_) throw state_error("state: format-2 slices exceed the memory cap");
+      }
+    }
+  }
+
+  // Format 2, after the peak bits: u64 slice count, per slice i64 stamp, i64 last own
+  // insert, u64 inserts, words; then the format-1 slices. Bit-sliced (k + l <= 64): those
+  // slices answer as they are until they expire, and a new era, sized as the newest of them,
+  // takes the inserts, the current generation going on in it (its inserts so far are in the
+  // old slices). Otherwise they stay the filter's slices, slice-major.
+  template <class Archive>
+  void load_format2(Archive& ar) {
+    sliced_ = k_ + l_ <= detail::RunCells::kMaxSlices;
+    check_loaded_parameters(0);
+    std::uint64_t n = 0;
+    ar.u64(n);
+    if (n < k_ + l_ || n > max_slices_ || seq_next_ < n) throw state_error("state: tlbf slice count out of range");
+    std::vector<Slice> old(n);
+    std::uint64_t bits = 0;
+    for (Slice& s : old) {
+      std::uint64_t inserts = 0;
+      ar.i64(s.stamp, s.own_last);
+      ar.u64(inserts);
+      ar.words(s.words, max_slice_bits_ / 64);
+      s.inserts = inserts;
+      s.bits = s.words.size() * 64;
+      if (s.bits < min_bits_) throw state_error("state: tlbf slice smaller than the minimum");
+      if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
+      bits += s.bits;
+      if (bits > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
+    }
+    check_loaded_runs(old);
+    detail::LegacySlices::visit_fields(legacy_, ar, max_slice_bits_ / 64, k_);
+    gen_counted_ = gen_inserts_;
+    if (!sliced_) {
+      slices_ = std::move(old);
+      total_bits_ = bits;
+    } else {
+      format2_ = std::move(old);
+      format2_bits_ = bits;
+      start_slices(format2_.back().bits);
+      peak_bits_ = std::max(peak_bits_, total_bits_ + older_format_bits());
+    }
+    ++epoch_;
   }
 
   // Format 1 (before generation-keyed probes), whose fields after k are those of format 2
   // without the generation end, the cap horizon, the peak and the per-slice last own insert.
-  // Its slices become legacy slices; the filter goes on with empty slices of the same sizes.
+  // Its slices become legacy slices; the filter goes on with empty slices (bit-sliced: one
+  // era of the newest one's size; slice-major: of the same sizes).
   template <class Archive>
   void load_format1(std::uint32_t k, Archive& ar) {
     k_ = k;
@@ -335,8 +663,10 @@ class TimeLimitedFilter final : public WindowFilter {
     ar.i64(gen_start_);
     ar.u64(gen_left_, gen_inserts_, seq_next_, keys_inserted_, cap_evictions_);
     ar.flag(memory_capped_);
+    sliced_ = false;
     std::uint64_t n = 0;
     ar.u64(n);
+    if (n < k_ + l_ || n > max_slices_ || seq_next_ < n) throw state_error("state: tlbf slice count out of range");
     check_loaded_parameters(n);
     legacy_.slices.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -348,67 +678,81 @@ class TimeLimitedFilter final : public WindowFilter {
       old.hash_index = (seq_next_ - n + i) % k_;  // format 1: slice s used probe hash s mod k
       slices_[i].stamp = kNever;
       slices_[i].inserts = 0;
+      slices_[i].bits = old.words.size() * 64;
       slices_[i].words.assign(old.words.size(), 0);
       check_loaded_slice(i);
       if (inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
+    }
+    if (k_ + l_ <= detail::RunCells::kMaxSlices) {
+      sliced_ = true;
+      start_slices(slices_.back().bits);
     }
     // The current generation goes on with fresh slices; its inserts so far are in the legacy
     // ones, so it ends at its own cell's end like any other, and none are owed to the fresh ones.
     gen_end_ = detail::cell_end(gen_start_, cell_);
     gen_counted_ = gen_inserts_;
-    peak_bits_ = total_bits_ + legacy_.bits();
+    peak_bits_ = total_bits_ + older_format_bits();
   }
 
   // Every parameter against the others and the hard limits; then room for n slices.
   void check_loaded_parameters(std::uint64_t n) {
-    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0) throw state_error("state: tlbf k or l out of range");
+    // l bounded first: k + l is taken in 32 bits below, and a sum wrapped to 0 would divide by it.
+    if (k_ == 0 || k_ > detail::kMaxK || l_ == 0 || l_ > detail::kMaxSlicesHard)
+      throw state_error("state: tlbf k or l out of range");
     if (max_slices_ < k_ + l_ || max_slices_ > detail::kMaxSlicesHard)
       throw state_error("state: tlbf max_slices out of range");
     if (span_ <= 0) throw state_error("state: tlbf span is not positive");
     if (max_bits_ > detail::kMaxTotalBits || min_bits_ < 64 || min_bits_ % 64 || max_slice_bits_ % 64 ||
         max_slice_bits_ < min_bits_ || max_slice_bits_ > max_bits_ / (k_ + l_))
       throw state_error("state: tlbf size limits inconsistent");
-    if (n < k_ + l_ || n > max_slices_ || seq_next_ < n) throw state_error("state: tlbf slice count out of range");
+    if (sliced_ && k_ + l_ > detail::RunCells::kMaxSlices)
+      throw state_error("state: tlbf too many slices to bit-slice");
+    if (n != 0 && (n < (sliced_ ? k_ : k_ + l_) || n > max_slices_ || seq_next_ < n))
+      throw state_error("state: tlbf slice count out of range");
     compute_cell();
     slices_.resize(n);
   }
 
-  // Slice i (from the oldest) as read: its derived fields, then its bounds.
+  // Slice i (from the oldest) as read: its bounds.
   void check_loaded_slice(std::size_t i) {
     Slice& s = slices_[i];
-    s.bits = s.words.size() * 64;
-    if (s.bits < min_bits_) throw state_error("state: tlbf slice smaller than the minimum");
+    if (!sliced_ && s.bits != s.words.size() * 64) throw state_error("state: tlbf slice size and words differ");
+    if (s.bits < min_bits_ || s.bits > max_slice_bits_ || s.bits % 64)
+      throw state_error("state: tlbf slice size out of range");
     // A real count stays far below this; refusing more keeps ++inserts from wrapping.
-    if (s.inserts > kMaxInserts) throw state_error("state: tlbf slice insert count out of range");
-    total_bits_ += s.bits;
-    if (total_bits_ > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
+    if (s.inserts > kMaxInserts || s.upsampled > kMaxInserts)
+      throw state_error("state: tlbf slice insert count out of range");
+    if (!sliced_) {
+      total_bits_ += s.bits;
+      if (total_bits_ > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
+    }
   }
-
   // The query stops at the first run it does not accept, which is right only while the
   // runs' last inserts do not increase with age.
-  void check_loaded_runs() const {
-    for (std::size_t i = 1; i < slices_.size(); ++i)
-      if (slices_[i - 1].own_last > slices_[i].own_last) throw state_error("state: tlbf generations out of order");
+  static void check_loaded_runs(const std::vector<Slice>& v) {
+    for (std::size_t i = 1; i < v.size(); ++i)
+      if (v[i - 1].own_last > v[i].own_last) throw state_error("state: tlbf generations out of order");
   }
 
   static_assert(detail::kMaxK <= detail::kProbeTable, "run_probe() must cover every k a filter accepts");
 
-  // The runs accepted when a run is accepted iff its last insert is after `threshold`: runs
-  // 0..J-1, returned as J. Runs never get newer with age (check_loaded_runs()), so the
-  // accepted ones are the first J and J is found by bisection (about log2(l) steps instead
-  // of l + 1), in a form the compiler makes branch-free: on a stream about half of the steps
-  // go each way.
-  std::size_t accepted_runs(Time threshold) const {
-    if (slices_.size() < k_) return 0;
-    const Slice* top = slices_.data() + (slices_.size() - 1);
+  // The runs of `v` (oldest first, k slices per run) accepted when a run is accepted iff its
+  // last insert is after `threshold`: runs 0..J-1, returned as J. Runs never get newer with
+  // age (check_loaded_runs()), so the accepted ones are the first J and J is found by
+  // bisection (about log2(l) steps instead of l + 1), in a form the compiler makes
+  // branch-free: on a stream about half of the steps go each way.
+  static std::size_t accepted_in(const std::vector<Slice>& v, std::uint32_t k, Time threshold) {
+    if (v.size() < k) return 0;
+    const Slice* top = v.data() + (v.size() - 1);
     std::size_t first = 0;  // runs before `first` are accepted
-    for (std::size_t n = slices_.size() - k_ + 1; n > 1;) {
+    for (std::size_t n = v.size() - k + 1; n > 1;) {
       const std::size_t half = n / 2;
       first = (top - (first + half))->own_last > threshold ? first + half : first;
       n -= half;
     }
     return first + ((top - first)->own_last > threshold);
   }
+  std::size_t accepted_runs(Time threshold) const { return accepted_in(slices_, k_, threshold); }
 
   // accepted_runs(threshold), found by walking from the count this function returned last
   // (runs_hint_) instead of bisecting: the answer J is the one count with run J - 1 accepted
@@ -428,39 +772,226 @@ class TimeLimitedFilter final : public WindowFilter {
     return j;
   }
 
+  // A run is accepted iff its last insert is after this (the window rule, at the later of
+  // now and the latest time seen).
+  Time query_threshold(Time now) const { return detail::sat_sub(std::max(now, latest_), span_); }
+
+  // --- The bit-sliced layout -----------------------------------------------------------
+
+  void locate(KeyHash h, Probes& at) const {
+    at.h = h;
+    relocate(at);
+  }
+  // The key's cells in the newest era (again, after the layout changed): probe value x_p of
+  // detail::run_probe() made and reduced in one pass.
+  void relocate(Probes& at) const {
+    const detail::RunCells& c = eras_.back().cells;
+    const std::uint64_t cells = c.cells(), slots = c.slots(), step = at.h.hi;
+    const std::uint32_t k = k_;
+    std::uint64_t x = at.h.lo;
+    std::uint32_t p = 0;
+    if (eras_.size() > 1) {
+      for (; p < k; ++p, x += step) {
+        at.x[p] = detail::mix_probe(x + detail::kCubic.v[p]);
+        at.at[p] = reduce(at.x[p], cells) * slots;
+      }
+    } else {
+      for (; p + 2 <= k; p += 2, x += 2 * step) {
+        at.at[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells) * slots;
+        at.at[p + 1] = reduce(detail::mix_probe(x + step + detail::kCubic.v[p + 1]), cells) * slots;
+      }
+      if (p < k) at.at[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells) * slots;
+    }
+    at.epoch = epoch_;
+  }
+  void prefetch_cells(const Probes& at) const {
+    const detail::RunCells& c = eras_.back().cells;
+    for (std::uint32_t p = 0; p < k_; ++p) c.prefetch_bit(at.at[p] + p);
+    for (std::size_t e = 0; e + 1 < eras_.size(); ++e)
+      for (std::uint32_t p = 0; p < k_; ++p) eras_[e].cells.prefetch_bit(eras_[e].cells.cell_of(at.x[p]));
+  }
+  void locate_and_prefetch(KeyHash h, Probes& at) const {
+    locate(h, at);
+    if (total_bits_ > kPrefetchingQueryBits) prefetch_cells(at);
+  }
+
+  // insert_if_absent() of a located key.
+  bool decide(Probes& at, Time now) {
+    const Time threshold = query_threshold(now);
+    const std::size_t runs = accepted_runs_from_hint(threshold);
+    if (at.epoch != epoch_) relocate(at);
+    if (cells_hold(at, runs) || older_formats_hold(at.h, threshold)) return false;
+    add(at, now);
+    return true;
+  }
+
+  // Whether one of runs 0..runs-1 holds all the key's bits. Run j's bits are slot j + p of
+  // the key's cell for probe p, so the 64 bits read from the cell's slot b + p hold runs b..b
+  // + 63 at probe p, and their AND over p holds the runs that have every bit.
+  bool cells_hold(const Probes& at, std::size_t runs) const {
+    if (runs == 0) return false;
+    const detail::RunCells& c = eras_.back().cells;
+    if (runs <= 64 && eras_.size() == 2) return two_eras_hold(at, runs);
+    if (eras_.size() > 1 || runs > 64) return eras_hold(at, runs);
+    // One era, at most 64 runs: one read of each probe's cell, from slot p, holds every run
+    // (slot j + p of a run j < runs is one of the era's slices). 64 slots make a cell a word.
+    const std::uint64_t* w = c.data();
+    if (c.slots() == 64) return cells_hold_one(runs, [&](std::uint32_t p) { return w[at.at[p] >> 6] >> p; });
+    return cells_hold_one(runs, [&](std::uint32_t p) { return c.bits64(at.at[p] + p); });
+  }
+  // The AND of read(p) over the probes, masked to the runs; a new key's runs are usually all
+  // refused after a few probes, so it stops at an empty AND every 8 probes.
+  template <class Read>
+  bool cells_hold_one(std::size_t runs, Read&& read) const {
+    std::uint64_t all = low_bits(runs);
+    const std::uint32_t k = k_;
+    for (std::uint32_t p0 = 0; p0 < k; p0 += 8) {
+      const std::uint32_t end = std::min(k, p0 + 8);
+      for (std::uint32_t p = p0; p < end; ++p) all &= read(p);
+      if (all == 0) return false;
+    }
+    return true;
+  }
+  static std::uint64_t low_bits(std::size_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
+
+  // cells_hold() over two eras and at most 64 runs, the usual case while the rate changes:
+  // positions 0..n-1 are the newer era's slots, n.. the older one's (bits past the older
+  // era's slices belong to no accepted run, and the runs' mask drops them).
+  bool two_eras_hold(const Probes& at, std::size_t runs) const {
+    const Era& newer = eras_[1];
+    const Era& older = eras_[0];
+    const auto n = static_cast<std::uint32_t>(newer.slices);
+    return cells_hold_one(runs, [&](std::uint32_t p) {
+      const std::uint64_t cell = older.cells.cell_of(at.x[p]);
+      if (p >= n) return older.cells.bits64(cell + (p - n));
+      // The newer era's slots p..n-1, then the older era's from its slot 0.
+      const std::uint32_t from_newer = n - p;
+      std::uint64_t v = newer.cells.bits64(at.at[p] + p);
+      if (from_newer < 64) v = (v & low_bits(from_newer)) | (older.cells.bits64(cell) << from_newer);
+      return v;
+    });
+  }
+
+  // cells_hold() over several eras. Positions o..o+n-1 of the filter are slots 0..n-1 of the
+  // era at offset o (the newest at offset 0), so the 64 positions from b + p are read from
+  // every era they cross, each read cut to the era's own slices (bits past them belong to its
+  // next cell) except in the oldest era, past whose slices no accepted run reaches.
+  bool eras_hold(const Probes& at, std::size_t runs) const {
+    const std::size_t n = eras_.size();  // era e counted from the newest is eras_[n - 1 - e]
+    // Each older era's cell for probe p, made when probe p is first read (a new key's AND is
+    // usually empty after a few probes).
+    std::uint64_t cell[kMaxEras][detail::RunCells::kMaxSlices];
+    std::uint32_t located = 0;
+    for (std::size_t b = 0; b < runs; b += 64) {
+      std::uint64_t all = low_bits(runs - b);
+      for (std::uint32_t p = 0; p < k_ && all != 0; ++p) {
+        if (p == located) {
+          for (std::size_t e = 1; e < n; ++e) cell[e][p] = eras_[n - 1 - e].cells.cell_of(at.x[p]);
+          ++located;
+        }
+        std::uint64_t bits = 0;
+        std::int64_t from = static_cast<std::int64_t>(b + p);  // the window's start in era e's slots
+        for (std::size_t e = 0; e < n && from > -64; ++e) {
+          const Era& era = eras_[n - 1 - e];
+          const auto slices = static_cast<std::int64_t>(era.slices);
+          if (from < slices) {
+            const std::uint64_t first = e == 0 ? at.at[p] : cell[e][p];
+            std::uint64_t v = from >= 0 ? era.cells.bits64(first + static_cast<std::uint64_t>(from))
+                                        : era.cells.bits64(first) << -from;
+            if (e + 1 < n && slices - from < 64) v &= low_bits(static_cast<std::size_t>(slices - from));
+            bits |= v;
+          }
+          from -= slices;
+        }
+        all &= bits;
+      }
+      if (all != 0) return true;
+    }
+    return false;
+  }
+
+  // The bit-sliced insert: shift first if due (which may move the key's cells), then run 0's
+  // bits, probe p in the slice at position p.
+  void add(Probes& at, Time now) {
+    now = open_insert(now);
+    if (at.epoch != epoch_) relocate(at);
+    Era& newest = eras_.back();
+    if (newest.slices >= k_) {
+      std::uint64_t* w = newest.cells.data();
+      const std::uint32_t k = k_;
+      if (newest.cells.slots() == 64) {
+        for (std::uint32_t p = 0; p < k; ++p) w[at.at[p] >> 6] |= std::uint64_t{1} << p;
+      } else {
+        for (std::uint32_t p = 0; p < k; ++p) detail::set_bit(w, at.at[p] + p);
+      }
+    } else {
+      for (std::uint32_t p = 0; p < k_; ++p) {
+        const EraSlot e = era_slot(p);
+        const detail::RunCells& c = eras_[e.era].cells;
+        eras_[e.era].cells.set((e.era + 1 == eras_.size() ? at.at[p] : c.cell_of(at.x[p])) + e.slot);
+      }
+    }
+    close_insert(now);
+  }
+
+  // The era and slot of the slice at a position.
+  EraSlot era_slot(std::size_t position) const {
+    std::size_t e = eras_.size() - 1;
+    while (position >= eras_[e].slices) position -= eras_[e--].slices;
+    return {e, static_cast<std::uint32_t>(position)};
+  }
+
+  // --- The slice-major layout ----------------------------------------------------------
+
   // Where probe value x falls in slice s.
   static detail::ProbeSite site(const Slice& s, std::uint64_t x) {
     const std::uint64_t bit = reduce(x, s.bits);
     return {s.words.data() + (bit >> 6), bit & 63};
   }
 
-  // The run query (detail/age_partitioned.hpp), level by level (detail/level_scan.hpp), then
-  // the format-1 slices if any. The slice at position j + p of run j reads probe value x_p
-  // (detail::run_probe()), the same at every run of a level, so the compiler makes it once
-  // per level, outside the loop over the survivors.
-  // A run is accepted iff its last insert is after this (the window rule, at the later of
-  // now and the latest time seen).
-  Time query_threshold(Time now) const { return detail::sat_sub(std::max(now, latest_), span_); }
+  // The run query over the slices of `v` (oldest first), whose accepted runs are runs
+  // 0..runs-1, level by level (detail/level_scan.hpp). The slice at position j + p of run j
+  // reads probe value x_p (detail::run_probe()), the same at every run of a level, so the
+  // compiler makes it once per level, outside the loop over the survivors. Beyond the cache
+  // (`bits` in all) each survivor's next word is fetched while the current level is tested.
+  bool slices_hold(const std::vector<Slice>& v, KeyHash h, std::size_t runs, std::uint64_t bits) const {
+    if (runs == 0) return false;
+    const Slice* top = v.data() + (v.size() - 1);
+    if (bits > kPrefetchingQueryBits)
+      return detail::any_run_all_hit_prefetching(
+          runs, k_, [&](std::size_t j, std::uint32_t p) { return site(*(top - (j + p)), detail::run_probe(h, p)); });
+    return detail::any_run_all_hit(runs, k_, [&](std::size_t j, std::uint32_t p) {
+      // site(...).hit() reads the same bit, but splitting the index into word and bit first
+      // costs ~74 instructions per record (callgrind, bench/profile.sh).
+      const Slice& s = *(top - (j + p));
+      return detail::test_bit(s.words.data(), reduce(detail::run_probe(h, p), s.bits));
+    });
+  }
+  // The slice-major insert: run 0's bits, probe value x_p in the slice at position p.
+  void insert_slice_major(KeyHash h, Time now) {
+    now = open_insert(now);
+    Slice* s = slices_.data() + (slices_.size() - 1);
+    for (std::uint32_t p = 0; p < k_; ++p, --s)
+      detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
+    close_insert(now);
+  }
 
-  // The query at `threshold`, whose accepted runs are runs 0..runs-1.
-  bool probes_present(KeyHash h, Time threshold, std::size_t runs) const {
-    const Slice* top = slices_.data() + (slices_.size() - 1);
-    if (total_bits_ > kPrefetchingQueryBits
-            ? detail::any_run_all_hit_prefetching(
-                  runs, k_,
-                  [&](std::size_t j, std::uint32_t p) { return site(*(top - (j + p)), detail::run_probe(h, p)); })
-            : detail::any_run_all_hit(runs, k_, [&](std::size_t j, std::uint32_t p) {
-                // site(...).hit() reads the same bit, but splitting the index into word and
-                // bit first costs ~74 instructions per record (callgrind, bench/profile.sh).
-                const Slice& s = *(top - (j + p));
-                return detail::test_bit(s.words.data(), reduce(detail::run_probe(h, p), s.bits));
-              }))
-      return true;
+  // --- Both layouts --------------------------------------------------------------------
+
+  // The slices of older formats still answering: format-2 slices run by run, format-1 ones
+  // with the jump-back scan; both only while live.
+  bool older_formats_hold(KeyHash h, Time threshold) const {
+    return (!format2_.empty() || !legacy_.slices.empty()) && older_slices_hold(h, threshold);
+  }
+  [[gnu::noinline]] bool older_slices_hold(KeyHash h, Time threshold) const {
+    if (!format2_.empty() && slices_hold(format2_, h, accepted_in(format2_, k_, threshold), 0)) return true;
     return !legacy_.slices.empty() &&
            legacy_.may_contain(h, k_, [&](const detail::LegacySlices::Slice& s) { return s.age > threshold; });
   }
-  // Sets run 0's bits: probe value x_p in the slice at position p.
-  void set_probes(KeyHash h, Time now) {
+  std::uint64_t older_format_bits() const { return format2_bits_ + legacy_.bits(); }
+
+  // An insert's clock and shift; then the caller sets the bits and close_insert() counts.
+  Time open_insert(Time now) {
     now = std::max(now, latest_);
     latest_ = now;
     if (!started_) {
@@ -470,17 +1001,17 @@ class TimeLimitedFilter final : public WindowFilter {
     } else if (gen_left_ == 0 || now > gen_end_) {
       shift(now);
     }
-    Slice* s = slices_.data() + (slices_.size() - 1);
-    s->own_last = now;  // also the stamp of positions 0..k-1 (stamp_of())
-    for (std::uint32_t p = 0; p < k_; ++p, --s)
-      detail::set_bit(s->words.data(), reduce(detail::run_probe(h, p), s->bits));
+    return now;
+  }
+  void close_insert(Time now) {
+    slices_.back().own_last = now;  // also the stamp of positions 0..k-1 (stamp_of())
     if (gen_left_ > 0) --gen_left_;
     ++gen_inserts_;
     ++keys_inserted_;
   }
 
   // Each insert counts once in each slice at positions 0..k-1 and stamps them with its time;
-  // set_probes() leaves both to these, for the inserts of the current generation not yet
+  // the inserts leave both to these, for the inserts of the current generation not yet
   // counted in the slices (gen_inserts_ - gen_counted_): k writes to k Slice structs fewer per
   // insert. The slice at index i (from the oldest) as it would be had every insert updated
   // it: its insert count, and its stamp, the generation's last insert (position 0's own_last).
@@ -500,20 +1031,37 @@ class TimeLimitedFilter final : public WindowFilter {
     gen_counted_ = gen_inserts_;
   }
 
+  // A slice's metadata, empty; slice-major, its words too (every one, whatever the buffer
+  // held before).
   void init_slice(Slice& s, std::uint64_t bits) {
-    if (s.words.capacity() > 2 * (bits / 64)) s.words = std::vector<std::uint64_t>();  // do not hoard a big buffer
-    s.words.assign(bits / 64, 0);  // every word, whatever the buffer held before
+    if (!sliced_) {
+      if (s.words.capacity() > 2 * (bits / 64)) s.words = std::vector<std::uint64_t>();  // do not hoard a big buffer
+      s.words.assign(bits / 64, 0);
+    }
     s.bits = bits;
     s.inserts = 0;
+    s.upsampled = 0;
     s.stamp = kNever;
     s.own_last = kNever;
   }
+  // Both counts stay under kMaxInserts (2^62), so the sum cannot wrap.
+  static std::uint64_t fill_inserts(const Slice& s) { return s.inserts + s.upsampled; }
 
   void compute_cell() { cell_ = std::max<Duration>(1, span_ / l_); }
 
   // The slice at a position (0 = newest).
   Slice& at(std::size_t pos) { return slices_[slices_.size() - 1 - pos]; }
   const Slice& at(std::size_t pos) const { return slices_[slices_.size() - 1 - pos]; }
+
+  // Inserts a slice of `bits` can take. Slice-major: until it is half full (eq. 8's m ln2).
+  // Bit-sliced, and slice-major while the memory cap keeps its slices at the largest size:
+  // until it reaches the fill the layout was chosen for, fill_log_ (shift step 5), since the
+  // slices may be sized for a slower rate than the stream's (capped, they are).
+  std::uint64_t capacity(std::uint64_t bits) const {
+    return filled_to_layout() ? static_cast<std::uint64_t>(std::floor(static_cast<double>(bits) * fill_log_))
+                              : detail::half_fill_capacity(bits);
+  }
+  bool filled_to_layout() const { return sliced_ || slices_.back().bits >= max_slice_bits_; }
 
   // Eq. 4 for the slice at `pos` in 0..k-1, relaxed: the generation may take the slice's
   // remaining capacity less `reserve` inserts for each later generation the slice will
@@ -522,8 +1070,9 @@ class TimeLimitedFilter final : public WindowFilter {
   // wraps (reserve <= 2^43, k <= 1024).
   std::uint64_t updates_left(std::size_t pos, std::uint64_t reserve) const {
     const Slice& s = at(pos);
-    const std::uint64_t cap = detail::half_fill_capacity(s.bits);
-    const std::uint64_t rem = s.inserts >= cap ? 0 : cap - s.inserts;
+    const std::uint64_t cap = capacity(s.bits);
+    const std::uint64_t filled = fill_inserts(s);
+    const std::uint64_t rem = filled >= cap ? 0 : cap - filled;
     const std::uint64_t held = (k_ - 1 - pos) * reserve;
     return std::max(rem / (k_ - pos), held < rem ? rem - held : 0);
   }
@@ -533,8 +1082,7 @@ class TimeLimitedFilter final : public WindowFilter {
   // headroom, not when one generation passes its even share, so a small headroom keeps the
   // generations ending by time (shift step 1).
   std::uint64_t next_generation() const {
-    const auto reserve =
-        static_cast<std::uint64_t>(static_cast<double>(detail::half_fill_capacity(at(0).bits)) / (k_ * kHeadroom));
+    const auto reserve = static_cast<std::uint64_t>(static_cast<double>(capacity(at(0).bits)) / (k_ * kHeadroom));
     std::uint64_t g = std::numeric_limits<std::uint64_t>::max();
     for (std::size_t pos = 0; pos < k_; ++pos) g = std::min(g, updates_left(pos, reserve));
     return std::max<std::uint64_t>(g, 1);
@@ -542,8 +1090,9 @@ class TimeLimitedFilter final : public WindowFilter {
 
   bool live(const Slice& s, Time now) const { return s.stamp > detail::sat_sub(now, span_); }
 
-  // Drops the oldest slice, keeping its buffer for reuse. A live one is a cap binding: the
-  // keys of the runs through it, inserted up to its last update, may no longer be found.
+  // Drops the oldest slice; slice-major, keeping its buffer for reuse. A live one is a cap
+  // binding: the keys of the runs through it, inserted up to its last update, may no longer
+  // be found.
   void drop_oldest(std::vector<std::uint64_t>& spare, Time now) {
     Slice& old = slices_.front();
     if (live(old, now)) {
@@ -552,10 +1101,19 @@ class TimeLimitedFilter final : public WindowFilter {
       cap_horizon_ = std::max(cap_horizon_, old.stamp);
       note_cap_bound();
     }
-    total_bits_ -= old.bits;
-    if (old.words.capacity() > spare.capacity()) spare = std::move(old.words);
+    if (sliced_) {
+      // Its slot is the oldest era's top one; an older era left without slices is freed.
+      if (--eras_.front().slices == 0 && eras_.size() > 1) {
+        total_bits_ -= eras_.front().cells.bits();
+        eras_.erase(eras_.begin());
+        ++epoch_;
+      }
+    } else {
+      total_bits_ -= old.bits;
+      if (old.words.capacity() > spare.capacity()) spare = std::move(old.words);
+    }
     slices_.erase(slices_.begin());
-    runs_hint_ = std::min<std::size_t>(runs_hint_, slices_.size() - k_ + 1);  // a drop leaves >= k + l - 1 slices
+    runs_hint_ = std::min<std::size_t>(runs_hint_, slices_.size() >= k_ ? slices_.size() - k_ + 1 : 0);
   }
 
   // Inserts over a stretch of time ending now, for the rate of eq. 6.
@@ -596,33 +1154,70 @@ class TimeLimitedFilter final : public WindowFilter {
     return r;
   }
 
-  void shift(Time now) {
-    count_generation();
-    // 1. Target generation from the observed rate (eq. 6), over at least one cell.
+  // Step 1: the target generation, inserts per span / l, with the headroom.
+  double target_generation(Time now, Duration& measured_over) const {
     const RateSample r = recent_rate(now);
+    measured_over = r.duration;
     double tg = r.inserts * static_cast<double>(span_) / (static_cast<double>(r.duration) * l_);
     // At a steady rate the k generations of the slice at position k - 1 estimate it about
     // sqrt(k) times more closely: take theirs while it lies within two standard deviations
     // (Poisson) of the ending generation's, its edge otherwise, so a change of rate is still
     // followed from one generation.
-    if (const Slice& oldest = at(k_ - 1); oldest.inserts > 0 && at(k_).own_last != kNever) {
+    if (const Slice& oldest = at(k_ - 1); oldest.inserts > 0 && slices_.size() > k_ && at(k_).own_last != kNever) {
       const Duration d = std::max<Duration>(1, detail::sat_sub(now, at(k_).own_last));
       const double band = 2.0 / std::sqrt(std::max(r.inserts, 1.0));
       tg = std::clamp(static_cast<double>(oldest.inserts) * static_cast<double>(span_) / (static_cast<double>(d) * l_),
                       tg * (1.0 - band), tg * (1.0 + band));
     }
-    tg = std::min(tg, kMaxGrowth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
+    return std::min(tg, kMaxGrowth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
+  }
+
+  void shift(Time now) {
+    count_generation();
+    // 1. Target generation from the observed rate (eq. 6), over at least one cell.
+    Duration measured_over = 0;
+    const double tg = target_generation(now, measured_over);
 
     // 2. Expired slices still in the insert range start over empty.
     for (std::size_t pos = 0; pos + 1 < k_; ++pos) {
       Slice& s = at(pos);
       if (!live(s, now) && s.inserts != 0) {
-        std::fill(s.words.begin(), s.words.end(), std::uint64_t{0});
+        if (sliced_) {
+          const EraSlot e = era_slot(pos);
+          eras_[e.era].cells.clear_slot(e.slot);
+        } else {
+          std::fill(s.words.begin(), s.words.end(), std::uint64_t{0});
+        }
         s.inserts = 0;
+        s.upsampled = 0;
       }
     }
 
-    // 3. Capacity of the new slice 0 (eqs. 7-8). Old position p becomes p + 1.
+    // 3-4. The new slice 0, its size and place; retiring and caps.
+    if (sliced_)
+      add_era_slice(now, tg, measured_over);
+    else
+      add_own_slice(now, tg);
+    ++seq_next_;
+    const Time threshold = detail::sat_sub(now, span_);
+    legacy_.retire([&](const detail::LegacySlices::Slice& s) { return s.age <= threshold; });
+    while (!format2_.empty() && !live(format2_.front(), now)) {
+      format2_bits_ -= format2_.front().bits;
+      format2_.erase(format2_.begin());
+    }
+    peak_bits_ = std::max(peak_bits_, total_bits_ + older_format_bits());
+
+    // 5. Next generation (eq. 5), to the end of now's cell at most.
+    if (filled_to_layout()) set_fill_target(older_runs_accepted(threshold) + 1);
+    gen_left_ = next_generation();
+    gen_inserts_ = 0;
+    gen_counted_ = 0;
+    gen_start_ = now;
+    gen_end_ = detail::cell_end(now, cell_);
+  }
+
+  // Slice-major steps 3-4: eqs. 7-8 size the new slice (old position p becomes p + 1).
+  void add_own_slice(Time now, double tg) {
     double c0 = k_ * tg;
     if (k_ > 1) {
       std::size_t j = 0;
@@ -645,7 +1240,6 @@ class TimeLimitedFilter final : public WindowFilter {
       m0 = max_slice_bits_;
       memory_capped_ = true;
     }
-
     // 4. Retire expired slices beyond k + l - 1, then enforce the caps.
     std::vector<std::uint64_t> spare;
     while (slices_.size() >= k_ + l_ && !live(slices_.front(), now)) drop_oldest(spare, now);
@@ -658,18 +1252,205 @@ class TimeLimitedFilter final : public WindowFilter {
     slices_.emplace_back();
     slices_.back().words = std::move(spare);
     init_slice(slices_.back(), m0);
-    ++seq_next_;
     total_bits_ += m0;
-    const Time threshold = detail::sat_sub(now, span_);
-    legacy_.retire([&](const detail::LegacySlices::Slice& s) { return s.age <= threshold; });
-    peak_bits_ = std::max(peak_bits_, total_bits_ + legacy_.bits());
+  }
 
-    // 5. Next generation (eq. 5), to the end of now's cell at most.
-    gen_left_ = next_generation();
-    gen_inserts_ = 0;
-    gen_counted_ = 0;
-    gen_start_ = now;
-    gen_end_ = detail::cell_end(now, cell_);
+  // Runs 1.. accepted at `threshold` (run 0, the new slice's, has no insert yet).
+  std::size_t older_runs_accepted(Time threshold) const {
+    std::size_t j = 1;
+    while (j + k_ <= slices_.size() && at(j).own_last > threshold) ++j;
+    return j - 1;
+  }
+  // The fill a bit-sliced slice may reach, as -ln(1 - f) (inserts per bit): the layout's
+  // 1 - 2^(-1/h), where the rate model puts a slice that ends its k generations by time
+  // (params.hpp, tlbf_fpr()), and lower when more than l + 1 runs are accepted (an era's
+  // slices sized for a slower rate end their generations by count, and the filter holds more
+  // of them): f = f_h ((l + 1) / runs)^(1/k), so that the runs' chance bits, about runs f^k,
+  // stay at the model's.
+  void set_fill_target(std::size_t runs) {
+    double f = -std::expm1(-detail::kLn2 / kHeadroom);
+    if (runs > l_ + 1) f *= std::pow(static_cast<double>(l_ + 1) / static_cast<double>(runs), 1.0 / k_);
+    fill_log_ = -std::log1p(-f);
+  }
+
+  // What the era policy does with the new slice (shift step 3).
+  struct EraMove {
+    enum Kind { join, upsample, fold, start } kind = join;
+    std::uint64_t factor = 1;  // upsample, fold
+    std::uint64_t bits = 0;    // start: the new era's slice size
+  };
+  // Whether every slice of the newest era, folded by c, stays within the fill the layout was
+  // chosen for (1 - 2^(-1/h), set_fill_target() with l + 1 runs: not the fill of the moment,
+  // which is not saved, so that a loaded filter folds as the one it was saved from).
+  bool foldable(std::uint64_t c) const {
+    const std::uint64_t m = eras_.back().bits();
+    if (m % (64 * c) != 0 || m / c < min_bits_) return false;
+    const auto cap = static_cast<std::uint64_t>(std::floor(static_cast<double>(m / c) * detail::kLn2 / kHeadroom));
+    for (std::size_t pos = 0; pos < eras_.back().slices; ++pos)
+      if (fill_inserts(at(pos)) > cap) return false;
+    return true;
+  }
+  EraMove era_policy(Time now, double tg, Duration measured_over) {
+    // A generation a silence of a cell or more followed tells nothing of the rate after it.
+    if (detail::sat_sub(now, gen_end_) > cell_) return {};
+    const Era& newest = eras_.back();
+    const double want = k_ * tg * kHeadroom;  // inserts a new era's slices would be sized for
+    const double q = want / detail::kLn2 / static_cast<double>(newest.bits());
+    const std::uint64_t fresh = detail::slice_bits_for(want, min_bits_, max_slice_bits_);
+    const bool room = eras_.size() < kMaxEras && fresh != newest.bits();
+    EraMove move;
+    if (q >= kEraStep || q <= 1 / kEraStep) {
+      drift_side_ = 0;
+      if (q >= kEraStep) {
+        // Only a young era is upsampled: one begun at most two shifts ago (the first, sized
+        // from the configured capacity, or one sized from part of a step), whose few slices
+        // then take what an era of the new size would. An older era's slices are as full
+        // after upsampling as before (Slice::upsampled), so they would hold c times their
+        // memory for the rest of their span and take no more inserts: a new era starts. Not
+        // for a rate measured over less than 1/1024 of a cell either: inserts the clock
+        // cannot tell apart (a burst in one tick) start a new era, whose generations the
+        // older slices of the insert range keep small, so that it grows 4 times per shift at
+        // most, as the slice-major layout does.
+        const auto c = static_cast<std::uint64_t>(
+            std::min(std::floor(q + 0.5), static_cast<double>(max_slice_bits_ / newest.bits())));
+        const bool young = newest.slices <= 2 || (eras_.size() == 1 && seq_next_ <= std::uint64_t{k_} + 2);
+        if (c >= 2 && young && measured_over >= cell_ / 1024)
+          return {EraMove::upsample, c, 0};
+      } else {
+        const std::uint64_t most = newest.bits() / min_bits_;  // a fold never goes below min_bits_
+        for (auto c = std::min(most, static_cast<std::uint64_t>(std::min(1 / q, 1e9))); c >= 2; --c)
+          if (foldable(c)) return {EraMove::fold, c, 0};
+      }
+      if (room) move = {EraMove::start, 1, fresh};
+      return move;
+    }
+    const std::uint8_t side = q > kHeadroom ? 1 : q < 1 / kEraDrift ? 2 : 0;
+    if (side != drift_side_) {
+      drift_side_ = side;
+      drift_since_ = now;
+    } else if (side != 0 && detail::sat_sub(now, drift_since_) >= span_ && room) {
+      drift_side_ = 0;
+      move = {EraMove::start, 1, fresh};
+    }
+    return move;
+  }
+
+  // The newest era's slots after this shift's slice: its slices and the new one, doubled when
+  // it has to grow, up to the k + l slices a steady stream keeps, and a quarter more past them
+  // (an era is laid out anew, a pass over its cells, a few times as it fills, not at each
+  // shift); narrowed back to them when it lost slices and an eighth of it stands empty.
+  // `tight` (under the memory cap): no room beyond the slices.
+  std::uint64_t newest_slots(bool lost, bool tight) const {
+    const Era& e = eras_.back();
+    const std::uint64_t need = e.slices + 1, slots = e.cells.slots();
+    const std::uint64_t steady = std::uint64_t{k_} + l_;
+    if (need > slots) {
+      if (tight) return need;
+      return std::min<std::uint64_t>(need <= steady ? std::min(2 * need, steady) : need + need / 4, max_slices_);
+    }
+    if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) return need;
+    return slots;
+  }
+  // The bits the eras would hold after `move` and the new slice.
+  std::uint64_t bits_after(const EraMove& move, bool lost, bool tight) const {
+    std::uint64_t bits = 0;
+    for (std::size_t e = 0; e + 1 < eras_.size(); ++e) bits += eras_[e].cells.bits();
+    const Era& newest = eras_.back();
+    const std::uint64_t slots = newest_slots(lost, tight);
+    switch (move.kind) {
+      case EraMove::start:
+        return bits + newest.cells.bits() + move.bits;
+      case EraMove::upsample:
+        return bits + (newest.slices + 1) * newest.bits() * move.factor;
+      case EraMove::fold:
+        return bits + slots * (newest.bits() / move.factor);
+      case EraMove::join:
+        break;
+    }
+    return bits + slots * newest.bits();
+  }
+
+  // Bit-sliced steps 3-4: the era policy, retiring, the caps, then the new slice in the
+  // newest era (its cells move up one slot) or in a new one; older eras with a quarter of
+  // their slots empty are narrowed.
+  void add_era_slice(Time now, double tg, Duration measured_over) {
+    std::vector<std::uint64_t> unused;
+    const std::uint64_t newest_before = eras_.back().slices;
+    // 4. Expired slices beyond the insert range leave (k - 1 old ones stay, with the new one k).
+    while (slices_.size() >= k_ && !live(slices_.front(), now)) drop_oldest(unused, now);
+    while (slices_.size() >= max_slices_) drop_oldest(unused, now);
+    EraMove move = era_policy(now, tg, measured_over);
+    // The memory cap: no growth that passes it, no room to spare, then the oldest slices
+    // leave until the new one fits (older eras narrowed to what they still hold).
+    bool tight = false;
+    auto lost = [&] { return eras_.back().slices < newest_before; };
+    while (bits_after(move, lost(), tight) > max_bits_) {
+      if (move.kind == EraMove::upsample || move.kind == EraMove::start) {
+        move = EraMove{};
+      } else if (!tight) {
+        tight = true;
+        narrow_older_eras(true);
+      } else if (slices_.size() < k_) {  // k - 1 old slices and the new one always fit: a hand-made state
+        memory_capped_ = true;
+        break;
+      } else {
+        drop_oldest(unused, now);
+        narrow_older_eras(true);
+      }
+    }
+    Era* newest = &eras_.back();
+    const auto slots = static_cast<std::uint32_t>(newest_slots(lost(), tight));
+    if (move.kind != EraMove::join || slots != newest->cells.slots()) ++epoch_;
+    switch (move.kind) {
+      case EraMove::upsample:  // aged first, to its slices: the fewest slots are copied c times
+        newest->cells.age_into(static_cast<std::uint32_t>(newest->slices + 1));
+        newest->cells.upsample(static_cast<std::uint32_t>(move.factor));
+        resize_newest_slices(newest->bits());
+        for (std::size_t pos = 0; pos < newest->slices; ++pos) {
+          Slice& x = at(pos);
+          const std::uint64_t filled = fill_inserts(x);
+          const std::uint64_t scaled = filled > kMaxInserts / move.factor ? kMaxInserts : filled * move.factor;
+          x.upsampled = scaled > x.inserts ? scaled - x.inserts : 0;
+        }
+        break;
+      case EraMove::fold:
+        newest->cells.fold(static_cast<std::uint32_t>(move.factor));
+        resize_newest_slices(newest->bits());
+        newest->cells.age_into(slots);
+        break;
+      case EraMove::start:
+        eras_.emplace_back();
+        newest = &eras_.back();
+        newest->cells.reset(1, move.bits);
+        newest->cells.reserve_slots(k_ + l_);  // it widens in place to the k + l of a steady stream
+        break;
+      case EraMove::join:
+        newest->cells.age_into(slots);
+        break;
+    }
+    ++newest->slices;
+    slices_.emplace_back();
+    init_slice(slices_.back(), newest->bits());
+    narrow_older_eras(false);
+    total_bits_ = 0;
+    for (const Era& e : eras_) total_bits_ += e.cells.bits();
+  }
+  // The newest era's slices took a new size (upsample, fold).
+  void resize_newest_slices(std::uint64_t bits) {
+    for (std::size_t pos = 0; pos < eras_.back().slices; ++pos) at(pos).bits = bits;
+  }
+  // Older eras only lose slices (from their top slots): each is narrowed to its slices when
+  // half of its slots are empty, or whenever one is, under the memory cap (`tight`).
+  void narrow_older_eras(bool tight) {
+    for (std::size_t e = 0; e + 1 < eras_.size(); ++e) {
+      detail::RunCells& c = eras_[e].cells;
+      const std::uint64_t empty = c.slots() - eras_[e].slices;
+      if (empty == 0 || (!tight && empty * 2 < c.slots())) continue;
+      total_bits_ -= c.bits();
+      c.resize_slots(static_cast<std::uint32_t>(eras_[e].slices));
+      total_bits_ += c.bits();
+      ++epoch_;
+    }
   }
 
   std::uint32_t k_ = 0, l_ = 0;
@@ -677,8 +1458,12 @@ class TimeLimitedFilter final : public WindowFilter {
   Duration cell_ = 1;  // max(1, span / l): the grid generations keep to
   std::uint64_t min_bits_ = 0, max_slice_bits_ = 0, max_bits_ = 0;
   std::uint32_t max_slices_ = 0;
+  bool sliced_ = true;         // the bit-sliced layout (eras_), else slice-major (words in slices_)
   std::vector<Slice> slices_;  // oldest first; slices_.back() is position 0
+  std::vector<Era> eras_;      // bit-sliced: oldest first, holding slices_ in order
+  std::uint64_t epoch_ = 0;    // bit-sliced: changes whenever a key's cells in the newest era may move
   std::uint64_t total_bits_ = 0;
+  std::uint64_t era_bits_ = 0;  // while loading: the eras' bits so far
   std::uint64_t peak_bits_ = 0;
   std::uint64_t seq_next_ = 0;
   Time latest_ = kNever;
@@ -692,9 +1477,17 @@ class TimeLimitedFilter final : public WindowFilter {
   std::uint64_t cap_evictions_ = 0;
   bool memory_capped_ = false;
   Time cap_horizon_ = kNever;  // newest last update of a live slice a cap dropped
+  // The era policy's slow rule: the side (1 over, 2 under) the rate has been on since.
+  Time drift_since_ = 0;
+  std::uint8_t drift_side_ = 0;
+  // -ln(1 - f) for the fill f a bit-sliced slice may reach (set_fill_target()); only the
+  // generation size is made from it, at each shift, so it is not saved.
+  double fill_log_ = detail::kLn2 / kHeadroom;
   // insert_if_absent()'s last count of accepted runs, where its next count starts (never more
   // than the runs there are; not saved: a loaded filter starts from 0).
   std::size_t runs_hint_ = 0;
+  std::vector<Slice> format2_;  // a format-2 state's slices, answering until they expire
+  std::uint64_t format2_bits_ = 0;
   detail::LegacySlices legacy_;
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The guarded epoch Bloom filter over a time window (our extension of Alpay & Sarioglu 2026,
 // whose filter counts inserts; see guarded_epoch.hpp). Epochs of E = ⌈span/r⌉ ns of the
 // caller's clock on a grid aligned to multiples of E, right-closed: epoch i holds the times in
@@ -79,6 +80,18 @@ class TimedEpochFilter final : public WindowFilter {
   }
 
   static std::unique_ptr<TimedEpochFilter> load(ByteReader& in) { return SavedForm::load<TimedEpochFilter>(in); }
+
+  // Bits that cfg.capacity keys per span take once a steady stream has filled the window: the
+  // r + 1 epochs of the block the first epoch starts with (ceil(capacity / r) keys plus two
+  // standard deviations and 4, at 0.9 of the per-epoch rate; advance()), before any memory
+  // cap. Nothing is allocated.
+  static std::uint64_t window_bits_for(const FilterConfig& cfg) {
+    const TimedEpochFilter f(cfg);  // allocates nothing before its first insert
+    const auto pred = static_cast<double>(f.last_count_);
+    const auto keys = static_cast<std::uint64_t>(pred + 2.0 * std::sqrt(pred) + 4.0);
+    SegmentShapeCache shapes;
+    return shapes.shape_for(f.blocked_, static_cast<double>(keys), 0.9 * f.epoch_target()).bits * (f.r_ + 1);
+  }
 
   bool may_contain(KeyHash h, Time now) const override {
     return with_probes(h, [&](auto& probes) { return contains(probes, now); });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Umbrella header: everything a program needs to use the window filters.
 // Compiles on its own: g++ -std=c++17 -Iinclude (xxHash's header is used inline).
 #pragma once

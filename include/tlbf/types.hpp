@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Vocabulary shared by every filter: time, key hashes, statistics, and the one exception
 // type the library throws for bad parameters or bad serialized state.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running code compiled for a filter's concrete class, chosen once per call rather than per key.
 //
 //   tlbf::visit_filter(filter, [&](auto& f) { for (...) f.insert_if_absent(h, now); });

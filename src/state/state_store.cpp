@@ -3,7 +3,8 @@
 // A file is a fixed 24-byte header (magic "TLBFSTAT", format version, flags, payload length),
 // the payload (every FilterConfig field, the clock, the filter's own save() bytes, from
 // format 2 the RunRecord: hash seed and key/time options, and from format 3 the held
-// records' bytes, which the holder reads and writes itself; all written with
+// records' bytes, which the holder reads and writes itself (format 4: behind a byte that
+// says whether the run held any); all written with
 // tlbf::ByteWriter so the file reads the same on any endianness), and an
 // XXH3-64 checksum of the payload. Each header field is checked exactly and the checksum
 // covers the rest, so any damaged byte is refused rather than loaded as a different filter.
@@ -39,7 +40,7 @@ namespace {
 constexpr std::string_view kMagic{"TLBFSTAT", 8};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 8;
 constexpr std::size_t kChecksumSize = 8;
-// Versions 1 to 3 define no flags; a set bit means a writer that knows something this one does not.
+// Versions 1 to 4 define no flags; a set bit means a writer that knows something this one does not.
 constexpr std::uint32_t kKnownFlags = 0;
 
 std::string describe(const std::string& name, const std::string& problem) {
@@ -122,25 +123,6 @@ RunRecord load_run(tlbf::ByteReader& in) {
   return run;
 }
 
-// The TLBF and APBF loaders add k and l in 32 bits and divide by the sum, so a crafted file
-// with l = 2^32 - k divided by zero. Both filters' bytes start alike -- the tag, then format
-// 2's u32 0 and u8 version before k and l, or format 1's k and l -- and the sum is checked
-// here, before the library's loader reads them.
-void check_slice_count(std::string_view filter_bytes) {
-  const auto tag = static_cast<tlbf::Algorithm>(filter_bytes[0]);
-  if (tag != tlbf::Algorithm::tlbf && tag != tlbf::Algorithm::apbf) return;
-  tlbf::ByteReader in(filter_bytes.substr(1));
-  std::uint64_t k = in.u32();
-  if (k == 0) {
-    in.u8();
-    k = in.u32();
-  }
-  const std::uint64_t l = in.u32();
-  if (k + l > std::numeric_limits<std::uint32_t>::max())
-    throw tlbf::state_error("state: " + std::string(tlbf::algorithm_name(tag)) + " k + l out of range (" +
-                            std::to_string(k) + " + " + std::to_string(l) + ")");
-}
-
 // Up to `n` bytes from where `fd` is (fewer only at its end).
 std::string read_up_to(const Fd& fd, const std::string& name, std::uint64_t n) {
   std::string data(static_cast<std::size_t>(n), '\0');
@@ -166,6 +148,14 @@ std::optional<std::uint64_t> declared_size(std::string_view head) {
   return kHeaderSize + length + kChecksumSize;
 }
 
+// Format 3 has held records whenever it exists; format 4 says so in a byte (0 or 1).
+bool held_follows(tlbf::ByteReader& in, std::uint32_t version) {
+  if (version == 3) return true;
+  const std::uint8_t present = in.u8();
+  if (present > 1) throw tlbf::state_error("state: held-records byte " + std::to_string(present));
+  return present == 1;
+}
+
 SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   tlbf::ByteReader in(payload);
   SavedState s;
@@ -174,13 +164,12 @@ SavedState parse_payload(std::string_view payload, std::uint32_t version) {
   s.clock = in.i64();
   std::string_view filter_bytes = in.bytes();
   if (version >= 2) s.run = load_run(in);
-  if (version >= 3) s.held = std::string(in.bytes());
+  if (version >= 3 && held_follows(in, version)) s.held = std::string(in.bytes());
   if (!in.at_end()) throw tlbf::state_error("state: bytes after the filter");
   // The filter's tag byte repeats the algorithm; a disagreement means the parts do not belong together.
   if (filter_bytes.empty() ||
       static_cast<std::uint8_t>(filter_bytes[0]) != static_cast<std::uint8_t>(s.config.algorithm))
     throw tlbf::state_error("state: the filter does not match the saved configuration");
-  check_slice_count(filter_bytes);
   tlbf::ByteReader filter_in(filter_bytes);
   s.filter = tlbf::load_filter(filter_in);
   if (!filter_in.at_end()) throw tlbf::state_error("state: bytes left over after the filter");
@@ -213,8 +202,9 @@ std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& 
   payload.i64(clock);
   payload.bytes(filter_out.data());
   save_run(run, payload);
+  payload.u8(held ? 1 : 0);
   if (held) payload.bytes(*held);
-  return frame_state_payload(payload.data(), held ? kStateFormatVersion : kRunStateVersion);
+  return frame_state_payload(payload.data(), kStateFormatVersion);
 }
 
 SavedState load_state_bytes(std::string_view bytes, const std::string& name) {

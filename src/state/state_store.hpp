@@ -57,11 +57,11 @@ class StateFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The format version this program writes for a run that holds records (--count, --keep
-// last); it reads every version up to this one. A run that holds none writes kRunStateVersion,
-// which programs from before holding read too.
-inline constexpr std::uint32_t kStateFormatVersion = 3;
-inline constexpr std::uint32_t kRunStateVersion = 2;
+// The format version this program writes; it reads every version up to this one. Version 3
+// added the held records of a --count or --keep last run; version 4 has version 3's fields,
+// the held records behind a presence byte, and says that the filter inside may be in a format
+// that older programs do not know (the TLBF's bit-sliced eras), so that they refuse it as newer.
+inline constexpr std::uint32_t kStateFormatVersion = 4;
 
 // The state in the file `path` leads to (resolve_state_path()); nullopt when there is none.
 // Reads no more bytes than the file's header declares. Throws StateFileError on any other
@@ -70,14 +70,13 @@ std::optional<SavedState> load_state_file(const std::string& path);
 
 // Atomic and durable (see above), into the file `path` leads to, so a symbolic link to the
 // state stays one; throws StateFileError. `held`: the held records' bytes of a run that holds
-// them (format 3), or nullopt (format 2).
+// them, or nullopt.
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
                      tlbf::Time clock, const RunRecord& run = {},
                      const std::optional<std::string_view>& held = std::nullopt);
 
-// The complete file contents save_state_file() writes (format kStateFormatVersion with
-// `held`, else kRunStateVersion; a run whose key_time_options are unknown is written as one
-// given none).
+// The complete file contents save_state_file() writes (format kStateFormatVersion; a run
+// whose key_time_options are unknown is written as one given none).
 std::string encode_state(const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg, tlbf::Time clock,
                          const RunRecord& run = {}, const std::optional<std::string_view>& held = std::nullopt);
 
@@ -86,6 +85,6 @@ SavedState load_state_bytes(std::string_view bytes, const std::string& name);
 
 // Wraps an arbitrary payload in a valid header (of format `version`) and checksum, so tests
 // and the fuzzer can reach the payload parser with bytes no correct writer would produce.
-std::string frame_state_payload(std::string_view payload, std::uint32_t version = kRunStateVersion);
+std::string frame_state_payload(std::string_view payload, std::uint32_t version = kStateFormatVersion);
 
 }  // namespace tlbf_dedup

@@ -155,7 +155,9 @@ TEST_SUITE("redis.sizing") {
         const FilterParams p = params(tlbf::Algorithm::tlbf, error, capacity, std::uint64_t{1} << 30);
         REQUIRE(tlbf_redis::start_capacity(p) == capacity);  // all under kStartBytes: built whole
         const FilterValue v(p, 1);
-        CHECK(v.filter().stats(0).bits_allocated == tlbf_redis::bytes_for_capacity(p, capacity) * 8);
+        // Built with the k slices of the insert range, each of the size the window needs.
+        const tlbf::FilterStats s = v.filter().stats(0);
+        CHECK(s.bits_allocated * (s.k + s.l) == tlbf_redis::bytes_for_capacity(p, capacity) * 8 * s.k);
 
         const FilterParams g = params(tlbf::Algorithm::gebf, error, capacity, std::uint64_t{1} << 30);
         FilterValue w(g, 1);
@@ -180,20 +182,24 @@ TEST_SUITE("redis.sizing") {
         CHECK(tlbf_redis::bytes_for_capacity(p, start + 1) > budget);
       }
     }
-    // The second case: CAPACITY 10^9 at 1e-2 took 2.66 GB at RESERVE; now 41.6 MB.
+    // The second case: CAPACITY 10^9 at 1e-2 needs 2.83 GB (the bit-sliced slices are
+    // sized with the headroom twice: tlbf::TimeLimitedFilter::window_bits_for()) and starts
+    // at 1/64 of it.
     const FilterParams p = params(tlbf::Algorithm::tlbf, 0.01, 1'000'000'000, std::uint64_t{4} << 30);
-    CHECK(tlbf_redis::bytes_for_capacity(p, p.capacity) == 2'663'437'312);
+    CHECK(tlbf_redis::bytes_for_capacity(p, p.capacity) == 2'825'640'448);
     const std::uint64_t start = tlbf_redis::bytes_for_capacity(p, tlbf_redis::start_capacity(p));
-    CHECK(start <= 2'663'437'312 / 64);
-    CHECK(start > 2'663'437'312 / 65);
+    CHECK(start <= 2'825'640'448 / 64);
+    CHECK(start > 2'825'640'448 / 65);
   }
 
   TEST_CASE("a filter reserved large allocates its start size, and grows with the items that arrive") {
     const FilterParams p = params(tlbf::Algorithm::tlbf, 0.01, 100'000'000, std::uint64_t{1} << 30);
     FilterValue v(p, 1);
-    const std::uint64_t start = v.filter().stats(0).bits_allocated / 8;
-    CHECK(start <= tlbf_redis::kStartBytes);
-    CHECK(start > tlbf_redis::kStartBytes / 2);
+    // The start capacity's k first slices: k / (k + l) of what its window takes.
+    const tlbf::FilterStats first = v.filter().stats(0);
+    const std::uint64_t start = first.bits_allocated / 8;
+    CHECK(start * (first.k + first.l) <= tlbf_redis::kStartBytes * first.k);
+    CHECK(start * (first.k + first.l) > tlbf_redis::kStartBytes / 2 * first.k);
     // 3.5 million items in the first sixteenth of the window: more than the start size holds
     // at its error rate (3.1 million), so the filter grows rather than losing them.
     const int n = 3'500'000;

@@ -296,7 +296,7 @@ TEST_SUITE("redis.encoding") {
   TEST_CASE("the library reads only a filter of the reserved kind, and no TLBF whose k + l wraps") {
     FilterValue v(small_params(), kSeed);
     const std::string good = v.encode();
-    const std::size_t library = 16 + 53;  // the library's bytes: tag, marker 0, format, k, l, ...
+    const std::size_t library = 16 + 53;  // the library's bytes: tag, marker 0, format, layout, k, l, ...
     auto with = [&](std::size_t at, std::uint32_t x) {
       std::string bytes = good;
       for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>(x >> (8 * i));
@@ -306,8 +306,10 @@ TEST_SUITE("redis.encoding") {
       return bytes;
     };
     const std::uint32_t k = v.filter().stats(0).k;
-    // l = 2^32 - k: k + l is 0 in 32 bits, which the library's size check divides by.
-    CHECK(refusal(with(library + 10, static_cast<std::uint32_t>(0) - k)) == "corrupted (tlbf k + l out of range)");
+    // l = 2^32 - k: k + l is 0 in 32 bits, which the library's loader refuses before any
+    // division by it.
+    CHECK(refusal(with(library + 11, static_cast<std::uint32_t>(0) - k)).find("tlbf k or l out of range") !=
+          std::string::npos);
     // The APBF's tag (2) in front of the TLBF's bytes: refused before its loader runs.
     CHECK(refusal(with(library, 2)) == "corrupted (the filter is not the reserved algorithm)");
   }

@@ -159,8 +159,8 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// A valid TLBF (or APBF) state whose filter says l = 2^32 - k, re-framed with a valid checksum:
-// the filter's bytes are its tag, the format marker (u32 0), the format (u8 2), then k and l.
+// A valid state whose filter says l = 2^32 - k, re-framed with a valid checksum, for a filter
+// whose bytes are its tag, the format marker (u32 0), the format (u8 2), then k and l (the APBF).
 std::string overflowing_k_plus_l(tlbf::Algorithm algorithm) {
   tlbf::FilterConfig c;
   c.algorithm = algorithm;
@@ -377,30 +377,45 @@ TEST_SUITE("state_store") {
     CHECK(bare.run.key_time_options->empty());
   }
 
-  TEST_CASE("held records make a format 3 file, and a run without them still writes format 2") {
+  TEST_CASE("format 4 says whether held records follow, and format 3 and format 2 files still load") {
     const tlbf::FilterConfig c = one_second_exact();
     auto f = tlbf::make_filter(c);
-    const std::string v2 = tlbf_dedup::encode_state(*f, c, 5);
-    CHECK(v2[8] == 2);
-    CHECK_FALSE(tlbf_dedup::load_state_bytes(v2, "s").held.has_value());
+    const std::string none = tlbf_dedup::encode_state(*f, c, 5);
+    CHECK(none[8] == 4);
+    CHECK_FALSE(tlbf_dedup::load_state_bytes(none, "s").held.has_value());
     const std::string held("\x01held records' own bytes\x00", 25);
-    const std::string v3 = tlbf_dedup::encode_state(*f, c, 5, {}, std::string_view(held));
-    CHECK(v3[8] == 3);
-    const tlbf_dedup::SavedState s = tlbf_dedup::load_state_bytes(v3, "s");
+    const std::string v4 = tlbf_dedup::encode_state(*f, c, 5, {}, std::string_view(held));
+    CHECK(v4[8] == 4);
+    const tlbf_dedup::SavedState s = tlbf_dedup::load_state_bytes(v4, "s");
     REQUIRE(s.held.has_value());
     CHECK(*s.held == held);
-    CHECK(tlbf_dedup::encode_state(*s.filter, s.config, s.clock, s.run, std::string_view(*s.held)) == v3);
-    // Format 3's payload without its held records, or format 2's with them, is refused.
-    const std::string payload = v3.substr(24, v3.size() - 32);
-    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - 8 - held.size()), 3)),
-                   "does not parse"));
-    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload, 2)), "does not parse"));
+    CHECK(tlbf_dedup::encode_state(*s.filter, s.config, s.clock, s.run, std::string_view(*s.held)) == v4);
+
+    // Format 3 is format 4 without the presence byte, its held records always there;
+    // format 2 is format 4 without both.
+    const std::string with = v4.substr(24, v4.size() - 32);
+    const std::size_t held_at = with.size() - 8 - held.size();  // the held bytes' length field
+    const std::string v3_payload = with.substr(0, held_at - 1) + with.substr(held_at);
+    const tlbf_dedup::SavedState s3 = tlbf_dedup::load_state_bytes(tlbf_dedup::frame_state_payload(v3_payload, 3), "s");
+    REQUIRE(s3.held.has_value());
+    CHECK(*s3.held == held);
+    const std::string without = none.substr(24, none.size() - 32);
+    const std::string v2_payload = without.substr(0, without.size() - 1);
+    CHECK_FALSE(tlbf_dedup::load_state_bytes(tlbf_dedup::frame_state_payload(v2_payload, 2), "s").held.has_value());
+
+    // A payload of one version declared as another is refused, as is a presence byte above 1.
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(v3_payload, 4)), "does not parse"));
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(v2_payload, 3)), "does not parse"));
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(without, 2)), "does not parse"));
+    std::string bad = with;
+    bad[held_at - 1] = 2;
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(bad, 4)), "held-records byte 2"));
   }
 
   TEST_CASE("a format 1 file still loads: hash seed 0, key and time options unknown") {
-    // Format 1 is format 2's payload without the run record at its end.
-    const std::string v2 = small_state_bytes();
-    const std::string payload = v2.substr(24, v2.size() - 32);
+    // Format 1 is format 4's payload without the run record and the held records' byte at its end.
+    const std::string v4 = small_state_bytes();
+    const std::string payload = v4.substr(24, v4.size() - 32 - 1);
     const std::size_t run_record_size = 8 + 4;  // seed, zero options
     const std::string v1 = tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - run_record_size), 1);
     auto s = tlbf_dedup::load_state_bytes(v1, "old.state");
@@ -408,23 +423,26 @@ TEST_SUITE("state_store") {
     CHECK(s.run.hash_seed == 0);
     CHECK_FALSE(s.run.key_time_options.has_value());
     // The same payload declared as format 2 lacks its run record: refused, not misread.
-    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - run_record_size))),
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(payload.substr(0, payload.size() - run_record_size), 2)),
                    "does not parse"));
   }
 
   TEST_CASE("a run record declaring absurd counts is refused before reading them") {
-    const std::string v2 = small_state_bytes();
-    const std::string payload = v2.substr(24, v2.size() - 32);
-    std::string head = payload.substr(0, payload.size() - 4);  // up to the option count
+    const std::string v4 = small_state_bytes();
+    const std::string payload = v4.substr(24, v4.size() - 32);
+    std::string head = payload.substr(0, payload.size() - 4 - 1);  // up to the option count
     tlbf::ByteWriter count;
     count.u32(0xFFFFFFFFu);
-    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(head + count.data())), "recorded options"));
+    CHECK(contains(error_of(tlbf_dedup::frame_state_payload(head + count.data() + std::string(1, '\0'))),
+                   "recorded options"));
   }
 
-  // k + l computed in 32 bits wraps to 0 for l = 2^32 - k, and the TLBF loader divided by it.
-  TEST_CASE("a TLBF or APBF state whose k + l overflows 32 bits is refused by name") {
-    CHECK(contains(error_of(overflowing_k_plus_l(tlbf::Algorithm::tlbf)), "k + l"));
-    CHECK(contains(error_of(overflowing_k_plus_l(tlbf::Algorithm::apbf)), "k + l"));
+  // k + l computed in 32 bits wraps to 0 for l = 2^32 - k; the loaders bound k and l first
+  // (the TLBF's own formats are tested so in tests/tlbf/test_time_limited.cpp).
+  TEST_CASE("an APBF state whose k + l overflows 32 bits is refused, naming the state") {
+    const std::string error = error_of(overflowing_k_plus_l(tlbf::Algorithm::apbf));
+    CHECK(contains(error, "s.state"));
+    CHECK(contains(error, "out of range"));
   }
 
   // A checksum proves only that a file was not damaged by accident: a crafted file with a

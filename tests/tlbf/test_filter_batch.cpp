@@ -19,8 +19,11 @@ using filter_checks::key;
 std::vector<tlbf::FilterConfig> every_kind() {
   std::vector<tlbf::FilterConfig> out;
   out.push_back(filter_checks::time_config(2 * tlbf::kSecond, 1e-3, 2000));
+  tlbf::FilterConfig c = filter_checks::time_config(2 * tlbf::kSecond, 1e-3, 2000);
+  c.tlbf_layout = tlbf::TlbfLayout::slice_major;
+  out.push_back(c);
   out.push_back(filter_checks::count_config(3000, 1e-3));
-  tlbf::FilterConfig c = filter_checks::count_config(3000, 1e-3);
+  c = filter_checks::count_config(3000, 1e-3);
   c.algorithm = tlbf::Algorithm::gebf;
   out.push_back(c);
   c = filter_checks::time_config(2 * tlbf::kSecond, 1e-3, 2000);

@@ -1,5 +1,5 @@
-// Window properties of the APBF (count window) and TLBF (time window) against an exact
-// oracle, a hash map of key -> last insert (index or time), over streams of 10^6 records
+// Window properties of the APBF (count window) and TLBF (time window, both layouts where
+// said) against an exact oracle, a hash map of key -> last insert (index or time), over streams of 10^6 records
 // with a manual clock: a steady rate, a 10x burst, a ramp, idle gaps longer than the span,
 // and periodic keys repeating at 1.05 x the window. Checked: no false negatives inside the
 // window (including the oldest key still in it, at every step); the tight window: records
@@ -284,9 +284,11 @@ TEST_SUITE("window_properties") {
     }
   }
 
-  TEST_CASE("tlbf: no false negatives at a steady rate") {
+  TEST_CASE("tlbf: no false negatives at a steady rate, in both layouts") {
     for (Refresh refresh : {Refresh::no, Refresh::yes}) {
-      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.01, 20000));
+      tlbf::FilterConfig cfg = time_config(kSpan, 0.01, 20000);
+      if (refresh == Refresh::yes) cfg.tlbf_layout = tlbf::TlbfLayout::slice_major;
+      tlbf::TimeLimitedFilter f(cfg);
       const Outcome o = run_time_window(f, kSpan, refresh, kRecords, [](std::uint64_t) { return kBaseStep; });
       report("steady", refresh, o);
       CHECK(o.edge_checks > kRecords / 2);
@@ -295,35 +297,39 @@ TEST_SUITE("window_properties") {
     }
   }
 
-  TEST_CASE("tlbf: a 10x burst grows the filter, which then returns to k + l slices") {
-    for (Refresh refresh : {Refresh::no, Refresh::yes}) {
-      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.01, 20000));
-      // 10 s steady (200k records), 2 s at 10x (400k), then steady (400k records, 20 s).
-      auto step = [](std::uint64_t i) { return i >= 200000 && i < 600000 ? kBaseStep / 10 : kBaseStep; };
-      std::vector<std::size_t> slices_per_half_span;
-      std::size_t peak = 0;
-      std::vector<std::uint64_t> slice0_late;
-      Time next_sample = kSec;
-      const Outcome o = run_time_window(f, kSpan, refresh, kRecords, step, [&](std::uint64_t i, Time now) {
-        peak = std::max(peak, f.slice_count());
-        if (now >= next_sample) {
-          slices_per_half_span.push_back(f.slice_count());
-          next_sample += kSpan / 2;
-        }
-        if (i >= kRecords - 200000) slice0_late.push_back(f.slice(0).bits);  // the last 10 s
-      });
-      report("10x burst", refresh, o);
-      std::ostringstream counts;
-      for (std::size_t c : slices_per_half_span) counts << c << ' ';
-      MESSAGE("slice count every 0.5 s (k+l = " << f.k() + f.l() << ", burst from 10 s to 12 s): " << counts.str());
-      MESSAGE("peak " << peak << " slices; at the end " << f.slice_count() << " slices, slice 0 = " << f.slice(0).bits
-                      << " bits");
-      check_tight(o, 0.01);
-      CHECK(peak > f.k() + f.l());
-      CHECK(f.slice_count() == f.k() + f.l());
-      const auto [lo, hi] = std::minmax_element(slice0_late.begin(), slice0_late.end());
-      CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));
-    }
+  TEST_CASE("tlbf: a 10x burst grows the filter, which then returns to k + l slices, in both layouts") {
+    for (const tlbf::TlbfLayout layout : {tlbf::TlbfLayout::bit_sliced, tlbf::TlbfLayout::slice_major})
+      for (Refresh refresh : {Refresh::no, Refresh::yes}) {
+        tlbf::FilterConfig cfg = time_config(kSpan, 0.01, 20000);
+        cfg.tlbf_layout = layout;
+        tlbf::TimeLimitedFilter f(cfg);
+        // 10 s steady (200k records), 2 s at 10x (400k), then steady (400k records, 20 s).
+        auto step = [](std::uint64_t i) { return i >= 200000 && i < 600000 ? kBaseStep / 10 : kBaseStep; };
+        std::vector<std::size_t> slices_per_half_span;
+        std::size_t peak = 0;
+        std::vector<std::uint64_t> slice0_late;
+        Time next_sample = kSec;
+        const Outcome o = run_time_window(f, kSpan, refresh, kRecords, step, [&](std::uint64_t i, Time now) {
+          peak = std::max(peak, f.slice_count());
+          if (now >= next_sample) {
+            slices_per_half_span.push_back(f.slice_count());
+            next_sample += kSpan / 2;
+          }
+          if (i >= kRecords - 200000) slice0_late.push_back(f.slice(0).bits);  // the last 10 s
+        });
+        report("10x burst", refresh, o);
+        std::ostringstream counts;
+        for (std::size_t c : slices_per_half_span) counts << c << ' ';
+        MESSAGE("slice count every 0.5 s (k+l = " << f.k() + f.l() << ", burst from 10 s to 12 s): " << counts.str());
+        MESSAGE("peak " << peak << " slices; at the end " << f.slice_count() << " slices, slice 0 = " << f.slice(0).bits
+                        << " bits");
+        check_tight(o, 0.01);
+        CHECK(peak > f.k() + f.l());
+        CHECK(f.slice_count() == f.k() + f.l());
+        if (layout == tlbf::TlbfLayout::bit_sliced) CHECK(f.era_count() == 1);
+        const auto [lo, hi] = std::minmax_element(slice0_late.begin(), slice0_late.end());
+        CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));
+      }
   }
 
   TEST_CASE("tlbf: no false negatives through a ramp up and down") {
@@ -401,10 +407,13 @@ TEST_SUITE("window_properties") {
   }
 
   TEST_CASE("tlbf sizing follows the rate: under- and over-dimensioned filters converge (paper Figs 1-2)") {
-    // The paper's setting: error 0.1, a 300 s span, a record every 0.1 s (3000 per span),
-    // initial capacity 1000 (under) and 10000 (over). 30000 records: 10 spans.
+    // The paper's setting, in its paper-faithful mode (slice-major): error 0.1, a 300 s span,
+    // a record every 0.1 s (3000 per span), initial capacity 1000 (under) and 10000 (over).
+    // 30000 records: 10 spans.
     for (std::uint64_t capacity : {1000ull, 10000ull}) {
-      tlbf::TimeLimitedFilter f(time_config(300 * kSec, 0.1, capacity));
+      tlbf::FilterConfig cfg = time_config(300 * kSec, 0.1, capacity);
+      cfg.tlbf_layout = tlbf::TlbfLayout::slice_major;
+      tlbf::TimeLimitedFilter f(cfg);
       const std::size_t base = f.k() + f.l();
       std::size_t peak = 0;
       std::vector<std::uint64_t> slice0_last_span;
@@ -426,6 +435,31 @@ TEST_SUITE("window_properties") {
       CHECK(static_cast<double>(f.slice(0).bits) == doctest::Approx(expected).epsilon(0.1));
       if (capacity == 1000) CHECK(peak > base);    // under-dimensioned: it had to grow
       if (capacity == 10000) CHECK(peak == base);  // over-dimensioned: never grows
+    }
+  }
+
+  TEST_CASE("bit-sliced sizing follows the rate: under- and over-dimensioned filters settle in one era sized for it") {
+    // The same stream and layouts: an initial size 3x too small or too large is replaced (an
+    // upsampled or folded first era, or a new one) and the filter ends in one era of k + l
+    // slices sized for k generations of 3000 / l records, with both headrooms.
+    for (std::uint64_t capacity : {1000ull, 10000ull}) {
+      tlbf::TimeLimitedFilter f(time_config(300 * kSec, 0.1, capacity));
+      REQUIRE(f.layout() == tlbf::TlbfLayout::bit_sliced);
+      Time now = 0;
+      std::size_t most = 0;
+      for (std::uint64_t i = 0; i < 30000; ++i) {
+        f.insert(key(i), now += 100 * tlbf::kMillisecond);
+        most = std::max(most, f.era_count());
+      }
+      const double h = tlbf::TimeLimitedFilter::kHeadroom;
+      const double expected = f.k() * 3000.0 / f.l() * h * h / 0.6931471805599453;
+      MESSAGE("capacity " << capacity << ": at most " << most << " eras, at the end " << f.era_count() << " of "
+                          << f.slice_count() << " slices of " << f.slice(0).bits << " bits (expected " << expected
+                          << ")");
+      CHECK(f.era_count() == 1);
+      CHECK(f.slice_count() == f.k() + f.l());
+      CHECK(most <= 2);
+      CHECK(static_cast<double>(f.slice(0).bits) == doctest::Approx(expected).epsilon(0.07));
     }
   }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pieces shared by the two age-partitioned filters (APBF in apbf.hpp, TLBF in
 // time_limited.hpp): bit access in a word array, the run query of generation-keyed probes,
 // slice sizing for a half-full slice (Rodrigues et al. eq. 8), clock arithmetic that cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The storage layouts of the count-window GEBF's r+1 segments (guarded_epoch.hpp), each a type
 // the filter is compiled for. They hold the same bits at the same positions, hence give the
 // same answers; they differ in how a query walks memory:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parameter maths for the guarded epoch Bloom filter (Alpay & Sarioglu 2026, arXiv 2606.19210).
 //
 // A GEBF is r+1 Bloom-filter segments of s bits, each holding at most ℓ = ⌈W/r⌉ keys. The

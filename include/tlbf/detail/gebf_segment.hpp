@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Probe positions of one GEBF segment: a plain Bloom filter over `bits` bits, or the blocked
 // layout where the key's first hash picks one 512-bit block and all k probes stay inside it
 // (Alpay & Sarioglu 2026, §5: one cache line per segment per query).

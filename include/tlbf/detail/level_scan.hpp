@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The search behind the filters' multi-run queries: among n candidates (the accepted runs
 // of an age-partitioned filter, the consulted blocks of a time-window GEBF), is there one
 // whose probes 0..len-1 all hit?

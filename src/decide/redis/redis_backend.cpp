@@ -11,8 +11,8 @@
 //    key is judged at its own time, as a local filter judges it. The time is the pipeline's
 //    clock: the record's time with -t, else the wall clock of this process (never the
 //    server's `*`), so producers and replicas agree and a run can be repeated.
-//  - Keys travel as their bytes: the module hashes items itself (tlbf::item_hash, without the
-//    run's seed) and takes no hashes. On a cluster the shard of a key is the module's rule
+//  - Keys travel as their bytes: the module hashes items itself (with each filter's own secret
+//    seed, not the run's) and takes no hashes. On a cluster the shard of a key is the module's rule
 //    (KeyHasher::shard, tlbf/shard.hpp), which every producer computes alike.
 //  - A redirected command (MOVED, ASK) is resent on a connection of its own to the named
 //    node, never on a pipelined one, where its reply would be taken for another command's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --count and --keep last with --state: the held records are kept in the state (format 3)
+# --count and --keep last with --state: the held records are kept in the state
 # at the end of each run and at checkpoints, so running an input in parts equals running it
 # whole once the last part drains them; the state records --count and --keep, so a later run
 # continues them, and a state made without them is not continued with them.
@@ -40,11 +40,11 @@ parts_run refresh3 "$WORK/all.txt" 3 -k 3 -t 1 -w 20s --count --keep last
 parts_run json3 "$WORK/all.ndjson" 3 -k id -t ts -w 20s --count
 parts_run count_window3 "$WORK/all.txt" 3 -k 3 -n 500 --count
 
-# The state is format 3 with the held records in it; a run without holding writes format 2.
+# The state is format 4, with the held records in it or without them.
 "$D" -k 3 -t 1 -w 20s --count --state "$WORK/v3.state" "$WORK/count5.part00" > /dev/null
-check "a holding run's state is format 3" 3 "$(od -An -tu4 -j8 -N4 "$WORK/v3.state" | tr -d ' ')"
+check "a holding run's state is format 4" 4 "$(od -An -tu4 -j8 -N4 "$WORK/v3.state" | tr -d ' ')"
 "$D" -k 3 -t 1 -w 20s --state "$WORK/v2.state" "$WORK/count5.part00" > /dev/null
-check "a run without holding still writes format 2" 2 "$(od -An -tu4 -j8 -N4 "$WORK/v2.state" | tr -d ' ')"
+check "a run without holding writes format 4 too" 4 "$(od -An -tu4 -j8 -N4 "$WORK/v2.state" | tr -d ' ')"
 check_usage_error "a state made without --count is not continued with it" "--count differs from the state file" \
   "$D" -k 3 -t 1 --count --state "$WORK/v2.state" "$WORK/count5.part01"
 check_usage_error "nor with another --keep" "--keep 'last' differs from the state file" \

@@ -5,13 +5,13 @@
 # finds such pairs (tlbf_redis_collide), shows them working on a filter of seed 0 and not on
 # a reserved one. The seed never shows in TLBF.INFO and a client cannot choose it; it reaches
 # the replica (full sync and stream), DEBUG RELOAD and the AOF, which then answer alike; and
-# an RDB written by the previous module loads with seed 0 and answers as before (made with
-# that module when it is at TLBF_OLD_REDIS_MODULE, default /tmp/base/tlbf_redis.so, else
-# the one it made for tests/e2e/redis/data/).
+# an RDB written by the previous module loads with seed 0 and answers as before (the one it
+# made for tests/e2e/redis/data/; made afresh with that module when TLBF_OLD_REDIS_MODULE
+# names it, whose attack pair then collides only while the library probes as it did).
 source "$(dirname "$0")/../redis_lib.bash"
 
 COLLIDE="$BUILD_DIR/tests/redis-module/tlbf_redis_collide"
-OLD_MODULE=${TLBF_OLD_REDIS_MODULE:-/tmp/base/tlbf_redis.so}
+OLD_MODULE=${TLBF_OLD_REDIS_MODULE:-}
 DATA="$(cd "$(dirname "$0")" && pwd)/data"
 # k = 2 probes in slices of 4096 bits: a cover takes some 16 million tries offline, and a
 # reserved filter holding three items covers an event by chance once in ~10^6 runs.
@@ -118,7 +118,7 @@ old_answers() {  # old_answers NAME: what the previous module's filters answer, 
   echo "old-attack events $(rc "$1" TLBF.EXISTS old-attack TIME "$TOLD" "${victims[@]}" | paste -sd' ')"
 }
 mkdir -p "$WORK/n"
-if [ -f "$OLD_MODULE" ]; then
+if [ -n "$OLD_MODULE" ] && [ -f "$OLD_MODULE" ]; then
   MODULE=$OLD_MODULE start_server o --rdbcompression no
   old_filters o
   check "the previous module saves" OK "$(rc o SAVE)"
@@ -126,13 +126,17 @@ if [ -f "$OLD_MODULE" ]; then
   check_files "the previous module answers as it did for data/" "$DATA/previous_module.answers" "$WORK/old-answers"
   cp "$WORK/o/dump.rdb" "$WORK/n/dump.rdb"
 else
-  echo "note: no previous module at $OLD_MODULE; its RDB comes from $DATA"
+  echo "note: the previous module's RDB comes from $DATA"
   cp "$DATA/previous_module.answers" "$WORK/old-answers"
   cp "$DATA/previous_module.rdb" "$WORK/n/dump.rdb"
 fi
 start_server n --rdbcompression no --dbfilename dump.rdb
 old_answers n >"$WORK/new-answers"
-check_files "the previous module's RDB answers as before" "$WORK/old-answers" "$WORK/new-answers"
+# Its filters keep their parameters, clock and every item they hold (the 300 items added, the
+# attack's events); an item never added may be a false positive of the library's current
+# layout instead of the old one's, as many as the error rate allows.
+check "the previous module's RDB answers as before" same \
+  "$(python3 "$E2E_DIR/redis/same_answers.py" "$WORK/old-answers" "$WORK/new-answers")"
 check "its filters keep seed 0" "0 0 0" "$(filter_seed n old-tlbf) $(filter_seed n old-gebf) $(filter_seed n old-attack)"
 
 check_alive p

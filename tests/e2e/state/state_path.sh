@@ -75,7 +75,7 @@ for alg in tlbf apbf; do
   status=0
   echo 1 | "$D" --state "$alg.state" > out 2> err || status=$?
   check "$alg state with k + l over 2^32: exit 1" 1 "$status"
-  check "$alg state with k + l over 2^32: the message says so" 1 "$(grep -c "state file '$alg.state': corrupted .*k + l out of range" err)"
+  check "$alg state with k + l over 2^32: the message says so" 1 "$(grep -c "state file '$alg.state': corrupted .*$alg k or l out of range" err)"
 done
 
 # Bytes past what the header declares are refused without being read.

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// The bit-sliced layout of the age-partitioned filters (APBF in apbf.hpp, TLBF in
+// time_limited.hpp): slices of one size m stored so that cell x holds bit x of every slice.
+//
+// Layout. S slots (one per slice), m cells (m a multiple of 64). Cell x is S bits wide, slot
+// s of cell x being bit x of the slice in slot s, and the cells are packed one after the
+// other (cell x at bit x S of the word array), so S m bits take S m / 64 words, exactly what
+// S slices of m bits took slice by slice. One guard word follows, so that reading 64 bits
+// from any bit of the array reads two whole words. Slot 0 is the newest slice; aging moves
+// every slice up one slot.
+//
+// Why. A generation-keyed run j (detail/age_partitioned.hpp) is slots j..j+k-1 probed with
+// hashes 0..k-1, and a key's probe p lands on the same cell c_p = reduce(x_p, m) in every
+// slice. So the 64 bits read from bit c_p S + p, call them R_p, hold at bit j the key's bit
+// in slot j + p: AND_p R_p has bit j set iff run j holds all its bits. k loads answer every
+// run (S <= 64: 64 runs a read; wider cells are read 64 runs at a time), where the slices one
+// after the other took about two loads per accepted run.
+//
+// Invariant: the word array holds S m slice bits and nothing else (S m is a multiple of 64),
+// and the guard word after it stays 0. Every re-layout (width, cell count) keeps the bit of
+// each (slot, key) pair that the new layout can hold: upsample() and fold() keep every
+// answer (see there), resize_slots() keeps the slots below the new width.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "tlbf/detail/age_partitioned.hpp"
+#include "tlbf/hash.hpp"
+#include "tlbf/types.hpp"
+
+namespace tlbf::detail {
+
+class RunCells {
+ public:
+  // The most slices the APBF keeps bit-sliced (k + l <= 64): one 64-bit read per probe holds
+  // every run. The TLBF's eras may grow wider.
+  static constexpr std::uint32_t kMaxSlices = 64;
+
+  // Where a key's k probes land: the first bit of each probe's cell (the APBF's key).
+  struct Key {
+    std::uint64_t bit[kMaxSlices];
+  };
+
+  void reset(std::uint32_t slots, std::uint64_t cells) {
+    reserved_ = 0;
+    slots_ = slots;
+    cells_ = cells;
+    words_.assign(word_count() + 1, 0);
+    words_.shrink_to_fit();
+    build_keep();
+  }
+  std::uint32_t slots() const { return slots_; }
+  std::uint64_t cells() const { return cells_; }
+  std::uint64_t word_count() const { return std::uint64_t{slots_} * cells_ / 64; }
+  // Room for cells `slots` wide without moving them: the memory is the system's to hand out
+  // as the cells widen into it (pages never written are not resident).
+  // Kept through re-layouts (upsample(), fold()).
+  void reserve_slots(std::uint32_t slots) {
+    reserved_ = slots;
+    words_.reserve(std::uint64_t{slots} * cells_ / 64 + 1);
+  }
+  std::uint64_t bits() const { return std::uint64_t{slots_} * cells_; }
+  const std::uint64_t* data() const { return words_.data(); }
+  std::uint64_t* data() { return words_.data(); }
+
+  // The first bit of the cell probe value x lands on.
+  std::uint64_t cell_of(std::uint64_t x) const { return reduce(x, cells_) * slots_; }
+  // 64 bits of the array from bit `at` (below S m): bits past the cell belong to the next
+  // cells, past the array to the guard word.
+  std::uint64_t bits64(std::uint64_t at) const {
+    const std::uint64_t* w = &words_[at >> 6];
+    const unsigned s = at & 63;
+    return (w[0] >> s) | ((w[1] << 1) << (63 - s));
+  }
+  void set(std::uint64_t at) { set_bit(words_.data(), at); }
+  void prefetch_bit(std::uint64_t at) const { __builtin_prefetch(&words_[at >> 6]); }
+
+  // The APBF's verbs, for S <= 64: the generation-keyed probes of run_probes(), whether one of
+  // runs 0..runs-1 holds all k bits (bits a read takes from the next cell land at j >= S -
+  // p >= l + 1 >= runs after the shift by p, outside the mask), and run 0 taking the key.
+  void locate(KeyHash h, std::uint32_t k, Key& at) const {
+    std::uint64_t x[kMaxSlices];
+    run_probes(h, k, x);
+    for (std::uint32_t p = 0; p < k; ++p) at.bit[p] = cell_of(x[p]);
+  }
+  bool any_run_holds(const Key& at, std::uint32_t k, std::uint32_t runs) const {
+    if (runs == 0) return false;
+    std::uint64_t all = ~std::uint64_t{0};
+    for (std::uint32_t p = 0; p < k; ++p) all &= bits64(at.bit[p]) >> p;
+    return (all & (~std::uint64_t{0} >> (64 - runs))) != 0;
+  }
+  void set_newest_run(const Key& at, std::uint32_t k) {
+    for (std::uint32_t p = 0; p < k; ++p) set(at.bit[p] + p);
+  }
+  void prefetch(const Key& at, std::uint32_t p) const { prefetch_bit(at.bit[p]); }
+
+  // Every slice moves up one slot; the one in the top slot is dropped, slot 0 is empty. From
+  // the top down, so that word q - 1 is still the old one when word q takes its top bit; two
+  // words at a time (a pass over the whole array per generation: k / ln 2 words per insert
+  // for S = 64).
+  void age() {
+    std::uint64_t* w = words_.data();
+    if (slots_ == 64) {  // a cell a word: no slot crosses into the next cell
+      using Pair = std::uint64_t __attribute__((vector_size(16)));
+      const std::uint64_t n = word_count();
+      std::uint64_t i = 0;
+      for (; i + 4 <= n; i += 4) {
+        Pair v[2];
+        std::memcpy(v, w + i, sizeof v);
+        v[0] <<= 1;
+        v[1] <<= 1;
+        std::memcpy(w + i, v, sizeof v);
+      }
+      for (; i < n; ++i) w[i] <<= 1;
+      return;
+    }
+    const std::size_t period = keep_.size();  // even
+    std::size_t q = word_count();             // words q.. are done
+    auto one = [&](std::size_t i) { w[i] = ((w[i] << 1) | (w[i - 1] >> 63)) & keep_[i % period]; };
+    if (q % 2 != 0 && q > 1) one(--q);  // one word (S m = 64) is aged below
+    using Pair = std::uint64_t __attribute__((vector_size(16)));
+    for (std::size_t r = q % period; q > 2;) {
+      q -= 2;
+      r = r == 0 ? period - 2 : r - 2;
+      Pair v, below, keep;
+      std::memcpy(&v, w + q, sizeof v);
+      std::memcpy(&below, w + q - 1, sizeof below);
+      std::memcpy(&keep, &keep_[r], sizeof keep);
+      v = ((v << 1) | (below >> 63)) & keep;
+      std::memcpy(w + q, &v, sizeof v);
+    }
+    if (q == 2) one(1);
+    w[0] = (w[0] << 1) & keep_[0];
+  }
+  // age() into cells `slots` wide: slots 1..slots-1 of the result are the old slots
+  // 0..slots-2 (older ones are dropped), slot 0 empty. One pass into new cells.
+  void age_into(std::uint32_t slots) {
+    if (slots == slots_) return age();
+    repack(slots, 1);
+  }
+  // Cells `slots` wide, keeping slots 0..min(S, slots)-1 of every cell.
+  void resize_slots(std::uint32_t slots) {
+    if (slots != slots_) repack(slots, 0);
+  }
+  // c times as many cells, cell x of the result a copy of old cell x / c. Exact: reduce(v, c
+  // m) / c == reduce(v, m) (floor(floor(y c) / c) = floor(y)), so every probe finds the bit
+  // it found before, and each slot's fill is unchanged.
+  void upsample(std::uint32_t c) {
+    relayout(slots_, cells_ * c, [&](std::vector<std::uint64_t>& out) {
+      for (std::uint64_t x = 0; x < cells_; ++x)
+        for (std::uint32_t i = 0; i < c; ++i) copy_bits(out, (x * c + i) * slots_, x * slots_, slots_);
+    });
+  }
+  // 1/c as many cells (m / c a multiple of 64), cell x of the result the OR of old cells c x ..
+  // c x + c - 1. No bit is lost (the same identity as upsample()); a slot of fill f becomes
+  // about 1 - (1 - f)^c full, which the caller checks its slices can take.
+  void fold(std::uint32_t c) {
+    relayout(slots_, cells_ / c, [&](std::vector<std::uint64_t>& out) {
+      for (std::uint64_t x = 0; x < cells_; ++x) copy_bits(out, (x / c) * slots_, x * slots_, slots_);
+    });
+  }
+  // Slot s of every cell set to 0 (a pass over the array).
+  void clear_slot(std::uint32_t s) {
+    const std::vector<std::uint64_t> keep = slot_pattern(s);
+    for (std::uint64_t i = 0; i < word_count(); ++i) words_[i] &= keep[i % keep.size()];
+  }
+
+  std::uint64_t ones_at(std::uint32_t pos) const {
+    std::uint64_t c = 0;
+    for (std::uint64_t i = 0; i < cells_; ++i) c += test_bit(words_.data(), i * slots_ + pos);
+    return c;
+  }
+
+  // The APBF's saved form (S <= 64): the slices at positions pos[0..n) as m / 64 words each,
+  // slice i at out + i m / 64 (bit x of a slice's words = bit `pos` of cell x), and back. 64
+  // cells take exactly S words, so each block of 64 cells is read as 64 rows of S bits,
+  // transposed as a 64 x 64 bit matrix, and row p of the result is word b of the slice at
+  // position p: a few thousand instructions per S words, where bit by bit took one test per
+  // bit. An empty block is not transposed. copy_slices_in() ORs into the cells, so the slices
+  // may come in any groups, each position once, into cells that start empty.
+  void copy_slices_out(const std::uint32_t* pos, std::uint32_t n, std::uint64_t* out) const {
+    const std::uint64_t words = cells_ / 64;
+    std::uint64_t rows[64];
+    for (std::uint64_t b = 0; b < words; ++b) {
+      std::uint64_t any = 0;
+      for (std::uint32_t i = 0; i < 64; ++i) any |= rows[i] = bits64((b * 64 + i) * slots_) & cell_mask();
+      if (any != 0) transpose_bits(rows);
+      for (std::uint32_t i = 0; i < n; ++i) out[i * words + b] = rows[pos[i]];
+    }
+  }
+  // A block whose slices hold at most this many bits in total is set bit by bit (a few
+  // instructions a bit) rather than transposed (a few thousand a block), so that a young or
+  // lightly used filter does not pay a transpose for every block.
+  static constexpr std::uint32_t kSparseBlockBits = 128;
+  void copy_slices_in(const std::uint32_t* pos, std::uint32_t n, const std::uint64_t* in) {
+    const std::uint64_t words = cells_ / 64;
+    std::uint64_t rows[64];
+    for (std::uint64_t b = 0; b < words; ++b) {
+      std::uint32_t ones = 0;
+      for (std::uint32_t i = 0; i < n; ++i) ones += static_cast<std::uint32_t>(__builtin_popcountll(in[i * words + b]));
+      if (ones <= kSparseBlockBits) {
+        for (std::uint32_t i = 0; i < n; ++i)
+          for (std::uint64_t v = in [i * words + b]; v != 0; v &= v - 1)
+            set_bit(words_.data(), (b * 64 + static_cast<unsigned>(__builtin_ctzll(v))) * slots_ + pos[i]);
+        continue;
+      }
+      std::fill_n(rows, 64, std::uint64_t{0});
+      for (std::uint32_t i = 0; i < n; ++i) rows[pos[i]] = in[i * words + b];
+      transpose_bits(rows);
+      for (std::uint32_t i = 0; i < 64; ++i) or_bits(words_, (b * 64 + i) * slots_, rows[i], slots_);
+    }
+  }
+
+  // A 64 x 64 bit matrix transposed in place: bit c of row r trades places with bit r of row
+  // c. Six rounds, each swapping the off-diagonal blocks of every 2j x 2j block (Warren,
+  // Hacker's Delight, 2nd ed., section 7-3).
+  static void transpose_bits(std::uint64_t rows[64]) {
+    std::uint64_t m = 0x00000000FFFFFFFFu;
+    for (std::uint32_t j = 32; j != 0; j >>= 1, m ^= m << j) {
+      for (std::uint32_t r = 0; r < 64; r = (r + j + 1) & ~j) {
+        const std::uint64_t t = ((rows[r] >> j) ^ rows[r + j]) & m;
+        rows[r] ^= t << j;
+        rows[r + j] ^= t;
+      }
+    }
+  }
+
+ private:
+  std::uint64_t cell_mask() const { return slots_ >= 64 ? ~std::uint64_t{0} : ~std::uint64_t{0} >> (64 - slots_); }
+
+  // ORs the low `len` (<= 64) bits of v into `out` from bit `at`.
+  static void or_bits(std::vector<std::uint64_t>& out, std::uint64_t at, std::uint64_t v, std::uint32_t len) {
+    if (len < 64) v &= (std::uint64_t{1} << len) - 1;
+    std::uint64_t* w = &out[at >> 6];
+    const unsigned s = at & 63;
+    w[0] |= v << s;
+    if (s + len > 64) w[1] |= v >> (64 - s);
+  }
+  // ORs `len` bits of this array from bit `from` into `out` from bit `to`, 64 at a time.
+  void copy_bits(std::vector<std::uint64_t>& out, std::uint64_t to, std::uint64_t from, std::uint32_t len) const {
+    for (std::uint32_t done = 0; done < len; done += 64)
+      or_bits(out, to + done, bits64(from + done), std::min<std::uint32_t>(64, len - done));
+  }
+  // New cells (`slots` wide, `cells` of them) filled by `fill` from the old ones, which it
+  // reads while they are still in place; then they replace the old ones.
+  template <class Fill>
+  void relayout(std::uint32_t slots, std::uint64_t cells, Fill&& fill) {
+    std::vector<std::uint64_t> out;
+    out.reserve(std::uint64_t{std::max(slots, reserved_)} * cells / 64 + 1);
+    out.assign(std::uint64_t{slots} * cells / 64 + 1, 0);
+    fill(out);
+    words_ = std::move(out);
+    slots_ = slots;
+    cells_ = cells;
+    build_keep();
+  }
+  // Cells `slots` wide holding the old slots moved up by `up` (0 or 1), as many as fit. Cells
+  // of at most 64 slots are moved in place (from the last when they widen, from the first
+  // when they narrow: no cell is written over before it is read), so that widening holds no
+  // second copy of the cells, and takes no new memory at all within reserve_slots().
+  void repack(std::uint32_t slots, std::uint32_t up) {
+    const std::uint32_t keep = std::min(slots_, slots - up);
+    if (slots > 64 || slots_ > 64) {
+      relayout(slots, cells_, [&](std::vector<std::uint64_t>& out) {
+        for (std::uint64_t x = 0; x < cells_; ++x) copy_bits(out, x * slots + up, x * slots_, keep);
+      });
+      return;
+    }
+    const std::uint64_t mask = keep == 0 ? 0 : ~std::uint64_t{0} >> (64 - keep);
+    auto move = [&](std::uint64_t x) { put_bits(x * slots, (bits64(x * slots_) & mask) << up, slots); };
+    const std::uint64_t words = std::uint64_t{slots} * cells_ / 64;
+    if (slots > slots_) {
+      words_.resize(words + 1);
+      for (std::uint64_t x = cells_; x-- > 0;) move(x);
+    } else {
+      for (std::uint64_t x = 0; x < cells_; ++x) move(x);
+      words_.resize(words + 1);
+      words_[words] = 0;
+      words_.shrink_to_fit();
+    }
+    slots_ = slots;
+    build_keep();
+  }
+  // Writes the low `len` (<= 64) bits of v (v has no others) over the array's bits from `at`.
+  void put_bits(std::uint64_t at, std::uint64_t v, std::uint32_t len) {
+    std::uint64_t* w = &words_[at >> 6];
+    const unsigned s = at & 63;
+    const std::uint64_t mask = len >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    w[0] = (w[0] & ~(mask << s)) | (v << s);
+    if (s + len > 64) w[1] = (w[1] & ~(mask >> (64 - s))) | (v >> (64 - s));
+  }
+
+  // Per word, mod the pattern's period (S / gcd(S, 64) words, taken twice when odd so that
+  // age() reads it in pairs of words): every bit but slot s of each cell.
+  std::vector<std::uint64_t> slot_pattern(std::uint32_t s) const {
+    std::uint32_t period = slots_ / std::gcd(slots_, 64u);
+    if (period % 2 != 0) period *= 2;
+    std::vector<std::uint64_t> keep(period, ~std::uint64_t{0});
+    for (std::uint64_t bit = s; bit < std::uint64_t{period} * 64; bit += slots_)
+      keep[bit >> 6] &= ~(std::uint64_t{1} << (bit & 63));
+    return keep;
+  }
+  // Aging clears slot 0 of every cell.
+  void build_keep() { keep_ = slot_pattern(0); }
+
+  std::uint32_t slots_ = 0;
+  std::uint32_t reserved_ = 0;  // reserve_slots()
+  std::uint64_t cells_ = 0;
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint64_t> keep_;  // per word, mod the period: all bits but slot 0 of a cell
+};
+
+}  // namespace tlbf::detail

@@ -1,0 +1,150 @@
+// The bit-sliced cells (include/tlbf/detail/run_cells.hpp) against a model of their slots, a
+// bit per (slot, cell): reads from any bit, aging in place and into other widths, widening and
+// narrowing, clearing a slot, and the two resizes that keep every answer, upsample() and
+// fold(), at widths from 1 to past 64 slots (a cell in one word, straddling two, or several).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "tlbf/detail/run_cells.hpp"
+#include "tlbf/hash.hpp"
+
+namespace {
+
+using tlbf::detail::RunCells;
+
+// The cells as slots x cells bits, bit (s, x) = slot s of cell x.
+struct Model {
+  std::uint32_t slots;
+  std::uint64_t cells;
+  std::vector<std::vector<bool>> bit;  // [slot][cell]
+
+  Model(std::uint32_t s, std::uint64_t m) : slots(s), cells(m), bit(s, std::vector<bool>(m)) {}
+  static Model of(const RunCells& c) {
+    Model m(c.slots(), c.cells());
+    for (std::uint32_t s = 0; s < c.slots(); ++s)
+      for (std::uint64_t x = 0; x < c.cells(); ++x) m.bit[s][x] = tlbf::detail::test_bit(c.data(), x * c.slots() + s);
+    return m;
+  }
+};
+
+void fill(RunCells& c, Model& m, std::mt19937_64& rng, double density) {
+  std::bernoulli_distribution set(density);
+  for (std::uint32_t s = 0; s < m.slots; ++s)
+    for (std::uint64_t x = 0; x < m.cells; ++x)
+      if (set(rng)) {
+        c.set(x * m.slots + s);
+        m.bit[s][x] = true;
+      }
+}
+
+bool same(const RunCells& c, const Model& m) {
+  const Model got = Model::of(c);
+  return got.slots == m.slots && got.cells == m.cells && got.bit == m.bit &&
+         c.data()[c.word_count()] == 0;  // the guard word
+}
+
+const std::uint32_t kWidths[] = {1, 2, 3, 7, 13, 32, 57, 63, 64, 65, 71, 127, 128, 150};
+
+}  // namespace
+
+TEST_SUITE("run_cells") {
+  TEST_CASE("bits64() reads the 64 bits from any bit, past the cell into the next ones") {
+    std::mt19937_64 rng(1);
+    for (const std::uint32_t slots : kWidths) {
+      CAPTURE(slots);
+      RunCells c;
+      c.reset(slots, 128);
+      Model m(slots, 128);
+      fill(c, m, rng, 0.5);
+      for (int i = 0; i < 500; ++i) {
+        const std::uint64_t at = rng() % c.bits();
+        std::uint64_t want = 0;
+        for (unsigned b = 0; b < 64 && at + b < c.bits(); ++b) {
+          const std::uint64_t bit = at + b;
+          want |= static_cast<std::uint64_t>(m.bit[bit % slots][bit / slots]) << b;
+        }
+        REQUIRE(c.bits64(at) == want);
+      }
+    }
+  }
+
+  TEST_CASE("aging moves every slot up one, in place or into another width, and empties slot 0") {
+    std::mt19937_64 rng(2);
+    for (const std::uint32_t slots : kWidths) {
+      for (const std::uint32_t to : {slots, slots + 1, slots + 9, slots > 3 ? slots - 3 : 1u}) {
+        CAPTURE(slots);
+        CAPTURE(to);
+        RunCells c;
+        c.reset(slots, 192);
+        Model m(slots, 192);
+        fill(c, m, rng, 0.4);
+        c.age_into(to);
+        Model want(to, 192);
+        for (std::uint32_t s = 1; s < to && s - 1 < slots; ++s) want.bit[s] = m.bit[s - 1];
+        CHECK(same(c, want));
+      }
+    }
+  }
+
+  TEST_CASE("resize_slots() keeps the slots below the new width, clear_slot() empties one slot") {
+    std::mt19937_64 rng(3);
+    for (const std::uint32_t slots : kWidths) {
+      for (const std::uint32_t to : {slots + 1, slots + 64, slots / 2 + 1}) {
+        CAPTURE(slots);
+        CAPTURE(to);
+        RunCells c;
+        c.reset(slots, 128);
+        Model m(slots, 128);
+        fill(c, m, rng, 0.5);
+        c.resize_slots(to);
+        Model want(to, 128);
+        for (std::uint32_t s = 0; s < to && s < slots; ++s) want.bit[s] = m.bit[s];
+        CHECK(same(c, want));
+        const std::uint32_t cleared = static_cast<std::uint32_t>(rng() % to);
+        c.clear_slot(cleared);
+        want.bit[cleared].assign(128, false);
+        CHECK(same(c, want));
+      }
+    }
+  }
+
+  TEST_CASE("upsample() and fold() keep the bit every probe value finds") {
+    // reduce(x, c m) / c == reduce(x, m): after upsample(c) a probe finds the bit it found; a
+    // fold(c) ORs the c cells a probe could land on into the one it lands on now.
+    std::mt19937_64 rng(4);
+    for (const std::uint32_t slots : kWidths) {
+      for (const std::uint32_t factor : {2u, 3u, 4u}) {
+        CAPTURE(slots);
+        CAPTURE(factor);
+        const std::uint64_t cells = 64 * factor * 2;
+        RunCells c;
+        c.reset(slots, cells);
+        Model m(slots, cells);
+        fill(c, m, rng, 0.05);
+        RunCells up = c;
+        up.upsample(factor);
+        REQUIRE(up.cells() == cells * factor);
+        RunCells down = c;
+        down.fold(factor);
+        REQUIRE(down.cells() == cells / factor);
+        for (int i = 0; i < 2000; ++i) {
+          const std::uint64_t x = rng();
+          const std::uint32_t s = static_cast<std::uint32_t>(rng() % slots);
+          const bool was = m.bit[s][tlbf::reduce(x, cells)];
+          CHECK(tlbf::detail::test_bit(up.data(), up.cell_of(x) + s) == was);
+          if (was) CHECK(tlbf::detail::test_bit(down.data(), down.cell_of(x) + s));
+        }
+        // Each folded cell is the OR of the c cells it stands for, nothing more.
+        Model want(slots, cells / factor);
+        for (std::uint32_t s = 0; s < slots; ++s)
+          for (std::uint64_t x = 0; x < cells; ++x)
+            if (m.bit[s][x]) want.bit[s][x / factor] = true;
+        CHECK(same(down, want));
+        CHECK(up.data()[up.word_count()] == 0);
+      }
+    }
+  }
+}
