@@ -6,6 +6,7 @@ set -l c complete -c tlbf-dedup
 $c -s h -l help -d 'Show the options and exit'
 $c -s V -l version -d 'Show the version and the commit it was built from'
 $c -s f -l format -x -a 'auto lines json ndjson' -d 'Input format'
+$c -l records -x -a 'Records' -d 'JSON: the records are the elements of this array member'
 $c -s z -l null -d 'Records end with NUL instead of newline'
 $c -l multiline -x -d 'A record starts at a line matching this regex; other lines continue it'
 $c -l multiline-timeout -x -a '0 200ms 1s 5s' -d 'With --multiline: judge an open record after a pause this long'
@@ -30,6 +31,7 @@ $c -l max-memory -x -a '64M 256M 512M 1G 2G' -d "Bound on the filter's memory"
 $c -l refresh -d 'A duplicate renews its key (sliding window)'
 # --mark and --stats take a value only as --mark=NAME / --stats=FMT.
 $c -l mark -d 'Emit every record, flagged (--mark=NAME names the flag)'
+$c -l compact -d 'JSON: write each record minified on one line'
 $c -l only-dups -d 'Emit only the duplicates'
 $c -l count -d 'Hold each kept record until its window closes, then write it with its count'
 $c -l count-format -x -d 'With --count, lines: the record and its fields ({count} {first} {last} {record})'

@@ -118,6 +118,22 @@ const Rule<std::string> kMultiline = [](const std::string& text, std::string& pr
     return std::nullopt;
   }
 };
+// --records a.b: member names joined by dots, none empty.
+const Rule<std::vector<std::string>> kRecordsPath = [](const std::string& text, std::string& problem)
+    -> std::optional<std::vector<std::string>> {
+  std::vector<std::string> path;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t dot = text.find('.', from);
+    path.push_back(text.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+    if (path.back().empty()) {
+      problem = "expected member names joined by dots, such as Records or data.items";
+      return std::nullopt;
+    }
+    if (dot == std::string::npos) return path;
+    from = dot + 1;
+  }
+};
 const Rule<tlbf::Duration> kMultilineTimeout = in_range<tlbf::Duration>(
     parse_duration, 0, 3600 * tlbf::kSecond, "expected a duration from 0 to 1h, such as 1s or 200ms");
 const Rule<std::uint64_t> kMaxRecord = in_range<std::uint64_t>(parse_byte_size, 1, std::uint64_t{1} << 40,
@@ -255,7 +271,8 @@ void read_input(const Parsed& p, Options& o) {
   if (p.given("--multiline")) {
     if (o.pipeline.format == InputFormat::json)
       throw UsageError(
-          "--multiline cannot be combined with -f json: a JSON record is one line (--multiline reads lines)");
+          "--multiline cannot be combined with -f json: JSON records are framed as JSON values (--multiline reads "
+          "lines)");
     o.reader.multiline = o.pipeline.multiline = p.read("--multiline", kMultiline);
     o.pipeline.terminator = o.reader.terminator;
     o.pipeline.format = InputFormat::lines;
@@ -263,6 +280,17 @@ void read_input(const Parsed& p, Options& o) {
   if (auto d = p.read_given("--multiline-timeout", kMultilineTimeout))
     o.reader.multiline_timeout_ms = static_cast<int>(*d / tlbf::kMillisecond);
   if (auto m = p.read_given("--max-record", kMaxRecord)) o.reader.max_record = static_cast<std::size_t>(*m);
+  if (auto r = p.read_given("--records", kRecordsPath)) {
+    if (o.pipeline.format == InputFormat::lines)
+      throw UsageError("--records cannot be combined with -f lines: it names a member of JSON objects");
+    o.reader.records_path = std::move(*r);
+    o.pipeline.format = InputFormat::json;
+  }
+  // JSON values are framed as values (over lines when pretty-printed); auto mode lets the
+  // first input's first byte decide, unless --key-regex says the records are lines.
+  o.reader.framing = o.pipeline.format == InputFormat::json ? Framing::json
+                     : o.pipeline.format == InputFormat::lines || p.given("--key-regex") ? Framing::lines
+                                                                                         : Framing::auto_detect;
 }
 
 void read_key(const Parsed& p, Options& o) {
@@ -274,6 +302,7 @@ void read_key(const Parsed& p, Options& o) {
   p.require_text("--time", "empty specification");
   if (auto m = p.read_given("--missing", kMissing)) x.missing = *m;
   if (auto m = p.read_given("--mask", kMask)) x.mask = *m;
+
   if (x.missing == MissingMember::null && x.keys.size() < 2)
     throw UsageError(
         "--missing null has no effect without two or more -k (a record with no key part present has no key)");

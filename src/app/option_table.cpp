@@ -38,7 +38,11 @@ class ValueOptions {
 
 void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
-  value("-f,--format", "FMT", "auto|lines|json (ndjson is json); auto: json when the first non-blank byte is '{'");
+  value("-f,--format", "FMT", "auto|lines|json (ndjson is json; also pretty-printed or concatenated values, top-level arrays of "
+        "objects); auto: json when the input starts with '{' or '[{' (blanks aside)");
+  value("--records", "PATH",
+        "JSON: the records are the elements of the array member PATH (a.b for nested members) of each top-level "
+        "object, streamed, written one per line (--records Records for {\"Records\":[...]}); implies -f json");
   app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
   value("--multiline", "RE",
         "a record starts at a line matching this POSIX extended regex (\\d = [0-9]; matched in linear time, so "
@@ -102,6 +106,8 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--mark", "[=NAME]",
         "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME "
         "default dup)");
+  app.add_flag("--compact", o.pipeline.output.compact,
+               "JSON: write each record minified on one line (default: exactly as read, with a line end)");
   app.add_flag("--only-dups", o.pipeline.output.only_dups,
                "emit only the duplicates (with --count or --keep last: the records that had copies)");
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
@@ -177,6 +183,7 @@ void declare_relations(CLI::App& app) {
   app.get_option("--redis")->needs("--redis-key");
   for (const char* name : {"--redis-key", "--redis-fallback", "--redis-shards"}) app.get_option(name)->needs("--redis");
   app.get_option("--multiline-timeout")->needs("--multiline");
+  for (const char* name : {"--multiline", "--null", "--key-regex"}) app.get_option("--records")->excludes(name);
 }
 
 }  // namespace

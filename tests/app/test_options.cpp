@@ -172,6 +172,21 @@ TEST_SUITE("options") {
     CHECK(!o.given.algorithm);  // apbf was chosen, not given
   }
 
+  TEST_CASE("--records frames JSON, and is recorded for a state") {
+    Options o = parse({"--records", "log.Records"});
+    CHECK(o.reader.records_path == std::vector<std::string>{"log", "Records"});
+    CHECK(o.reader.framing == Framing::json);
+    CHECK(o.pipeline.format == InputFormat::json);
+    REQUIRE(o.key_time_options.size() == 1);
+    CHECK(o.key_time_options[0] == RecordedOption{"--records", {"log.Records"}});
+    CHECK(parse({}).reader.framing == Framing::auto_detect);
+    CHECK(parse({"-f", "lines"}).reader.framing == Framing::lines);
+    CHECK(parse({"--key-regex", "a(b)"}).reader.framing == Framing::lines);
+    CHECK(usage_error({"--records", "a..b"}).find("--records 'a..b': expected member names") != std::string::npos);
+    CHECK(usage_error({"--records", "R", "-f", "lines"}).find("--records cannot be combined with -f lines") !=
+          std::string::npos);
+  }
+
   TEST_CASE("--count and --keep last hold records, decided by an exact table, and are recorded for a state") {
     Options o = parse({"--count", "--keep", "last", "-z", "--count-format", "{record}\\t{count}"});
     CHECK(o.hold.count);
