@@ -12,6 +12,7 @@ $c -l multiline -x -d 'A record starts at a line matching this regex; other line
 $c -l multiline-timeout -x -a '0 200ms 1s 5s' -d 'With --multiline: judge an open record after a pause this long'
 $c -l max-record -x -a '1M 64M 1G' -d 'A longer record is an input error'
 $c -s k -l key -x -d 'Key: JSON path or field list; repeatable'
+$c -l key-except -x -d 'JSON: the key is the whole record without these members'
 $c -s d -l delimiter -x -d 'Lines: field separator, one byte'
 $c -l key-regex -x -d 'Lines: the key is capture group 1 of this regex'
 $c -s i -l ignore-case -d 'Compare keys with ASCII letters case-folded'

@@ -12,6 +12,7 @@
 // text as typed: "-w/--window '5x': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d".
 #include "app/option_rules.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -25,6 +26,7 @@
 
 #include "base/duration.hpp"
 #include "extract/extract.hpp"
+#include "extract/json_key_encoder.hpp"
 #include "input/record_reader.hpp"
 #include "report/top_keys.hpp"
 #include "state/state_path.hpp"
@@ -121,18 +123,22 @@ const Rule<std::string> kMultiline = [](const std::string& text, std::string& pr
 // --records a.b: member names joined by dots, none empty.
 const Rule<std::vector<std::string>> kRecordsPath = [](const std::string& text, std::string& problem)
     -> std::optional<std::vector<std::string>> {
-  std::vector<std::string> path;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t dot = text.find('.', from);
-    path.push_back(text.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
-    if (path.back().empty()) {
-      problem = "expected member names joined by dots, such as Records or data.items";
+  std::vector<std::string> path = split_at(text, '.');
+  if (std::none_of(path.begin(), path.end(), [](const std::string& name) { return name.empty(); })) return path;
+  problem = "expected member names joined by dots, such as Records or data.items";
+  return std::nullopt;
+};
+// --key-except a,b.c: such paths joined by commas.
+const Rule<std::vector<std::string>> kKeyExcept = [](const std::string& text, std::string& problem)
+    -> std::optional<std::vector<std::string>> {
+  std::vector<std::string> paths = split_at(text, ',');
+  for (const std::string& path : paths) {
+    if (!kRecordsPath(path, problem)) {
+      problem = "expected member paths joined by commas, such as ts or ts,meta.host";
       return std::nullopt;
     }
-    if (dot == std::string::npos) return path;
-    from = dot + 1;
   }
+  return paths;
 };
 const Rule<tlbf::Duration> kMultilineTimeout = in_range<tlbf::Duration>(
     parse_duration, 0, 3600 * tlbf::kSecond, "expected a duration from 0 to 1h, such as 1s or 200ms");
@@ -302,7 +308,11 @@ void read_key(const Parsed& p, Options& o) {
   p.require_text("--time", "empty specification");
   if (auto m = p.read_given("--missing", kMissing)) x.missing = *m;
   if (auto m = p.read_given("--mask", kMask)) x.mask = *m;
-
+  if (auto e = p.read_given("--key-except", kKeyExcept)) {
+    if (o.pipeline.format == InputFormat::lines)
+      throw UsageError("--key-except cannot be combined with -f lines: it leaves members out of JSON records");
+    x.key_except = std::move(*e);
+  }
   if (x.missing == MissingMember::null && x.keys.size() < 2)
     throw UsageError(
         "--missing null has no effect without two or more -k (a record with no key part present has no key)");

@@ -58,6 +58,9 @@ void declare_key(CLI::App& app, ValueOptions& value, Options& o) {
                  "default: the whole record")
       ->type_name("SPEC")
       ->allow_extra_args(false);
+  value("--key-except", "LIST",
+        "JSON: the key is the whole record without these members (a comma list of paths a or a.b), in a canonical "
+        "form: member order, spacing and how a number is written do not split one event; with --mask, -i");
   value("-d,--delimiter", "C", "lines: field separator, one byte (\\t for tab); default: runs of blanks");
   value("--key-regex", "RE",
         "lines: the key is capture group 1 of this POSIX extended regex (else the whole match; no backreferences)");
@@ -172,6 +175,7 @@ void declare_redis(ValueOptions& value) {
 void declare_relations(CLI::App& app) {
   app.get_option("--window")->excludes("--window-count");
   app.get_option("--key-regex")->excludes("--key");
+  for (const char* name : {"--key", "--key-regex"}) app.get_option("--key-except")->excludes(name);
   for (const char* name : {"--checkpoint", "--state-reset", "--lock-timeout", "--drain"})
     app.get_option(name)->needs("--state");
   for (const char* name : {"--count-format", "--count-names"}) app.get_option(name)->needs("--count");

@@ -78,7 +78,7 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
 // --count and --keep). A new such option is added here, and state files then record it and
 // hold later runs to it.
 inline constexpr const char* kKeyTimeOptions[] = {
-    "--format",    "--records",     "--null",    "--multiline", "--key",  "--key-regex", "--delimiter",
+    "--format",    "--records",     "--null",    "--multiline", "--key",  "--key-except", "--key-regex", "--delimiter",
     "--ignore-case", "--missing", "--mask", "--time", "--time-format", "--count", "--keep"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).

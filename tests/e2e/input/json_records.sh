@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # JSON as it is shipped: top-level arrays, --records wrappers (gzipped CloudTrail files),
-# pretty-printed and concatenated documents, --compact, a byte-order mark, and
+# pretty-printed and concatenated documents, --key-except, --compact, a byte-order mark, and
 # damage: a truncated array keeps every complete element before it and exits 1, naming the
 # file, the record and the byte offset.
 source "$(dirname "$0")/../lib.bash"
@@ -40,6 +40,15 @@ check "--compact writes them as lines" "$("$D" --compact -k id -t ts "$N")" \
 check "jq -s . (one array): the same kept records" "$(cat "$WORK/ndjson.out")" \
   "$(jq -s -c . "$N" | "$D" -k id -t ts)"
 
+# --key-except: the record without the members named, in a canonical form.
+check "--key-except ts: order and spacing do not split a key" '{"a":1,"ts":1}' \
+  "$(printf '{"a":1,"ts":1}\n{"ts":2, "a": 1}\n' | "$D" --key-except ts)"
+check "--key-except: any other member does" 2 \
+  "$(printf '{"a":1,"ts":1}\n{"a":1,"b":0,"ts":2}\n' | "$D" --key-except ts | wc -l)"
+check "--key-except with --mask" 1 \
+  "$(printf '{"m":"id 12","ts":1}\n{"ts":2,"m":"id 13"}\n' | "$D" --key-except ts --mask numbers | wc -l)"
+check_usage_error "--key-except with -k" "--key-except" "$D" --key-except ts -k a
+check_usage_error "--key-except with -f lines" "--key-except" "$D" --key-except ts -f lines
 check_usage_error "--records with an empty name" "--records" "$D" --records 'a..b'
 
 # --mark and --count work on array elements as on NDJSON lines.
