@@ -127,8 +127,6 @@ class RecordReader {
   // (the first input is 1), so a consumer sees where one input's records end.
   std::uint64_t record_in_input() const { return record_in_input_; }
   std::size_t input_number() const { return next_path_; }
-  // The records are framed as JSON values (given, or chosen by the first input's first byte).
-  bool frames_json() const { return json_; }
   // Every input is a regular file (not stdin, a pipe or a terminal), so that no read waits
   // for a writer: a thread reading them can always be stopped soon.
   bool inputs_are_regular_files() const;
