@@ -12,6 +12,7 @@
 // text as typed: "-w/--window '5x': expected a duration > 0 such as 250ms, 30s, 5m, 2h, 1d".
 #include "app/option_rules.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -25,6 +26,7 @@
 
 #include "base/duration.hpp"
 #include "extract/extract.hpp"
+#include "extract/json_key_encoder.hpp"
 #include "input/record_reader.hpp"
 #include "report/top_keys.hpp"
 #include "state/state_path.hpp"
@@ -117,6 +119,26 @@ const Rule<std::string> kMultiline = [](const std::string& text, std::string& pr
     problem = e.what();
     return std::nullopt;
   }
+};
+// --records a.b: member names joined by dots, none empty.
+const Rule<std::vector<std::string>> kRecordsPath = [](const std::string& text, std::string& problem)
+    -> std::optional<std::vector<std::string>> {
+  std::vector<std::string> path = split_at(text, '.');
+  if (std::none_of(path.begin(), path.end(), [](const std::string& name) { return name.empty(); })) return path;
+  problem = "expected member names joined by dots, such as Records or data.items";
+  return std::nullopt;
+};
+// --key-except a,b.c: such paths joined by commas.
+const Rule<std::vector<std::string>> kKeyExcept = [](const std::string& text, std::string& problem)
+    -> std::optional<std::vector<std::string>> {
+  std::vector<std::string> paths = split_at(text, ',');
+  for (const std::string& path : paths) {
+    if (!kRecordsPath(path, problem)) {
+      problem = "expected member paths joined by commas, such as ts or ts,meta.host";
+      return std::nullopt;
+    }
+  }
+  return paths;
 };
 const Rule<tlbf::Duration> kMultilineTimeout = in_range<tlbf::Duration>(
     parse_duration, 0, 3600 * tlbf::kSecond, "expected a duration from 0 to 1h, such as 1s or 200ms");
@@ -255,7 +277,8 @@ void read_input(const Parsed& p, Options& o) {
   if (p.given("--multiline")) {
     if (o.pipeline.format == InputFormat::json)
       throw UsageError(
-          "--multiline cannot be combined with -f json: a JSON record is one line (--multiline reads lines)");
+          "--multiline cannot be combined with -f json: JSON records are framed as JSON values (--multiline reads "
+          "lines)");
     o.reader.multiline = o.pipeline.multiline = p.read("--multiline", kMultiline);
     o.pipeline.terminator = o.reader.terminator;
     o.pipeline.format = InputFormat::lines;
@@ -263,6 +286,17 @@ void read_input(const Parsed& p, Options& o) {
   if (auto d = p.read_given("--multiline-timeout", kMultilineTimeout))
     o.reader.multiline_timeout_ms = static_cast<int>(*d / tlbf::kMillisecond);
   if (auto m = p.read_given("--max-record", kMaxRecord)) o.reader.max_record = static_cast<std::size_t>(*m);
+  if (auto r = p.read_given("--records", kRecordsPath)) {
+    if (o.pipeline.format == InputFormat::lines)
+      throw UsageError("--records cannot be combined with -f lines: it names a member of JSON objects");
+    o.reader.records_path = std::move(*r);
+    o.pipeline.format = InputFormat::json;
+  }
+  // JSON values are framed as values (over lines when pretty-printed); auto mode lets the
+  // first input's first byte decide, unless --key-regex says the records are lines.
+  o.reader.framing = o.pipeline.format == InputFormat::json ? Framing::json
+                     : o.pipeline.format == InputFormat::lines || p.given("--key-regex") ? Framing::lines
+                                                                                         : Framing::auto_detect;
 }
 
 void read_key(const Parsed& p, Options& o) {
@@ -274,6 +308,11 @@ void read_key(const Parsed& p, Options& o) {
   p.require_text("--time", "empty specification");
   if (auto m = p.read_given("--missing", kMissing)) x.missing = *m;
   if (auto m = p.read_given("--mask", kMask)) x.mask = *m;
+  if (auto e = p.read_given("--key-except", kKeyExcept)) {
+    if (o.pipeline.format == InputFormat::lines)
+      throw UsageError("--key-except cannot be combined with -f lines: it leaves members out of JSON records");
+    x.key_except = std::move(*e);
+  }
   if (x.missing == MissingMember::null && x.keys.size() < 2)
     throw UsageError(
         "--missing null has no effect without two or more -k (a record with no key part present has no key)");

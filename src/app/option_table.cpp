@@ -38,7 +38,11 @@ class ValueOptions {
 
 void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
   app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
-  value("-f,--format", "FMT", "auto|lines|json (ndjson is json); auto: json when the first non-blank byte is '{'");
+  value("-f,--format", "FMT", "auto|lines|json (ndjson is json; also pretty-printed or concatenated values, top-level arrays of "
+        "objects); auto: json when the input starts with '{' or '[{' (blanks aside)");
+  value("--records", "PATH",
+        "JSON: the records are the elements of the array member PATH (a.b for nested members) of each top-level "
+        "object, streamed, written one per line (--records Records for {\"Records\":[...]}); implies -f json");
   app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
   value("--multiline", "RE",
         "a record starts at a line matching this POSIX extended regex (\\d = [0-9]; matched in linear time, so "
@@ -54,6 +58,9 @@ void declare_key(CLI::App& app, ValueOptions& value, Options& o) {
                  "default: the whole record")
       ->type_name("SPEC")
       ->allow_extra_args(false);
+  value("--key-except", "LIST",
+        "JSON: the key is the whole record without these members (a comma list of paths a or a.b), in a canonical "
+        "form: member order, spacing and how a number is written do not split one event; with --mask, -i");
   value("-d,--delimiter", "C", "lines: field separator, one byte (\\t for tab); default: runs of blanks");
   value("--key-regex", "RE",
         "lines: the key is capture group 1 of this POSIX extended regex (else the whole match; no backreferences)");
@@ -102,6 +109,8 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--mark", "[=NAME]",
         "emit every record, flagged: JSON gets \"NAME\":true|false, lines get \"dup\"/\"new\" and a tab (NAME "
         "default dup)");
+  app.add_flag("--compact", o.pipeline.output.compact,
+               "JSON: write each record minified on one line (default: exactly as read, with a line end)");
   app.add_flag("--only-dups", o.pipeline.output.only_dups,
                "emit only the duplicates (with --count or --keep last: the records that had copies)");
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
@@ -166,6 +175,7 @@ void declare_redis(ValueOptions& value) {
 void declare_relations(CLI::App& app) {
   app.get_option("--window")->excludes("--window-count");
   app.get_option("--key-regex")->excludes("--key");
+  for (const char* name : {"--key", "--key-regex"}) app.get_option("--key-except")->excludes(name);
   for (const char* name : {"--checkpoint", "--state-reset", "--lock-timeout", "--drain"})
     app.get_option(name)->needs("--state");
   for (const char* name : {"--count-format", "--count-names"}) app.get_option(name)->needs("--count");
@@ -177,6 +187,7 @@ void declare_relations(CLI::App& app) {
   app.get_option("--redis")->needs("--redis-key");
   for (const char* name : {"--redis-key", "--redis-fallback", "--redis-shards"}) app.get_option(name)->needs("--redis");
   app.get_option("--multiline-timeout")->needs("--multiline");
+  for (const char* name : {"--multiline", "--null", "--key-regex"}) app.get_option("--records")->excludes(name);
 }
 
 }  // namespace

@@ -77,10 +77,9 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
 // records are framed and read among them), and what a state's window holds (records held by
 // --count and --keep). A new such option is added here, and state files then record it and
 // hold later runs to it.
-inline constexpr const char* kKeyTimeOptions[] = {"--format",    "--null",      "--multiline",   "--key",
-                                                  "--key-regex", "--delimiter", "--ignore-case", "--missing",
-                                                  "--mask",      "--time",      "--time-format", "--count",
-                                                  "--keep"};
+inline constexpr const char* kKeyTimeOptions[] = {
+    "--format",    "--records",     "--null",    "--multiline", "--key",  "--key-except", "--key-regex", "--delimiter",
+    "--ignore-case", "--missing", "--mask", "--time", "--time-format", "--count", "--keep"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

@@ -133,6 +133,7 @@ class LineExtractor final : public Extractor {
         mask_(cfg.mask),
         time_parser_(std::move(time_parser)) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
+    if (!cfg.key_except.empty()) throw SpecError("--key-except applies to JSON records, not to lines");
     if (!cfg.key_regex.empty()) {
       if (!cfg.keys.empty()) throw SpecError("--key-regex and -k/--key cannot be combined");
       regex_ = std::make_unique<RegexKey>(cfg.key_regex, cfg.ignore_case);

@@ -53,6 +53,9 @@ enum class MissingMember : std::uint8_t {
 
 struct ExtractConfig {
   std::vector<std::string> keys;                 // -k, in order; empty = the whole record
+  // --key-except (JSON): the key is the whole record without these members (paths a.b),
+  // canonical as a -k part of an object is; empty with empty `keys`: the record's text.
+  std::vector<std::string> key_except;
   int delimiter = -1;                            // -d; -1 = runs of blanks
   std::string key_regex;                         // --key-regex
   bool ignore_case = false;                      // -i

@@ -135,6 +135,7 @@ class JsonExtractor final : public Extractor {
  public:
   JsonExtractor(const ExtractConfig& cfg, TimeParser time_parser, bool fast_path)
       : keys_(cfg.keys),
+        except_(cfg.key_except),
         missing_(cfg.missing),
         encoder_(cfg.ignore_case, cfg.mask),
         mask_(cfg.mask),
@@ -153,7 +154,7 @@ class JsonExtractor final : public Extractor {
     // The fast path reads member names and the values of strings and plain integers as written.
     if (wants_time_) flat_names_.push_back(time_path_);
     flat_names_.insert(flat_names_.end(), keys_.begin(), keys_.end());
-    flat_ = fast_path && !flat_names_.empty() && (keys_.empty() || encoder_.keeps_strings()) &&
+    flat_ = fast_path && !flat_names_.empty() && (keys_.empty() || encoder_.keeps_strings()) && except_.empty() &&
             std::none_of(flat_names_.begin(), flat_names_.end(), [](const std::string& p) { return p[0] == '/'; });
     flat_found_.resize(flat_names_.size());
   }
@@ -187,6 +188,7 @@ class JsonExtractor final : public Extractor {
         return out;
       }
     }
+    if (!except_.empty()) return key_except(doc, out);
     if (keys_.empty()) {
       out.key = whole_record_key(record);
       return out;
@@ -233,6 +235,22 @@ class JsonExtractor final : public Extractor {
     err = encoder_.part(v, part_, part);
     if (err == simdjson::DEPTH_ERROR) return Found::too_deep;
     return err ? Found::broken : Found::value;
+  }
+
+  // --key-except: the record's value read again from its start, without the members left out.
+  Extracted& key_except(od::document& doc, Extracted& out) {
+    // A time text simdjson unescaped lives in its string buffer, which the walk below reuses.
+    if (!out.time.text.empty()) out.time.text = time_text_.assign(out.time.text);
+    od::value v;
+    doc.rewind();
+    simdjson::error_code err = doc.get_value().get(v);
+    if (!err) err = encoder_.record_except(v, except_, part_);
+    if (err) {
+      out.status = err == simdjson::DEPTH_ERROR ? ExtractStatus::too_deep : ExtractStatus::malformed;
+      return out;
+    }
+    out.key = part_;
+    return out;
   }
 
   // The whole record is text here, not a value: masked as a line would be.
@@ -316,6 +334,7 @@ class JsonExtractor final : public Extractor {
   std::vector<FlatValue> flat_found_;
   bool root_stale_ = false;  // the document was rewound since `root` was fetched
   std::vector<std::string> keys_;
+  ExceptTree except_;
   MissingMember missing_;
   KeyEncoder encoder_;
   KeyMask mask_;
@@ -323,6 +342,7 @@ class JsonExtractor final : public Extractor {
   TimeParser time_parser_;
   std::string part_;  // the current part's bytes when they are not a view into the record
   std::string composite_;
+  std::string time_text_;  // with --key-except, the time's text
 };
 
 }  // namespace

@@ -68,6 +68,35 @@ simdjson::error_code KeyEncoder::part(od::value& v, std::string& buf, std::strin
   return simdjson::SUCCESS;
 }
 
+std::vector<std::string> split_at(std::string_view text, char sep) {
+  std::vector<std::string> pieces;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t at = text.find(sep, from);
+    pieces.emplace_back(text.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
+    if (at == std::string_view::npos) return pieces;
+    from = at + 1;
+  }
+}
+
+ExceptTree::ExceptTree(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    ExceptTree* node = this;
+    for (const std::string& name : split_at(path, '.'))
+      if (!node->whole_) node = &node->children_[name];  // (a path inside one left out whole adds nothing)
+    node->whole_ = true;
+  }
+}
+
+simdjson::error_code KeyEncoder::record_except(od::value& v, const ExceptTree& except, std::string& buf) {
+  od::json_type type;
+  simdjson::error_code err = v.type().get(type);
+  if (err) return err;
+  if (type != od::json_type::object) return simdjson::INCORRECT_TYPE;
+  buf.clear();
+  return append(v, type, buf, &except);
+}
+
 simdjson::error_code KeyEncoder::append_scalar(od::value& v, od::json_type type, std::string& out, bool nested) {
   simdjson::error_code err = simdjson::SUCCESS;
   switch (type) {
@@ -131,6 +160,7 @@ struct Level {
   od::object_iterator field, fields_end;
   std::string* out;
   std::vector<Member> members;
+  const ExceptTree* except;  // members left out of this object (nullptr: none)
 
   bool at_end() const { return object ? !(field != fields_end) : !(element != elements_end); }
   void advance() {
@@ -143,9 +173,10 @@ struct Level {
 
 // Starts the array or object `v` as a new innermost level; an array's tag goes out now, an
 // object's with its sorted members when it closes.
-simdjson::error_code open_level(od::value& v, od::json_type type, std::string& out, std::vector<Level>& levels) {
+simdjson::error_code open_level(od::value& v, od::json_type type, std::string& out, std::vector<Level>& levels,
+                                const ExceptTree* except = nullptr) {
   simdjson::error_code err;
-  Level l{type == od::json_type::object, {}, {}, {}, {}, &out, {}};
+  Level l{type == od::json_type::object, {}, {}, {}, {}, &out, {}, except};
   if (l.object) {
     od::object obj;
     if ((err = v.get_object().get(obj)) || (err = obj.begin().get(l.field)) || (err = obj.end().get(l.fields_end)))
@@ -184,13 +215,13 @@ void close_level(std::vector<Level>& levels) {
 
 }  // namespace
 
-simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::string& out) {
+simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::string& out, const ExceptTree* except) {
   if (!is_container(type)) return append_scalar(v, type, out, false);
   // Depth first without recursion: `levels` holds the open arrays and objects, innermost last.
   // A level's iterator moves on only once the value it points at is written (a nested one
   // closed), as On-Demand requires.
   std::vector<Level> levels;
-  simdjson::error_code err = open_level(v, type, out, levels);
+  simdjson::error_code err = open_level(v, type, out, levels, except);
   while (!err && !levels.empty()) {
     Level& l = levels.back();
     if (l.at_end()) {
@@ -200,10 +231,16 @@ simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::s
     }
     od::value child;
     std::string* target = l.out;
+    const ExceptTree* child_except = nullptr;
     if (l.object) {
       od::field f;
       std::string_view name;
       if ((err = (*l.field).get(f)) || (err = f.unescaped_key().get(name))) break;
+      child_except = l.except ? l.except->find(name) : nullptr;
+      if (child_except && child_except->leaf()) {  // left out: On-Demand skips its value
+        l.advance();
+        continue;
+      }
       l.members.push_back({std::string(name), {}});
       target = &l.members.back().value;  // stays put: the vector grows only after this value
       child = f.value();
@@ -218,7 +255,7 @@ simdjson::error_code KeyEncoder::append(od::value& v, od::json_type type, std::s
     } else if (levels.size() == kMaxKeyDepth) {
       err = simdjson::DEPTH_ERROR;
     } else {
-      err = open_level(child, child_type, *target, levels);  // `l` may move: not used after
+      err = open_level(child, child_type, *target, levels, child_except);  // `l` may move: not used after
     }
   }
   return err;

@@ -10,8 +10,10 @@
 #include <simdjson.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "extract/extract.hpp"
 #include "extract/key_mask.hpp"
@@ -31,6 +33,28 @@ inline std::string_view trim_json_token(std::string_view s) {
     s.remove_suffix(1);
   return s;
 }
+
+// The pieces of `text` between the `sep` bytes (a path's member names, a list's paths).
+std::vector<std::string> split_at(std::string_view text, char sep);
+
+// The members --key-except leaves out of a record's key, as a tree of member names: a name
+// whose node is a leaf is left out with its whole value, the others lead to nested objects.
+class ExceptTree {
+ public:
+  // `paths`: member names joined by dots (a, a.b).
+  explicit ExceptTree(const std::vector<std::string>& paths = {});
+  bool empty() const { return children_.empty(); }
+  bool leaf() const { return whole_; }
+  // The node of member `name` below this one, or nullptr when no path goes through it.
+  const ExceptTree* find(std::string_view name) const {
+    const auto it = children_.find(name);
+    return it == children_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<std::string, ExceptTree, std::less<>> children_;
+  bool whole_ = false;  // the member is left out with its whole value
+};
 
 // Writes a JSON value as key bytes (json_key in extract.hpp).
 class KeyEncoder {
@@ -57,10 +81,15 @@ class KeyEncoder {
   // folded or masked, anything else encoded into `buf`. simdjson::DEPTH_ERROR for a value
   // nested deeper than kMaxKeyDepth.
   simdjson::error_code part(simdjson::ondemand::value& v, std::string& buf, std::string_view& out);
+  // A whole record (an object) without the members of `except`, encoded as a key part is
+  // (members sorted, values typed, folded and masked alike) into `buf`.
+  simdjson::error_code record_except(simdjson::ondemand::value& v, const ExceptTree& except, std::string& buf);
 
  private:
   // Any value, arrays and objects walked without recursion (json_key_encoder.cpp).
-  simdjson::error_code append(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out);
+  // `except`: members left out of the top object (and of the objects it leads to).
+  simdjson::error_code append(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out,
+                              const ExceptTree* except = nullptr);
   // A string, number, boolean or null; `nested`: inside an array or object, self-delimiting.
   simdjson::error_code append_scalar(simdjson::ondemand::value& v, simdjson::ondemand::json_type type, std::string& out,
                                      bool nested);

@@ -74,8 +74,13 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
     : paths_(std::move(paths)),
       config_(std::move(config)),
       term_(config_.terminator),
+      framer_(config_.records_path),
       cap_(config_.buffer_size < 4096 ? 4096 : config_.buffer_size) {
   if (paths_.empty()) paths_.push_back("-");
+  // JSON framing reads records that end with a newline, one line or several (never with -z
+  // or --multiline, which the option rules keep apart).
+  json_ = config_.framing == Framing::json && term_ == '\n' && config_.multiline.empty();
+  framing_known_ = config_.framing != Framing::auto_detect || term_ != '\n' || !config_.multiline.empty();
   if (!config_.multiline.empty()) line_start_ = std::make_unique<LineStartPattern>(config_.multiline);
   for (const std::string& p : paths_) {
     struct stat st {};
@@ -134,6 +139,8 @@ bool RecordReader::open_next() {
   regular_ = regular;
   eof_ = false;
   record_in_input_ = 0;
+  input_offset_ = 0;
+  framer_.restart();
   input_uses_crlf_ = false;
   next_is_start_ = false;
   return true;
@@ -283,7 +290,43 @@ bool RecordReader::advance_input() {
     if (!damage.empty()) throw InputError(name_ + ": " + damage);
   }
   if (stop_ && *stop_) return false;
-  return open_next();
+  if (!open_next()) return false;
+  start_input();
+  return true;
+}
+
+void RecordReader::start_input() {
+  // Bytes enough to tell a byte-order mark (only bytes that may begin one are waited on, so a
+  // pipe's first record is not held back), and in auto mode the first byte that is not blank.
+  static constexpr char kBom[] = "\xEF\xBB\xBF";
+  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  auto decided = [&] {
+    if (detecting_) return false;
+    const std::size_t n = end_ - begin_;
+    const char* b = buf_.get() + begin_;
+    if (n < 3 && !eof_ && std::memcmp(b, kBom, n) == 0) return false;
+    if (framing_known_ || eof_) return true;
+    const std::size_t bom = n >= 3 && std::memcmp(b, kBom, 3) == 0 ? 3 : 0;
+    const char* first = std::find_if_not(b + bom, b + n, is_blank);
+    if (first == b + n) return false;
+    return *first != '[' || std::find_if_not(first + 1, b + n, is_blank) != b + n;  // '[': what follows it
+  };
+  while (!decided()) {
+    check_record_size(end_ - begin_);
+    if (!fill() && !eof_) break;
+  }
+  if (end_ - begin_ >= 3 && std::memcmp(buf_.get() + begin_, kBom, 3) == 0) {
+    begin_ += 3;
+    scan_ = begin_;
+    input_offset_ = 3;
+  }
+  if (framing_known_) return;
+  framing_known_ = true;
+  // JSON: an object, or an array of objects ("[INFO] ..." and "[07/Mar/2004:...]" are lines).
+  const char* end = buf_.get() + end_;
+  const char* first = std::find_if_not(static_cast<const char*>(buf_.get() + begin_), end, is_blank);
+  const char* second = first == end ? end : std::find_if_not(first + 1, end, is_blank);
+  json_ = first != end && (*first == '{' || (*first == '[' && second != end && *second == '{'));
 }
 
 void RecordReader::hand_out_rest(Record& out) {
@@ -314,7 +357,10 @@ void RecordReader::hand_out_group(Record& out, bool next_is_start) {
   next_is_start_ = next_is_start;
 }
 
-bool RecordReader::next(Record& out) { return line_start_ ? next_multiline(out) : next_line(out); }
+bool RecordReader::next(Record& out) {
+  if (line_start_) return next_multiline(out);
+  return json_ ? next_json(out) : next_line(out);
+}
 
 bool RecordReader::next_line(Record& out) {
   while (true) {
@@ -335,6 +381,7 @@ bool RecordReader::next_line(Record& out) {
         out.size = out.head_size = size;
         out.term_len = term_len;
         out.continues = false;
+        input_offset_ += pos + 1 - begin_;
         begin_ = pos + 1;
         scan_ = begin_;
         input_uses_crlf_ = term_len == 2;
@@ -350,8 +397,10 @@ bool RecordReader::next_line(Record& out) {
         return true;
       }
       check_open_records();
-    } else if (eof_ && !advance_input()) {
-      return false;
+    } else if (eof_) {
+      if (!advance_input()) return false;
+      if (json_) return next_json(out);  // the first input chose JSON framing
+      continue;                          // its first bytes were read
     }
     if (!eof_) fill();
   }

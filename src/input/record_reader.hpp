@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/line_regex.hpp"
+#include "input/json_frames.hpp"
 
 namespace tlbf_dedup {
 
@@ -60,8 +61,16 @@ class LineStartPattern {
   LineRegex re_;
 };
 
+// How newline-ended records are framed: lines, JSON values (json_frames.hpp), or JSON values
+// when the first input starts (after whitespace) with '{' or with '[' and then '{'.
+enum class Framing { lines, json, auto_detect };
+
 struct ReaderConfig {
   char terminator = '\n';  // or '\0' (-z)
+  Framing framing = Framing::lines;
+  // --records a.b: with JSON framing, records are the elements of this array member of each
+  // top-level object.
+  std::vector<std::string> records_path;
   std::size_t buffer_size = std::size_t{1} << 20;
   // A longer record (line, or multi-line record) is an InputError: without a bound, input
   // with no terminator at all would be read into memory whole.
@@ -138,6 +147,14 @@ class RecordReader {
   void detect_compression_of_input();
   void close_current();
   bool next_line(Record& out);
+  bool next_json(Record& out);
+  // Hands out a JSON frame's record (record_in_input_ and begin_ move past it).
+  void hand_out_frame(const JsonFrame& f, bool at_end, Record& out);
+  // A new input's first bytes: its compression, a UTF-8 byte-order mark (skipped), and in
+  // auto mode the framing, decided by the first input.
+  void start_input();
+  // Throws the InputError for the JSON damage at the bytes consumed (`f.skip`) of the unconsumed ones.
+  [[noreturn]] void throw_damage(const JsonFrame& f, bool at_end) const;
   bool next_multiline(Record& out);
   // Throws the InputError of a record longer than max_record, for a record of `size` bytes.
   void check_record_size(std::size_t size) const;
@@ -167,6 +184,10 @@ class RecordReader {
   bool eof_ = true;
   std::string name_;
   std::uint64_t record_in_input_ = 0;
+  std::uint64_t input_offset_ = 0;  // the current input's (decompressed) bytes before begin_
+  bool json_ = false;               // framing JSON values (framer_)
+  bool framing_known_ = false;
+  JsonFramer framer_;
   // The current input's last terminated line ended in CR LF: the terminator hand_out_rest()
   // supplies, and the one hand_out_group() takes off a multi-line record.
   bool input_uses_crlf_ = false;

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include "base/json_text.hpp"
 #include "extract/key_display.hpp"
@@ -33,14 +34,32 @@ Emitter::Emitter(Writer& out, OutputMode mode)
       mark_name_(json_escape(mode_.mark_name)),
       mark_bytes_(std::max<std::size_t>(4, mark_name_.size() + 9)) {}  // "dup\t", or ,"NAME":false
 
-void Emitter::undecided(const OutRecord& r) {
+OutRecord Emitter::compacted(const OutRecord& r) {
+  compact_.resize(r.text_size + 1);
+  std::size_t size = 0;
+  if (simdjson::minify(r.bytes.data(), r.text_size, compact_.data(), size) != simdjson::SUCCESS) return r;
+  compact_[size] = '\n';
+  return OutRecord{std::string_view(compact_.data(), size + 1), size, r.json, false};
+}
+
+CountedRecord Emitter::compacted(const CountedRecord& r) {
+  CountedRecord c = r;
+  const OutRecord o = compacted(OutRecord{r.bytes, r.text_size, r.json, false});
+  c.bytes = o.bytes;
+  c.text_size = o.text_size;
+  return c;
+}
+
+void Emitter::undecided(const OutRecord& given) {
+  const OutRecord r = mode_.compact && given.json ? compacted(given) : given;
   if (mode_.mark)
     write_marked(r.bytes, r.text_size, r.json, false);
   else
     out_.write(r.bytes);
 }
 
-bool Emitter::held(const CountedRecord& r) {
+bool Emitter::held(const CountedRecord& held) {
+  const CountedRecord r = mode_.compact && held.json ? compacted(held) : held;
   if (mode_.only_dups && r.count < 2) return false;
   if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
   if (mode_.count)

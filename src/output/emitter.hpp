@@ -22,6 +22,9 @@ struct OutputMode {
   bool only_dups = false;
   bool mark = false;
   std::string mark_name = "dup";  // JSON member name for --mark
+  // --compact: a JSON record is written minified on one line (simdjson's minifier); one that
+  // does not minify (not valid JSON) is written as it was read.
+  bool compact = false;
   // --count: the records of the holding stage (output/holder.hpp) carry their count and times.
   bool count = false;
   CountFormat count_format;
@@ -62,6 +65,11 @@ class Emitter {
   // A record the filter judged, `dup` or not: written as --only-dups and --mark say; true
   // when it was written.
   bool decided(const OutRecord& r, bool dup) {
+    return write_decided(mode_.compact && r.json ? compacted(r) : r, dup);
+  }
+
+ private:
+  bool write_decided(const OutRecord& r, bool dup) {
     if (mode_.mark) {
       if (mode_.only_dups && !dup) return false;
       write_marked(r.bytes, r.text_size, r.json, dup);
@@ -74,6 +82,8 @@ class Emitter {
       out_.write(r.bytes);
     return true;
   }
+
+ public:
   // A record written whatever the filter says (passed by --on-error pass): copied, and with
   // --mark flagged as new.
   void undecided(const OutRecord& r);
@@ -95,7 +105,10 @@ class Emitter {
   };
   Room room() const {
     const WriterRoom w = out_.room();
-    return Room{mode_.mark ? w.copied : std::min(w.copied, w.borrowed), mode_.mark ? mark_bytes_ : 0, w.calls};
+    // --compact copies every record and may add a line end.
+    const bool copies = mode_.mark || mode_.compact;
+    return Room{copies ? w.copied : std::min(w.copied, w.borrowed),
+                (mode_.mark ? mark_bytes_ : 0) + (mode_.compact ? 1 : 0), w.calls};
   }
 
   // --explain: the header, then one line per record instead of the record.
@@ -108,12 +121,17 @@ class Emitter {
   // top-level member spelled "NAME", that member's value replaced (so the output never holds
   // NAME twice). A record that is not a JSON object in JSON mode is written unchanged.
   void write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  // --compact: the record minified, with a line end, as a record of compact_; `r` itself
+  // when it does not minify.
+  OutRecord compacted(const OutRecord& r);
+  CountedRecord compacted(const CountedRecord& r);
 
   Writer& out_;
   OutputMode mode_;
   std::string mark_name_;   // mode_.mark_name as JSON string text
   std::size_t mark_bytes_;  // the most --mark adds to a record
   bool owes_terminator_ = false;  // the held record written last had no terminator
+  std::string compact_;           // --compact: the record written now, minified
 };
 
 }  // namespace tlbf_dedup

@@ -172,6 +172,25 @@ TEST_SUITE("options") {
     CHECK(!o.given.algorithm);  // apbf was chosen, not given
   }
 
+  TEST_CASE("--records and --key-except frame and key JSON, and are recorded for a state") {
+    Options o = parse({"--records", "log.Records", "--key-except", "ts,meta.host"});
+    CHECK(o.reader.records_path == std::vector<std::string>{"log", "Records"});
+    CHECK(o.reader.framing == Framing::json);
+    CHECK(o.pipeline.format == InputFormat::json);
+    CHECK(o.pipeline.extract.key_except == std::vector<std::string>{"ts", "meta.host"});
+    REQUIRE(o.key_time_options.size() == 2);
+    CHECK(o.key_time_options[0] == RecordedOption{"--records", {"log.Records"}});
+    CHECK(o.key_time_options[1] == RecordedOption{"--key-except", {"ts,meta.host"}});
+    CHECK(parse({}).reader.framing == Framing::auto_detect);
+    CHECK(parse({"-f", "lines"}).reader.framing == Framing::lines);
+    CHECK(parse({"--key-regex", "a(b)"}).reader.framing == Framing::lines);
+    CHECK(usage_error({"--records", "a..b"}).find("--records 'a..b': expected member names") != std::string::npos);
+    CHECK(usage_error({"--key-except", "a,"}).find("--key-except 'a,': expected member paths") != std::string::npos);
+    CHECK(usage_error({"--records", "R", "-f", "lines"}).find("--records cannot be combined with -f lines") !=
+          std::string::npos);
+    CHECK(usage_error({"--key-except", "ts", "-k", "id"}).find("excludes") != std::string::npos);
+  }
+
   TEST_CASE("--count and --keep last hold records, decided by an exact table, and are recorded for a state") {
     Options o = parse({"--count", "--keep", "last", "-z", "--count-format", "{record}\\t{count}"});
     CHECK(o.hold.count);

@@ -364,6 +364,33 @@ TEST_SUITE("extract") {
     CHECK(status_of(*x, R"({"z":)" + nested(100000, '[', ']') + R"(,"id":2})") == ExtractStatus::ok);
   }
 
+  TEST_CASE("json: --key-except keys the record without its members, canonical") {
+    ExtractConfig cfg;
+    cfg.key_except = {"ts", "meta.host"};
+    auto x = make_json_extractor(cfg, auto_time());
+    // Member order, spacing, number spelling and the members left out do not matter.
+    CHECK(key_of(*x, R"({"a":1,"ts":1})") == key_of(*x, "{\"ts\":2, \"a\": 1}"));
+    CHECK(key_of(*x, R"({"a":1,"b":[1.0,"x"]})") == key_of(*x, R"({ "b" : [ 1 , "x" ] , "a" : 1e0 })"));
+    CHECK(key_of(*x, R"({"a":1,"meta":{"host":"h1","app":"x"}})") ==
+          key_of(*x, R"({"meta":{"app":"x","host":"h2"},"a":1})"));
+    // What remains is compared whole: any other member, value or type splits.
+    CHECK(key_of(*x, R"({"a":1,"ts":1})") != key_of(*x, R"({"a":"1","ts":1})"));
+    CHECK(key_of(*x, R"({"a":1})") != key_of(*x, R"({"a":1,"b":null})"));
+    CHECK(key_of(*x, R"({"a":1,"meta":{"app":"x"}})") != key_of(*x, R"({"a":1,"meta":{"app":"y"}})"));
+    // Only members of objects on the path are left out: one inside an array stays.
+    CHECK(key_of(*x, R"({"a":[{"ts":1}]})") != key_of(*x, R"({"a":[{"ts":2}]})"));
+    CHECK(status_of(*x, "[1,2]") == ExtractStatus::malformed);
+    CHECK(status_of(*x, R"({"a":1,)") == ExtractStatus::malformed);
+
+    ExtractConfig masked = cfg;  // with --mask, string values are masked
+    masked.mask = *KeyMask::parse("numbers", nullptr);
+    auto m = make_json_extractor(masked, auto_time());
+    CHECK(key_of(*m, R"({"msg":"user 12 left","ts":1})") == key_of(*m, R"({"ts":9,"msg":"user 345 left"})"));
+
+    ExtractConfig lines = cfg;  // a line has no members to leave out
+    CHECK_THROWS_AS(make_line_extractor(lines, auto_time()), SpecError);
+  }
+
   TEST_CASE("json: -i folds string content only") {
     ExtractConfig ic;
     ic.keys = {"u"};

@@ -50,7 +50,7 @@ check "-t from the first line: only the preamble is untimed" 1 "$(grep -c '1 rec
 # Bad combinations and values are usage errors that say why.
 status=0; "$D" --multiline x -f json "$log" > /dev/null 2> "$WORK/e1" || status=$?
 check "--multiline with -f json: exit 2" 2 "$status"
-check "--multiline with -f json: says why" 1 "$(grep -c 'a JSON record is one line' "$WORK/e1")"
+check "--multiline with -f json: says why" 1 "$(grep -c 'JSON records are framed as JSON values' "$WORK/e1")"
 status=0; "$D" --multiline '(' "$log" > /dev/null 2> "$WORK/e2" || status=$?
 check "a bad pattern: exit 2 naming it" "2 1" "$status $(grep -c "\-\-multiline '('" "$WORK/e2")"
 status=0; "$D" --multiline-timeout 1s "$log" > /dev/null 2>&1 || status=$?

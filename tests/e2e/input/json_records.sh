@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# JSON as it is shipped: top-level arrays, --records wrappers (gzipped CloudTrail files),
+# pretty-printed and concatenated documents, --key-except, --compact, a byte-order mark, and
+# damage: a truncated array keeps every complete element before it and exits 1, naming the
+# file, the record and the byte offset.
+source "$(dirname "$0")/../lib.bash"
+D="$TLBF_DEDUP"
+NL=$'\n'
+
+# The issue's reproductions.
+check "a top-level array: its elements are the records" "{\"id\":1,\"ts\":1}$NL{\"id\":2,\"ts\":3}" \
+  "$(printf '[{"id":1,"ts":1},{"id":1,"ts":2},{"id":2,"ts":3}]\n' | "$D" -k id)"
+check "pretty-printed documents: one record each" "{$NL  \"id\": 1$NL}" \
+  "$(printf '{\n  "id": 1\n}\n{\n  "id": 1\n}\n' | "$D" -k id)"
+check "--records Records: the wrapper's elements" '{"eventID":"a"}' \
+  "$(printf '{"Records":[{"eventID":"a"},{"eventID":"a"}]}\n' | "$D" --records Records -k eventID)"
+check "values on one line, and an array after them" "{\"a\":1}$NL{\"a\":2}$NL{\"a\":3}" \
+  "$(printf '{"a":1} {"a":1}  {"a":2}\n[{"a":3},{"a":2}]\n' | "$D" -k a)"
+
+# CloudTrail: three gzipped files whose events overlap, each event kept once, byte for byte.
+T=$TESTDATA/cloudtrail
+"$D" --records Records -k eventID -t eventTime "$T"/trail1.json.gz "$T"/trail2.json.gz "$T"/trail3.json.gz \
+  > "$WORK/trail.out"
+check_files "three overlapping CloudTrail files: each event once, as written" "$T/expected.ndjson" "$WORK/trail.out"
+check "the fixture does hold copies" 1 "$(($(zcat "$T"/trail*.json.gz | grep -o '"eventID"' | wc -l) > 22))"
+zcat "$T/trail1.json.gz" | zstd -q -c > "$WORK/trail1.json.zst"
+check "zstd and a path to a nested member" 10 \
+  "$(zcat "$T/trail1.json.gz" | sed 's/^{"Records"/{"log":{"Records"/; s/}$/}}/' | "$D" --records log.Records -k eventID |
+    wc -l)"
+check "a zstd file frames alike" "$(head -10 "$T/expected.ndjson")" \
+  "$("$D" --records Records -k eventID "$WORK/trail1.json.zst")"
+
+# jq . of an NDJSON file keeps the same records as the file itself.
+N=$TESTDATA/app.ndjson
+jq . "$N" > "$WORK/pretty.json"
+"$D" -k id -t ts "$N" > "$WORK/ndjson.out"
+check "jq . output: the same kept records" "$(jq -c . "$WORK/ndjson.out")" "$("$D" -k id -t ts "$WORK/pretty.json" | jq -c .)"
+check "--compact writes them as lines" "$("$D" --compact -k id -t ts "$N")" \
+  "$("$D" --compact -k id -t ts "$WORK/pretty.json")"
+check "jq -s . (one array): the same kept records" "$(cat "$WORK/ndjson.out")" \
+  "$(jq -s -c . "$N" | "$D" -k id -t ts)"
+
+# --key-except: the record without the members named, in a canonical form.
+check "--key-except ts: order and spacing do not split a key" '{"a":1,"ts":1}' \
+  "$(printf '{"a":1,"ts":1}\n{"ts":2, "a": 1}\n' | "$D" --key-except ts)"
+check "--key-except: any other member does" 2 \
+  "$(printf '{"a":1,"ts":1}\n{"a":1,"b":0,"ts":2}\n' | "$D" --key-except ts | wc -l)"
+check "--key-except with --mask" 1 \
+  "$(printf '{"m":"id 12","ts":1}\n{"ts":2,"m":"id 13"}\n' | "$D" --key-except ts --mask numbers | wc -l)"
+check_usage_error "--key-except with -k" "--key-except" "$D" --key-except ts -k a
+check_usage_error "--key-except with -f lines" "--key-except" "$D" --key-except ts -f lines
+check_usage_error "--records with an empty name" "--records" "$D" --records 'a..b'
+
+# --mark and --count work on array elements as on NDJSON lines.
+check "--mark on array elements" "{\"a\":1,\"dup\":false}$NL{\"a\":1,\"dup\":true}" \
+  "$(printf '[{"a":1},{"a":1}]' | "$D" --mark -k a)"
+check "--count on array elements" '{"a":1,"t":1,"dup_count":2,"first_seen":1,"last_seen":2}' \
+  "$(printf '[{"a":1,"t":1},\n {"a":1,"t":2}]' | "$D" --count -k a -t t)"
+
+# A UTF-8 byte-order mark is skipped, in auto mode and with -f json.
+check "a byte-order mark, auto mode" '{"id":1}' "$(printf '\xef\xbb\xbf{"id":1}\n{"id":1}\n' | "$D" -k id)"
+check "a byte-order mark, -f json" '{"id":1}' "$(printf '\xef\xbb\xbf{"id":1}\n{"id":1}\n' | "$D" -f json -k id)"
+
+# Damage: every complete element first, then exit 1 with the file, record and byte offset.
+printf '[{"a":1},{"a":2},{"a":1},{"a":' > "$WORK/cut.json"
+status=0
+"$D" -k a "$WORK/cut.json" > "$WORK/cut.out" 2> "$WORK/cut.err" || status=$?
+check "a truncated array: exit 1" 1 "$status"
+check "a truncated array: its complete elements" "{\"a\":1}$NL{\"a\":2}" "$(cat "$WORK/cut.out")"
+check "a truncated array: the message names file, record and offset" 1 \
+  "$(grep -c "cut.json: record 4 at byte 25: the input ends inside a record" "$WORK/cut.err")"
+zcat "$T/trail2.json.gz" | head -c 2000 | gzip -c > "$WORK/cut.json.gz"
+status=0
+"$D" --records Records -k eventID "$WORK/cut.json.gz" > "$WORK/cutgz.out" 2> "$WORK/cutgz.err" || status=$?
+check "a truncated gzipped wrapper: exit 1" 1 "$status"
+check "a truncated gzipped wrapper: the gzip damage is named" 1 "$(grep -c "cut.json.gz: .*truncated" "$WORK/cutgz.err")"
+check "a truncated gzipped wrapper: its complete elements" "$(sed -n 8,12p "$T/expected.ndjson")" \
+  "$(cat "$WORK/cutgz.out")"
+status=0
+printf '{"Other":[1]}\n' | "$D" --records Records > /dev/null 2> "$WORK/nomember.err" || status=$?
+check "a wrapper without the member: exit 1" 1 "$status"
+check "a wrapper without the member: said" 1 "$(grep -c "without the array member of --records" "$WORK/nomember.err")"
+finish

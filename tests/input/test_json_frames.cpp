@@ -1,0 +1,116 @@
+// JSON framing (src/input/json_frames.hpp): top-level values over lines and on one line,
+// NDJSON framed as lines, arrays and --records wrappers, damage, and the same frames whatever
+// size the pieces of input come in.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "input/json_frames.hpp"
+
+namespace {
+using tlbf_dedup::JsonFrame;
+using tlbf_dedup::JsonFramer;
+
+// The records of `input`, fed `piece` bytes more at a time as the reader does; each record
+// with its line end ("" or "\n" or "\r\n"), then "!damage" when the input is damaged.
+std::vector<std::string> frames(const std::string& input, std::size_t piece, std::vector<std::string> path = {}) {
+  JsonFramer framer(std::move(path));
+  std::string buf = input;
+  std::vector<std::string> out;
+  std::size_t begin = 0, end = 0;
+  while (true) {
+    const bool at_end = end == buf.size();
+    const JsonFrame f = framer.next(std::string_view(buf).substr(begin, end - begin), at_end);
+    if (f.kind == JsonFrame::Kind::record) {
+      if (f.newline_over_separator) buf[begin + f.skip + f.size] = '\n';
+      out.push_back(buf.substr(begin + f.skip, f.size + f.term_len));
+      begin += f.consumed;
+    } else if (f.kind == JsonFrame::Kind::damaged) {
+      out.push_back("!" + f.damage);
+      return out;
+    } else if (f.kind == JsonFrame::Kind::end) {
+      REQUIRE(at_end);
+      return out;
+    } else {
+      REQUIRE_FALSE(at_end);
+      begin += f.skip;
+      end = std::min(buf.size(), end + piece);
+    }
+  }
+}
+
+// The same frames whole and byte by byte.
+std::vector<std::string> framed(const std::string& input, std::vector<std::string> path = {}) {
+  const std::vector<std::string> whole = frames(input, input.size() + 1, path);
+  CHECK(frames(input, 1, path) == whole);
+  CHECK(frames(input, 7, path) == whole);
+  return whole;
+}
+
+using V = std::vector<std::string>;
+}  // namespace
+
+TEST_SUITE("json_frames") {
+  TEST_CASE("NDJSON frames as lines: blanks, blank lines, CR LF, the last line without its end") {
+    CHECK(framed("{\"a\":1}\n\n  {\"b\":2}  \r\n{\"c\":3}") == V{"{\"a\":1}\n", "\n", "  {\"b\":2}  \r\n", "{\"c\":3}"});
+  }
+
+  TEST_CASE("broken lines stay lines: an open string, a value left open, text after a value") {
+    CHECK(framed("{\"a\":\"x\n{\"b\":1}\n") == V{"{\"a\":\"x\n", "{\"b\":1}\n"});
+    CHECK(framed("{\"a\":1,\n{\"b\":1}\n") == V{"{\"a\":1,\n", "{\"b\":1}\n"});
+    CHECK(framed("{\"a\":1}}\nnot json\n") == V{"{\"a\":1}}\n", "not json\n"});
+    CHECK(framed("{\"a\":\n") == V{"{\"a\":\n"});
+  }
+
+  TEST_CASE("pretty-printed values are records of several lines") {
+    const std::string pretty = "{\n  \"id\": 1,\n  \"tags\": [\n    \"x}\"\n  ]\n}\n{\n  \"id\": 2\n}\n";
+    CHECK(framed(pretty) == V{"{\n  \"id\": 1,\n  \"tags\": [\n    \"x}\"\n  ]\n}\n", "{\n  \"id\": 2\n}\n"});
+  }
+
+  TEST_CASE("values on one line are records of their own, escapes inside strings") {
+    CHECK(framed("{\"a\":\"\\\"}\"}  {\"b\":2}{\"c\":3}\n") == V{"{\"a\":\"\\\"}\"}\n", "{\"b\":2}", "{\"c\":3}\n"});
+  }
+
+  TEST_CASE("a top-level array: its elements, each with a line end, nothing of the brackets") {
+    CHECK(framed("[{\"a\":1}, {\"a\":[1,2]} ,\n 3,\"s,]\"]\n[\n  {\"b\":1}\n]\n{\"c\":1}\n") ==
+          V{"{\"a\":1}\n", "{\"a\":[1,2]}\n", "3\n", "\"s,]\"\n", "{\"b\":1}\n", "{\"c\":1}\n"});
+  }
+
+  TEST_CASE("an array that does not start with an object is one record, as in NDJSON") {
+    CHECK(framed("[1,2]\n[ ]\n[INFO] started\n") == V{"[1,2]\n", "[ ]\n", "[INFO] started\n"});
+  }
+
+  TEST_CASE("a truncated array: every complete element, then the damage") {
+    const V got = framed("[{\"a\":1},{\"a\":2},{\"a\":");
+    REQUIRE(got.size() == 3);
+    CHECK(got[1] == "{\"a\":2}\n");
+    CHECK(got[2].find("ends inside a record") != std::string::npos);
+    const V cut = framed("[{\"a\":1}");
+    REQUIRE(cut.size() == 2);
+    CHECK(cut[0] == "{\"a\":1}");
+    CHECK(cut[1].find("ends inside an array") != std::string::npos);
+    CHECK(framed("[{\"a\":1} x]")[1].find("expected ',' or ']'") != std::string::npos);
+  }
+
+  TEST_CASE("--records: the array member of each object, other members read past") {
+    const std::string trail =
+        "{\"Other\":{\"Records\":[9]},\"Records\":[{\"id\":\"a\"},{\"id\":\"b\"}],\"n\":2}\n"
+        "{\"Records\" : [ {\"id\":\"c\"} ] , \"x\":\"}\"}";
+    CHECK(framed(trail, {"Records"}) == V{"{\"id\":\"a\"}\n", "{\"id\":\"b\"}\n", "{\"id\":\"c\"}\n"});
+    CHECK(framed("{\"data\":{\"items\":[1,2]}}", {"data", "items"}) == V{"1\n", "2\n"});
+  }
+
+  TEST_CASE("--records: damage is named") {
+    CHECK(framed("[1]", {"Records"}).back().find("not a JSON object") != std::string::npos);
+    CHECK(framed("{\"Other\":[1]}", {"Records"}).back().find("without the array member") != std::string::npos);
+    CHECK(framed("{\"Records\":[{\"id\":1}", {"Records"}) ==
+          V{"{\"id\":1}", "!the input ends inside an array (truncated?)"});
+  }
+
+  TEST_CASE("an open record's size grows as it is read, so --max-record can bound it") {
+    JsonFramer framer;
+    CHECK(framer.next("{\"a\":\"xxxx", false).kind == JsonFrame::Kind::more);
+    CHECK(framer.open_size() == 10);
+  }
+}
