@@ -31,6 +31,30 @@ constexpr std::size_t kMaxName = 4096;  // a member name longer than this matche
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool is_space(char c) { return is_blank(c) || c == '\n'; }
 
+// Where an NDJSON line starting at `from` (a '{') ends, when the byte-by-byte framer would end
+// its record there too, found with a few passes of memchr instead: the line's last non-blank
+// byte is '}', the next line starts with '{', and no '}' inside it is followed by blanks and
+// another '{' or '[' (a value after a value is a record of its own). Whether the object closes
+// at that last '}' or earlier, or not at all, the record is then this line. npos otherwise.
+std::size_t ndjson_line_end(std::string_view b, std::size_t from) {
+  const void* hit = std::memchr(b.data() + from, '\n', b.size() - from);
+  if (hit == nullptr) return npos;
+  const std::size_t nl = static_cast<std::size_t>(static_cast<const char*>(hit) - b.data());
+  if (nl + 1 >= b.size() || b[nl + 1] != '{') return npos;
+  std::size_t last = nl;
+  while (last > from && is_blank(b[last - 1])) --last;
+  if (b[last - 1] != '}') return npos;
+  for (std::size_t i = from; i + 1 < last;) {
+    const void* close = std::memchr(b.data() + i, '}', last - 1 - i);
+    if (close == nullptr) break;
+    std::size_t j = static_cast<std::size_t>(static_cast<const char*>(close) - b.data()) + 1;
+    while (j < last && is_blank(b[j])) ++j;
+    if (b[j] == '{' || b[j] == '[') return npos;
+    i = j;
+  }
+  return nl;
+}
+
 }  // namespace
 
 JsonFramer::JsonFramer(std::vector<std::string> records_path) : path_(std::move(records_path)) {}
@@ -168,6 +192,7 @@ JsonFrame JsonFramer::top_value(std::string_view b, bool at_end) {
     }
     pos_ = i;
     if (i == b.size() || b[i] != '{') return line_record(b, at_end);  // blank, scalar or other: a line
+    if (const std::size_t nl = ndjson_line_end(b, i); nl != npos) return line_until(nl, b);
     open_ = true;
     closed_ = false;
     first_newline_ = npos;

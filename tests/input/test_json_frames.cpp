@@ -72,6 +72,21 @@ TEST_SUITE("json_frames") {
     CHECK(framed("{\"a\":\"\\\"}\"}  {\"b\":2}{\"c\":3}\n") == V{"{\"a\":\"\\\"}\"}\n", "{\"b\":2}", "{\"c\":3}\n"});
   }
 
+  // A line followed by a line starting with '{' is framed by memchr (ndjson_line_end) when the
+  // byte-by-byte framer would end its record at the line's end too. Each line here, where the
+  // two could differ, frames alike with such a line after it (the quick path is tried) and
+  // without (only the byte-by-byte framer reads it).
+  TEST_CASE("NDJSON lines followed by a '{' line frame as the byte-by-byte framer frames them") {
+    for (const std::string line : {"{\"a\":1} {\"b\":2}", "{\"a\":1}\t[1]}", "{\"a\":{\"b\":1}", "{\"a\":\"} {\"}",
+                                   "{\"a\":1}} x}\r", "{\"a\":1}{\"b\":2}  ", "{\"a\":[{}]}"}) {
+      CAPTURE(line);
+      V alone = framed(line + "\n");
+      alone.push_back("{\"c\":2}\n");
+      CHECK(framed(line + "\n{\"c\":2}\n") == alone);
+    }
+    CHECK(framed("{\"a\":1}\n{\"b\":2}\n") == V{"{\"a\":1}\n", "{\"b\":2}\n"});
+  }
+
   TEST_CASE("a top-level array: its elements, each with a line end, nothing of the brackets") {
     CHECK(framed("[{\"a\":1}, {\"a\":[1,2]} ,\n 3,\"s,]\"]\n[\n  {\"b\":1}\n]\n{\"c\":1}\n") ==
           V{"{\"a\":1}\n", "{\"a\":[1,2]}\n", "3\n", "\"s,]\"\n", "{\"b\":1}\n", "{\"c\":1}\n"});
