@@ -25,16 +25,8 @@ cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=O
 cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup >/dev/null
 TLBF="$BUILD_DIR/src/tlbf-dedup"
 
-if [ -n "${KEEP_INPUTS:-}" ]; then
-  DATA=$KEEP_INPUTS
-  mkdir -p "$DATA"
-else
-  DATA=$(mktemp -d)
-  trap 'rm -rf "$DATA"' EXIT
-fi
-# The file run.sh makes (same generator arguments), so KEEP_INPUTS directories are shared.
-text="$DATA/events-$EVENTS-steady.text"
-[ -s "$text" ] || python3 "$GEN_EVENTS" --events "$EVENTS" --profile steady --format text >"$text"
+bench_data_dir
+text=$(bench_input "$EVENTS" steady text)
 
 describe_machine
 echo "tlbf-dedup: $("$TLBF" --version 2>&1 | head -1); $(gawk --version | head -1); $(sort --version | head -1)"

@@ -356,3 +356,23 @@ PYEOF
   mapfile -t -O "${#TARGET_LINES[@]}" TARGET_LINES < <(sed -n 's/^TARGET //p' <<<"$out")
   printf '%s\n' "${TARGET_LINES[@]: -2}"
 }
+
+# bench_data_dir: sets DATA, where the generated inputs live: KEEP_INPUTS (kept, and reused by
+# the next run), else a temporary folder removed at exit.
+bench_data_dir() {
+  if [ -n "${KEEP_INPUTS:-}" ]; then
+    DATA=$KEEP_INPUTS
+    mkdir -p "$DATA"
+  else
+    DATA=$(mktemp -d "${TMPDIR:-/tmp}/tlbf-bench.XXXXXX")
+    trap 'rm -rf "$DATA"' EXIT
+  fi
+}
+
+# bench_input EVENTS PROFILE FORMAT: the path of that generated file in DATA, made with
+# GEN_EVENTS when it is not there yet; every script names a file alike, so they share them.
+bench_input() {
+  local f="$DATA/events-$1-$2.$3"
+  [ -s "$f" ] || python3 "$GEN_EVENTS" --events "$1" --profile "$2" --format "$3" >"$f"
+  echo "$f"
+}

@@ -94,23 +94,13 @@ JSON_FLOOR="$BUILD_DIR/bench/tlbf-bench-ndjson-floor"
 SCALING="$BUILD_DIR/bench/tlbf-bench-scaling"
 
 # 3. Generate the inputs (same seed every time, so runs are comparable).
-if [ -n "${KEEP_INPUTS:-}" ]; then
-  DATA=$KEEP_INPUTS
-  mkdir -p "$DATA"
-else
-  DATA=$(mktemp -d "${TMPDIR:-/tmp}/tlbf-bench.XXXXXX")
-  trap 'rm -rf "$DATA"' EXIT
-fi
+bench_data_dir
 for profile in steady burst; do
-  for format in text ndjson; do
-    f="$DATA/events-$EVENTS-$profile.$format"
-    [ -s "$f" ] || python3 "$GEN_EVENTS" --events "$EVENTS" --profile "$profile" --format "$format" >"$f"
-  done
+  for format in text ndjson; do bench_input "$EVENTS" "$profile" "$format" >/dev/null; done
 done
 # The small-file NDJSON target: start-up and small-file costs count there.
 SMALL_EVENTS=300000
-small_json="$DATA/events-$SMALL_EVENTS-steady.ndjson"
-[ -s "$small_json" ] || python3 "$GEN_EVENTS" --events "$SMALL_EVENTS" --profile steady --format ndjson >"$small_json"
+small_json=$(bench_input "$SMALL_EVENTS" steady ndjson)
 
 # 4. Machine and versions, so the table can be read later.
 describe_machine

@@ -34,16 +34,8 @@ cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup tlbf-bench-ndjson-floo
 TLBF="$BUILD_DIR/src/tlbf-dedup"
 JSON_FLOOR="$BUILD_DIR/bench/tlbf-bench-ndjson-floor"
 
-if [ -n "${KEEP_INPUTS:-}" ]; then
-  DATA=$KEEP_INPUTS
-  mkdir -p "$DATA"
-else
-  DATA=$(mktemp -d)
-  trap 'rm -rf "$DATA"' EXIT
-fi
-# The file run.sh makes (same generator arguments), so KEEP_INPUTS directories are shared.
-json="$DATA/events-$EVENTS-steady.ndjson"
-[ -s "$json" ] || python3 "$GEN_EVENTS" --events "$EVENTS" --profile steady --format ndjson >"$json"
+bench_data_dir
+json=$(bench_input "$EVENTS" steady ndjson)
 trace="$DATA/events-$EVENTS-steady.ndjson.trace"
 echo "ndjson $EVENTS events: $(load_trace "$JSON_FLOOR" "$json" "$trace")"
 floor_check=$(check_load_floor "$JSON_FLOOR" "$TLBF -k id -t ts -w 60s" "$json" "$trace")
