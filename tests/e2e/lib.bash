@@ -71,6 +71,19 @@ ask_saved_state() {
   "$TLBF_DEDUP" -k 2 -t 1 --state "$WORK/s.state" "$WORK/in.txt" > "$WORK/out.txt"
 }
 
+# continue_saved_state WHEN: after ask_saved_state, 2,000 new keys n1..n2000 over the next
+# 200 s, all new; then the same keys at 1301 s, found inside the window (i >= 1410) by a filter
+# that went on from the loaded state; WHEN names that in the check.
+continue_saved_state() {
+  for i in $(seq 2000); do echo "$((1101 + i / 10)) n$i"; done > "$WORK/more.txt"
+  "$TLBF_DEDUP" -k 2 -t 1 --state "$WORK/s.state" "$WORK/more.txt" > "$WORK/more_out.txt"
+  check "new keys are all new" 2000 "$(wc -l < "$WORK/more_out.txt")"
+  for i in $(seq 2000); do echo "1301 n$i"; done > "$WORK/again.txt"
+  "$TLBF_DEDUP" -k 2 -t 1 --state "$WORK/s.state" "$WORK/again.txt" > "$WORK/again_out.txt"
+  # Age 200 - i/10 s: inside the window from i = 1410 on.
+  check "keys inserted $1 are found inside the window" 0 "$(count_numbered "$WORK/again_out.txt" n 'n >= 1410')"
+}
+
 # judge NAME WINDOW SLACK MAX_RATE MARKED: no false negatives, drops beyond the slack <= MAX_RATE.
 judge() {
   local out fn fp kept

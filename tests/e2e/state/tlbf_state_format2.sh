@@ -8,7 +8,6 @@
 # Asked at 1101 s, every key younger than the window is a duplicate, and every key older than
 # the window plus one cell (60/43 s) is new again.
 source "$(dirname "$0")/../lib.bash"
-D="$TLBF_DEDUP"
 
 ask_saved_state tlbf-time-format2.state
 # Age 101 - i/10 s: inside the window (< 60 s) from i = 420 on, beyond 61.4 s up to i = 399.
@@ -17,12 +16,5 @@ check "keys beyond window + one cell are new" 399 "$(count_numbered "$WORK/out.t
 check "the state is saved again in state format 4" 4 "$(od -A n -t u4 -j 8 -N 4 "$WORK/s.state" | tr -d ' ')"
 # 2,000 more keys over the next 200 s go to the new era; then every key younger than the
 # window is found, old and new, and the state loads again.
-for i in $(seq 2000); do echo "$((1101 + i / 10)) n$i"; done > "$WORK/more.txt"
-"$D" -k 2 -t 1 --state "$WORK/s.state" "$WORK/more.txt" > "$WORK/more_out.txt"
-check "new keys are all new" 2000 "$(wc -l < "$WORK/more_out.txt")"
-for i in $(seq 2000); do echo "1301 n$i"; done > "$WORK/again.txt"
-"$D" -k 2 -t 1 --state "$WORK/s.state" "$WORK/again.txt" > "$WORK/again_out.txt"
-# Age 200 - i/10 s: inside the window from i = 1410 on.
-check "keys inserted after loading are found inside the window" 0 \
-  "$(count_numbered "$WORK/again_out.txt" n 'n >= 1410')"
+continue_saved_state "after loading"
 finish

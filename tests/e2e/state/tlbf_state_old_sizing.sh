@@ -7,7 +7,6 @@
 # Asked at 1101 s, every key younger than the window is a duplicate, and every key older than
 # the window plus one cell (60/39 s) is new again.
 source "$(dirname "$0")/../lib.bash"
-D="$TLBF_DEDUP"
 
 ask_saved_state tlbf-time-format2-old-sizing.state
 # Age 101 - i/10 s: inside the window (< 60 s) from i = 420 on, beyond 61.6 s up to i = 399.
@@ -15,12 +14,5 @@ check "keys inside the window are duplicates" 0 "$(count_numbered "$WORK/out.txt
 check "keys beyond window + one cell are new" 399 "$(count_numbered "$WORK/out.txt" k 'n <= 399')"
 # The filter goes on with the new sizing from the loaded state: 2,000 more keys over the
 # next 200 s, then every key younger than the window is found and the state loads again.
-for i in $(seq 2000); do echo "$((1101 + i / 10)) n$i"; done > "$WORK/more.txt"
-"$D" -k 2 -t 1 --state "$WORK/s.state" "$WORK/more.txt" > "$WORK/more_out.txt"
-check "new keys are all new" 2000 "$(wc -l < "$WORK/more_out.txt")"
-for i in $(seq 2000); do echo "1301 n$i"; done > "$WORK/again.txt"
-"$D" -k 2 -t 1 --state "$WORK/s.state" "$WORK/again.txt" > "$WORK/again_out.txt"
-# Age 200 - i/10 s: inside the window from i = 1410 on.
-check "keys inserted with the new sizing are found inside the window" 0 \
-  "$(count_numbered "$WORK/again_out.txt" n 'n >= 1410')"
+continue_saved_state "with the new sizing"
 finish
