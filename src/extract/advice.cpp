@@ -61,7 +61,17 @@ std::string json_members(std::string_view record, std::string_view path) {
   for (std::size_t i = 0; i < std::min(names.size(), kMostFields); ++i)
     list += (i ? ", " : "") + names[i].substr(0, kFieldChars * 2);
   if (names.size() > kMostFields) list += fmt::format(", ... ({} in all)", names.size());
-  return (where.empty() ? "its members: " : "the members of " + where + ": ") + list;
+  // A wrapper such as CloudTrail's {"Records":[{...}]}: its array's elements are the records.
+  std::string wrapper;
+  for (auto field : object) {
+    simdjson::dom::array items;
+    simdjson::dom::object first;
+    if (field.value.get_array().get(items) || items.at(0).get_object().get(first)) continue;
+    const std::string name = (where.empty() ? "" : where + sep) + std::string(field.key);
+    wrapper = "; " + name + " is an array of objects: --records " + name + " makes its elements the records";
+    break;
+  }
+  return (where.empty() ? "its members: " : "the members of " + where + ": ") + list + wrapper;
 }
 
 std::string line_fields(std::string_view line, int delimiter) {

@@ -80,4 +80,9 @@ status=0
 printf '{"Other":[1]}\n' | "$D" --records Records > /dev/null 2> "$WORK/nomember.err" || status=$?
 check "a wrapper without the member: exit 1" 1 "$status"
 check "a wrapper without the member: said" 1 "$(grep -c "without the array member of --records" "$WORK/nomember.err")"
+# A wrapper read without --records: one keyless record, and the warning names the way out.
+printf '{"Records":[{"eventID":"a"},{"eventID":"a"}]}\n' | "$D" -k eventID > "$WORK/wrapped.out" 2> "$WORK/wrapped.err"
+check "a wrapper without --records: passed through whole" 1 "$(wc -l < "$WORK/wrapped.out")"
+check "a wrapper without --records: the warning names --records Records" 1 \
+  "$(grep -c 'Records is an array of objects: --records Records makes its elements the records' "$WORK/wrapped.err")"
 finish
