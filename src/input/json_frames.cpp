@@ -33,8 +33,8 @@ bool is_space(char c) { return is_blank(c) || c == '\n'; }
 
 // Where an NDJSON line starting at `from` (a '{') ends, when the byte-by-byte framer would end
 // its record there too, found with a few passes of memchr instead: the line's last non-blank
-// byte is '}', the next line starts with '{', and no '}' inside it is followed by blanks and
-// another '{' or '[' (a value after a value is a record of its own). Whether the object closes
+// byte is '}', the next line starts with '{', and no '}' or ']' inside it is followed by
+// blanks and another '{' or '[' (a value after a value is a record of its own). Whether the object closes
 // at that last '}' or earlier, or not at all, the record is then this line. npos otherwise.
 std::size_t ndjson_line_end(std::string_view b, std::size_t from) {
   const void* hit = std::memchr(b.data() + from, '\n', b.size() - from);
@@ -44,13 +44,15 @@ std::size_t ndjson_line_end(std::string_view b, std::size_t from) {
   std::size_t last = nl;
   while (last > from && is_blank(b[last - 1])) --last;
   if (b[last - 1] != '}') return npos;
-  for (std::size_t i = from; i + 1 < last;) {
-    const void* close = std::memchr(b.data() + i, '}', last - 1 - i);
-    if (close == nullptr) break;
-    std::size_t j = static_cast<std::size_t>(static_cast<const char*>(close) - b.data()) + 1;
-    while (j < last && is_blank(b[j])) ++j;
-    if (b[j] == '{' || b[j] == '[') return npos;
-    i = j;
+  for (const char closer : {'}', ']'}) {  // the value may first close at either
+    for (std::size_t i = from; i + 1 < last;) {
+      const void* close = std::memchr(b.data() + i, closer, last - 1 - i);
+      if (close == nullptr) break;
+      std::size_t j = static_cast<std::size_t>(static_cast<const char*>(close) - b.data()) + 1;
+      while (j < last && is_blank(b[j])) ++j;
+      if (b[j] == '{' || b[j] == '[') return npos;
+      i = j;
+    }
   }
   return nl;
 }

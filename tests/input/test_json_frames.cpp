@@ -78,7 +78,8 @@ TEST_SUITE("json_frames") {
   // without (only the byte-by-byte framer reads it).
   TEST_CASE("NDJSON lines followed by a '{' line frame as the byte-by-byte framer frames them") {
     for (const std::string line : {"{\"a\":1} {\"b\":2}", "{\"a\":1}\t[1]}", "{\"a\":{\"b\":1}", "{\"a\":\"} {\"}",
-                                   "{\"a\":1}} x}\r", "{\"a\":1}{\"b\":2}  ", "{\"a\":[{}]}"}) {
+                                   "{\"a\":1}} x}\r", "{\"a\":1}{\"b\":2}  ", "{\"a\":[{}]}", "{]{}",
+                                   "{\"a\":1] [2]}"}) {
       CAPTURE(line);
       V alone = framed(line + "\n");
       alone.push_back("{\"c\":2}\n");
