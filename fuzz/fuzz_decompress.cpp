@@ -10,7 +10,8 @@
 // kCap bytes: the records put together are exactly the bytes the oracle decodes before the
 // damage -- all of them, not fewer -- and an InputError comes exactly when the oracle finds
 // damage (or a record runs past --max-record), after those bytes; a stream whose magic bytes
-// were damaged is read as plain text, byte for byte. Memory stays bounded: the reader's
+// were damaged is read as plain text, byte for byte (a byte-order mark at the start of the
+// decoded bytes is skipped, as documented). Memory stays bounded: the reader's
 // buffer by --max-record, the decoder's queue by its blocks (libFuzzer's -malloc_limit_mb
 // catches any allocation of the decompressed size).
 #include <fcntl.h>
@@ -153,14 +154,20 @@ std::string make_stream(std::uint8_t control, std::size_t at, std::uint8_t flip,
 
 // The oracle: what the first bytes say the stream is, decoded plainly.
 Decoded decode_plainly(const std::string& stream) {
+  Decoded d;
   switch (tlbf_dedup::detect_compression(stream, true)) {
     case tlbf_dedup::Compression::gzip:
-      return gunzip(stream);
+      d = gunzip(stream);
+      break;
     case tlbf_dedup::Compression::zstd:
-      return unzstd(stream);
+      d = unzstd(stream);
+      break;
     default:
-      return {stream, true};
+      d = {stream, true};
   }
+  // The reader skips a UTF-8 byte-order mark that begins the (decoded) input.
+  if (d.bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) d.bytes.erase(0, 3);
+  return d;
 }
 
 // What the record reader makes of the stream, from a memory file or a pipe.

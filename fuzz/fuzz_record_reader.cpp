@@ -4,12 +4,13 @@
 //
 // Input: a control byte (bit 0: NUL-terminated records instead of lines; bit 1: second input
 // is a pipe), two bytes giving where the data splits between the inputs, then the data.
-// Invariants checked: the records' texts and terminators put together are exactly the input,
-// except one terminator the reader supplies when the first input's last record has none (so
-// records of two inputs are never glued); a record's text holds no terminator; term_len is 2
-// only for CR LF, 1 for the terminator alone, 0 only for a non-empty last piece of the last
-// input; every record is followed by kTailPadding readable bytes (ASan checks the reads); the
-// byte counts add up.
+// Invariants checked: the records' texts and terminators put together are exactly the input
+// (less a byte-order mark that begins an input, which the reader skips), except one
+// terminator the reader supplies when the first input's last record has none (so records of
+// two inputs are never glued); a record's text holds no terminator; term_len is 2 only for
+// CR LF, 1 for the terminator alone, 0 only for a non-empty last piece of the last input;
+// every record is followed by kTailPadding readable bytes (ASan checks the reads); the byte
+// counts add up.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -86,7 +87,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(reader.total_size() == (pipe_read >= 0 ? first.size() : all.size()), "total_size counts regular files");
     tlbf_dedup::Record r;
     volatile char sink = 0;
+    // Each input's leading byte-order mark is skipped: the records cover the bytes after it.
+    auto starts_with_bom = [](std::string_view s) { return s.substr(0, 3) == "\xEF\xBB\xBF"; };
+    bool first_bom = starts_with_bom(first), second_bom = starts_with_bom(second);
+    auto skip_boms = [&] {
+      if (first_bom && pos == 0) pos = 3, first_bom = false;
+      if (second_bom && pos == first.size()) pos += 3, second_bom = false;
+    };
+    skip_boms();
     while (reader.next(r)) {
+      skip_boms();
       const std::string_view text = r.text(), bytes = r.bytes();
       require(text.find(term) == std::string_view::npos, "a record's text holds no terminator");
       require(all.substr(pos, text.size()) == text, "a record's text is the next input bytes");
@@ -111,6 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       for (std::size_t i = 0; i < tlbf_dedup::RecordReader::kTailPadding; ++i) sink = sink ^ r.data[r.size + i];
     }
+    skip_boms();  // an input that is a byte-order mark alone yields no record
     require(reader.bytes_read() == all.size(), "bytes_read counts every byte");
     (void)pauses;
   }
