@@ -147,4 +147,21 @@ TEST_SUITE("run_cells") {
       }
     }
   }
+
+  TEST_CASE("cells widen in place within their reservation, which is bounded") {
+    RunCells c;
+    c.reset(1, 4096);
+    c.reserve_slots(40);
+    const std::uint64_t* before = c.data();
+    for (std::uint32_t s = 2; s <= 40; ++s) c.age_into(s);
+    CHECK(c.data() == before);
+    CHECK(c.reserved_bytes() == (std::uint64_t{40} * 4096 / 64 + 1) * 8);
+
+    // 2^26 cells: 64 slots would be 512 MiB; the reservation stops at kMaxReserveBytes.
+    RunCells big;
+    big.reset(1, std::uint64_t{1} << 26);
+    big.reserve_slots(64);
+    CHECK(big.reserved_bytes() <= RunCells::kMaxReserveBytes + 8);
+    CHECK(big.reserved_bytes() >= RunCells::kMaxReserveBytes / 2);
+  }
 }

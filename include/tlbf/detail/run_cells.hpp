@@ -57,13 +57,18 @@ class RunCells {
   std::uint64_t cells() const { return cells_; }
   std::uint64_t word_count() const { return std::uint64_t{slots_} * cells_ / 64; }
   // Room for cells `slots` wide without moving them: the memory is the system's to hand out
-  // as the cells widen into it (pages never written are not resident).
-  // Kept through re-layouts (upsample(), fold()).
+  // as the cells widen into it (pages never written are not resident). At most
+  // kMaxReserveBytes, so that a large cap does not ask the system for address space it may
+  // refuse (ulimit -v, strict overcommit) before the stream needs it; past that the cells
+  // grow as a vector does. Kept through re-layouts (upsample(), fold()).
+  static constexpr std::uint64_t kMaxReserveBytes = std::uint64_t{256} << 20;
   void reserve_slots(std::uint32_t slots) {
     reserved_ = slots;
-    words_.reserve(std::uint64_t{slots} * cells_ / 64 + 1);
+    words_.reserve(words_to_reserve(slots_, cells_));
   }
   std::uint64_t bits() const { return std::uint64_t{slots_} * cells_; }
+  // The memory taken from the system for the cells (what they use and what is reserved).
+  std::uint64_t reserved_bytes() const { return words_.capacity() * sizeof(std::uint64_t); }
   const std::uint64_t* data() const { return words_.data(); }
   std::uint64_t* data() { return words_.data(); }
 
@@ -245,12 +250,18 @@ class RunCells {
     for (std::uint32_t done = 0; done < len; done += 64)
       or_bits(out, to + done, bits64(from + done), std::min<std::uint32_t>(64, len - done));
   }
+  // The words (guard included) for `cells` cells of the reserved width, within
+  // kMaxReserveBytes, and at least `slots` wide.
+  std::uint64_t words_to_reserve(std::uint32_t slots, std::uint64_t cells) const {
+    const std::uint64_t affordable = kMaxReserveBytes * 8 / std::max<std::uint64_t>(cells, 1);
+    return std::max<std::uint64_t>(slots, std::min<std::uint64_t>(reserved_, affordable)) * cells / 64 + 1;
+  }
   // New cells (`slots` wide, `cells` of them) filled by `fill` from the old ones, which it
   // reads while they are still in place; then they replace the old ones.
   template <class Fill>
   void relayout(std::uint32_t slots, std::uint64_t cells, Fill&& fill) {
     std::vector<std::uint64_t> out;
-    out.reserve(std::uint64_t{std::max(slots, reserved_)} * cells / 64 + 1);
+    out.reserve(words_to_reserve(slots, cells));
     out.assign(std::uint64_t{slots} * cells / 64 + 1, 0);
     fill(out);
     words_ = std::move(out);
