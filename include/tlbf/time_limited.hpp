@@ -722,6 +722,9 @@ class TimeLimitedFilter final : public WindowFilter {
     // A real count stays far below this; refusing more keeps ++inserts from wrapping.
     if (s.inserts > kMaxInserts || s.upsampled > kMaxInserts)
       throw state_error("state: tlbf slice insert count out of range");
+    // A slice takes about ln 2 inserts a bit at most (capacity()): twice its bits is a
+    // hand-made count, which would make the rate estimate grow the slices from a few inserts.
+    if (s.inserts + s.upsampled > 2 * s.bits) throw state_error("state: tlbf slice holds more inserts than bits");
     if (!sliced_) {
       total_bits_ += s.bits;
       if (total_bits_ > max_bits_) throw state_error("state: tlbf slices exceed the memory cap");
