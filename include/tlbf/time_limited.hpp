@@ -176,10 +176,12 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr std::uint64_t kPrefetchingQueryBits = std::uint64_t{1} << 23;  // 1 MiB
   // The era policy (shift step 3): the most live eras, the factor by which one generation's
   // rate starts a new size at once, and the drift below the era's rate that starts one after
-  // a whole span (above it, the headroom: past it generations end by count, adding slices).
+  // a whole span (above it, the headroom: past it generations end by count, adding slices);
+  // after a silence, the factor below the era's rate that starts a new size.
   static constexpr std::size_t kMaxEras = 4;
   static constexpr double kEraStep = 2.0;
   static constexpr double kEraDrift = 1.0625;
+  static constexpr double kEraSilenceStep = 16.0;
 
   // The layout for an error rate: the fewest bits per key under the TLBF's own rate model,
   // averaged over a generation with this filter's headroom (params.hpp, tlbf_fpr()).
@@ -1294,13 +1296,25 @@ class TimeLimitedFilter final : public WindowFilter {
     return true;
   }
   EraMove era_policy(Time now, double tg, Duration measured_over) {
-    // A generation a silence of a cell or more followed tells nothing of the rate after it.
-    if (detail::sat_sub(now, gen_end_) > cell_) return {};
     const Era& newest = eras_.back();
     const double want = k_ * tg * kHeadroom;  // inserts a new era's slices would be sized for
     const double q = want / detail::kLn2 / static_cast<double>(newest.bits());
     const std::uint64_t fresh = detail::slice_bits_for(want, min_bits_, max_slice_bits_);
     const bool room = eras_.size() < kMaxEras && fresh != newest.bits();
+    // A generation a silence of a cell or more followed tells nothing of the rate after it:
+    // the era is kept, unless the generation's own rate (to the end of its cell, without
+    // the silence) was far below the era's (a burst ended, records come a cell apart). Else
+    // every slice after a burst would join the burst's era, a pass over its large cells at
+    // each shift (each record) and its memory kept for as long as slices come; the new era
+    // is young, so a rate that resumes upsamples it.
+    if (detail::sat_sub(now, gen_end_) > cell_) {
+      const double own = static_cast<double>(gen_inserts_) * static_cast<double>(span_) /
+                         (static_cast<double>(detail::sat_sub(gen_end_, gen_start_) + 1) * l_);
+      const double own_want = k_ * own * kHeadroom;
+      if (own_want / detail::kLn2 / static_cast<double>(newest.bits()) > 1 / kEraSilenceStep) return {};
+      const std::uint64_t own_fresh = detail::slice_bits_for(own_want, min_bits_, max_slice_bits_);
+      return eras_.size() < kMaxEras && own_fresh != newest.bits() ? EraMove{EraMove::start, 1, own_fresh} : EraMove{};
+    }
     EraMove move;
     if (q >= kEraStep || q <= 1 / kEraStep) {
       drift_side_ = 0;

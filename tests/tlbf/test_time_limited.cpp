@@ -1084,6 +1084,29 @@ TEST_SUITE("time_limited") {
     }
   }
 
+  TEST_CASE("after a burst, records a cell apart start a small era instead of joining the burst's") {
+    // 200,000 keys in one instant, then one record every two cells: each ends a generation.
+    // Joined to the burst's era, every such shift was a pass over its cells (40 s for 3,000
+    // records after a 3,000,000-key burst) and its memory stayed. The burst's keys are still
+    // found through their window, and once it has passed the filter is small again.
+    TimeLimitedFilter f(time_config(kSec, 1e-3, 1000));
+    const Time burst = kSec;
+    for (std::uint64_t i = 0; i < 200000; ++i) f.insert_if_absent(key(i), burst);
+    const std::uint64_t peak = f.stats(burst).bits_allocated;
+    std::uint64_t missed = 0;
+    Time now = burst;
+    for (std::uint64_t j = 0; j < 200; ++j) {
+      now += 2 * f.cell();
+      f.insert(key(1000000 + j), now);
+      if (now < burst + kSec) missed += !f.may_contain(key(j * 997), now);
+    }
+    CHECK(missed == 0);
+    CHECK(f.era_count() <= TimeLimitedFilter::kMaxEras);
+    const std::uint64_t after = f.stats(now).bits_allocated;
+    MESSAGE("bits after the burst " << peak << ", once it has passed " << after);
+    CHECK(after * 100 < peak);
+  }
+
   TEST_CASE(
       "insert_if_absent() counts the accepted runs as may_contain() does: gaps, bursts, late times, caps, reloads") {
     // insert_if_absent() walks from its previous count of accepted runs; may_contain()
