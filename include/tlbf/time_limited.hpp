@@ -1436,8 +1436,12 @@ class TimeLimitedFilter final : public WindowFilter {
         newest->cells.age_into(slots);
         break;
       case EraMove::start:
-        eras_.emplace_back();
-        newest = &eras_.back();
+        // An era left without slices (k = 1 drops every expired one) is reused: an era of
+        // no slots behind a newer one would be read past its single guard word.
+        if (newest->slices != 0) {
+          eras_.emplace_back();
+          newest = &eras_.back();
+        }
         newest->cells.reset(1, move.bits);
         newest->cells.reserve_slots(k_ + l_);  // it widens in place to the k + l of a steady stream
         break;

@@ -1107,6 +1107,29 @@ TEST_SUITE("time_limited") {
     CHECK(after * 100 < peak);
   }
 
+  TEST_CASE("with k = 1 no era is left without slices behind a newer one") {
+    // k = 1 drops every expired slice, so an era can lose all of them; a new era then reuses
+    // it. An empty era kept behind a newer one was read past its one guard word (the Redis
+    // fuzzer found it). Rate steps of 1/8x to 8x and gaps of up to three spans, at random.
+    std::mt19937_64 rng(11);
+    for (const std::uint32_t l : {1u, 3u}) {
+      CAPTURE(l);
+      TimeLimitedFilter f(time_config(kSec, 100, 1, l));
+      Time now = kSec;
+      Duration step = kMs;
+      std::uint64_t empty = 0;
+      for (std::uint64_t i = 0; i < 200000; ++i) {
+        if (rng() % 2000 == 0) step = static_cast<Duration>(kMs * std::ldexp(1.0, static_cast<int>(rng() % 7) - 3));
+        now += rng() % 5000 == 0 ? static_cast<Duration>(rng() % (3 * kSec)) : step;
+        f.insert_if_absent(key(i), now);
+        if (f.era_count() > 1)
+          for (std::size_t e = 0; e < f.era_count(); ++e) empty += f.era(e).slices == 0;
+        (void)f.may_contain(key(i / 2), now);
+      }
+      CHECK(empty == 0);
+    }
+  }
+
   TEST_CASE(
       "insert_if_absent() counts the accepted runs as may_contain() does: gaps, bursts, late times, caps, reloads") {
     // insert_if_absent() walks from its previous count of accepted runs; may_contain()
