@@ -6,8 +6,8 @@
 // odd one wraps it with frame_state_payload() first.
 // Invariants checked: the loader either returns a filter or throws StateFileError (nothing
 // else escapes, nothing crashes); what it returns encodes to a file that loads again to the
-// same bytes, the same clock and the same answers; one of at most 256 MiB (slices of at
-// most 2 MiB) survives inserts.
+// same bytes, the same clock and the same answers; one of at most 32 MiB (a TLBF's slices
+// at most 256 KiB) survives inserts.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 
 #include "state/state_store.hpp"
 #include "tlbf/hash.hpp"
+#include "tlbf/time_limited.hpp"
 
 namespace {
 
@@ -61,11 +62,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             "a reloaded filter answers as the loaded one");
   }
   // The loaded filter must also survive use, not only queries. Not a filter of more than
-  // 256 MiB or slices over 2 MiB: each insert may end a generation (a window of a few
-  // ticks), a pass over the newest slices' cells, which is the stream's cost, not a bug, and
-  // too slow for the fuzzer's timeout at that size.
+  // 32 MiB, or a TLBF that may make slices over 256 KiB: each insert may end a generation (a
+  // window of a few ticks), a pass or two over the newest era's cells (aging, folding), and a
+  // file's generation counts may size the next slices for any rate within its cap. That is
+  // the stream's cost, not a bug, and too slow for the fuzzer's timeout at that size.
   // (The clock is any int64 a file holds; step it without overflowing.)
-  if (stats.bits_allocated / 8 > (std::uint64_t{256} << 20) || stats.slice0_bits / 8 > (std::uint64_t{2} << 20))
+  const auto* tlbf_filter = dynamic_cast<const tlbf::TimeLimitedFilter*>(state.filter.get());
+  if (stats.bits_allocated / 8 > (std::uint64_t{32} << 20) ||
+      (tlbf_filter != nullptr && tlbf_filter->max_slice_bits() / 8 > (std::uint64_t{256} << 10)))
     return 0;
   for (int i = 0; i < 8; ++i) {
     const tlbf::Time now = state.clock > INT64_MAX - 8 ? state.clock : state.clock + i;
