@@ -1309,7 +1309,7 @@ class TimeLimitedFilter final : public WindowFilter {
     // is young, so a rate that resumes upsamples it.
     if (detail::sat_sub(now, gen_end_) > cell_) {
       const double own = static_cast<double>(gen_inserts_) * static_cast<double>(span_) /
-                         (static_cast<double>(detail::sat_sub(gen_end_, gen_start_) + 1) * l_);
+                         ((static_cast<double>(detail::sat_sub(gen_end_, gen_start_)) + 1) * l_);
       const double own_want = k_ * own * kHeadroom;
       if (own_want / detail::kLn2 / static_cast<double>(newest.bits()) > 1 / kEraSilenceStep) return {};
       const std::uint64_t own_fresh = detail::slice_bits_for(own_want, min_bits_, max_slice_bits_);
