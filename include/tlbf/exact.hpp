@@ -112,10 +112,7 @@ class ExactWindow final : public WindowFilter {
     return s;
   }
 
-  void save(ByteWriter& out) const override {
-    out.u8(static_cast<std::uint8_t>(Algorithm::exact));
-    SavedForm::save(*this, out);
-  }
+  void save(ByteWriter& out) const override { SavedForm::save(*this, out, Algorithm::exact); }
 
   // Number of keys held in the table (live or not yet swept).
   std::uint64_t size() const { return used_ + (has_zero_ ? 1 : 0); }

@@ -172,26 +172,11 @@ class Saver {
   explicit Saver(ByteWriter& out) : out_(out) {}
 
   // Each takes one or more fields of the type its width names, in order.
-  template <class... T>
-  void u8(const T&... v) {
-    (out_.u8(detail::stored_as<std::uint8_t>(v)), ...);
-  }
-  template <class... T>
-  void u32(const T&... v) {
-    (out_.u32(detail::stored_as<std::uint32_t>(v)), ...);
-  }
-  template <class... T>
-  void u64(const T&... v) {
-    (out_.u64(detail::stored_as<std::uint64_t>(v)), ...);
-  }
-  template <class... T>
-  void i64(const T&... v) {
-    (out_.i64(detail::stored_as<std::int64_t>(v)), ...);
-  }
-  template <class... T>
-  void f64(const T&... v) {
-    (out_.f64(detail::stored_as<double>(v)), ...);
-  }
+  template <class... T> void u8(const T&... v) { put<std::uint8_t, &ByteWriter::u8>(v...); }
+  template <class... T> void u32(const T&... v) { put<std::uint32_t, &ByteWriter::u32>(v...); }
+  template <class... T> void u64(const T&... v) { put<std::uint64_t, &ByteWriter::u64>(v...); }
+  template <class... T> void i64(const T&... v) { put<std::int64_t, &ByteWriter::i64>(v...); }
+  template <class... T> void f64(const T&... v) { put<double, &ByteWriter::f64>(v...); }
   // One byte each, 0 or 1.
   template <class... T>
   void flag(const T&... v) {
@@ -212,6 +197,11 @@ class Saver {
   void word_data(const std::uint64_t* w, std::uint64_t n) { out_.word_array(w, n); }
 
  private:
+  // Each field as its stored type S, written by `Put`.
+  template <class S, void (ByteWriter::*Put)(S), class... T>
+  void put(const T&... v) {
+    ((out_.*Put)(detail::stored_as<S>(v)), ...);
+  }
   ByteWriter& out_;
 };
 
@@ -221,26 +211,11 @@ class Loader {
   static constexpr bool loading = true;
   explicit Loader(ByteReader& in) : in_(in) {}
 
-  template <class... T>
-  void u8(T&... v) {
-    ((detail::stored_as<std::uint8_t>(v) = in_.u8()), ...);
-  }
-  template <class... T>
-  void u32(T&... v) {
-    ((detail::stored_as<std::uint32_t>(v) = in_.u32()), ...);
-  }
-  template <class... T>
-  void u64(T&... v) {
-    ((detail::stored_as<std::uint64_t>(v) = in_.u64()), ...);
-  }
-  template <class... T>
-  void i64(T&... v) {
-    ((detail::stored_as<std::int64_t>(v) = in_.i64()), ...);
-  }
-  template <class... T>
-  void f64(T&... v) {
-    ((detail::stored_as<double>(v) = in_.f64()), ...);
-  }
+  template <class... T> void u8(T&... v) { get<std::uint8_t, &ByteReader::u8>(v...); }
+  template <class... T> void u32(T&... v) { get<std::uint32_t, &ByteReader::u32>(v...); }
+  template <class... T> void u64(T&... v) { get<std::uint64_t, &ByteReader::u64>(v...); }
+  template <class... T> void i64(T&... v) { get<std::int64_t, &ByteReader::i64>(v...); }
+  template <class... T> void f64(T&... v) { get<double, &ByteReader::f64>(v...); }
   template <class... T>
   void flag(T&... v) {
     ((detail::stored_as<bool>(v) = read_flag()), ...);
@@ -262,6 +237,11 @@ class Loader {
   std::size_t remaining() const { return in_.remaining(); }
 
  private:
+  // Each field as its stored type S, read by `Get`.
+  template <class S, S (ByteReader::*Get)(), class... T>
+  void get(T&... v) {
+    ((detail::stored_as<S>(v) = (in_.*Get)()), ...);
+  }
   bool read_flag() {
     const std::uint8_t b = in_.u8();
     if (b > 1) throw state_error("state: a flag byte is neither 0 nor 1");
@@ -275,8 +255,10 @@ class Loader {
 // `friend struct SavedForm;` so these reach visit_fields() and its private default
 // constructor (the state of a filter being loaded, before its fields arrive).
 struct SavedForm {
-  template <class F>
-  static void save(const F& f, ByteWriter& out) {
+  // `tags`: bytes written before the fields (the algorithm, a variant), each cast to u8.
+  template <class F, class... Tag>
+  static void save(const F& f, ByteWriter& out, Tag... tags) {
+    (out.u8(static_cast<std::uint8_t>(tags)), ...);
     Saver ar(out);
     F::visit_fields(f, ar);
   }

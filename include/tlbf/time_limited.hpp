@@ -315,10 +315,7 @@ class TimeLimitedFilter final : public WindowFilter {
     return s;
   }
 
-  void save(ByteWriter& out) const override {
-    out.u8(static_cast<std::uint8_t>(Algorithm::tlbf));
-    SavedForm::save(*this, out);
-  }
+  void save(ByteWriter& out) const override { SavedForm::save(*this, out, Algorithm::tlbf); }
 
   std::uint32_t k() const { return k_; }
   std::uint32_t l() const { return l_; }

@@ -149,11 +149,7 @@ class TimedEpochFilter final : public WindowFilter {
     return st;
   }
 
-  void save(ByteWriter& out) const override {
-    out.u8(static_cast<std::uint8_t>(Algorithm::gebf));
-    out.u8(detail::kGebfTimed);
-    SavedForm::save(*this, out);
-  }
+  void save(ByteWriter& out) const override { SavedForm::save(*this, out, Algorithm::gebf, detail::kGebfTimed); }
 
   Duration epoch_ns() const { return epoch_ns_; }
   std::uint32_t r() const { return r_; }
