@@ -38,6 +38,7 @@
 #include "filter_params.hpp"
 #include "filter_value.hpp"
 #include "module_api.hpp"
+#include "tlbf/detail/large_pages.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_redis {
@@ -392,6 +393,7 @@ struct CommandSpec {
 };
 
 int load(rm::Ctx* ctx, rm::String** argv, int argc) {
+  tlbf::use_large_pages(false);  // a forked save copies a whole huge page for each write
   // 1. Every API function, by name; a server without one of them cannot run the module.
   if (const char* missing = rm::bind(ctx)) {
     if (rm::Log) rm::Log(ctx, "warning", "tlbf: this server lacks %s; Redis 7.0 or later is needed", missing);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "tlbf/detail/age_partitioned.hpp"
+#include "tlbf/detail/large_pages.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
@@ -155,7 +156,7 @@ class RunCells {
   // m) / c == reduce(v, m) (floor(floor(y c) / c) = floor(y)), so every probe finds the bit
   // it found before, and each slot's fill is unchanged.
   void upsample(std::uint32_t c) {
-    relayout(slots_, cells_ * c, [&](std::vector<std::uint64_t>& out) {
+    relayout(slots_, cells_ * c, [&](Words& out) {
       for (std::uint64_t x = 0; x < cells_; ++x)
         for (std::uint32_t i = 0; i < c; ++i) copy_bits(out, (x * c + i) * slots_, x * slots_, slots_);
     });
@@ -164,7 +165,7 @@ class RunCells {
   // c x + c - 1. No bit is lost (the same identity as upsample()); a slot of fill f becomes
   // about 1 - (1 - f)^c full, which the caller checks its slices can take.
   void fold(std::uint32_t c) {
-    relayout(slots_, cells_ / c, [&](std::vector<std::uint64_t>& out) {
+    relayout(slots_, cells_ / c, [&](Words& out) {
       for (std::uint64_t x = 0; x < cells_; ++x) copy_bits(out, (x / c) * slots_, x * slots_, slots_);
     });
   }
@@ -235,10 +236,13 @@ class RunCells {
   }
 
  private:
+  // The cells' words: large arrays on huge pages where the system has them (large_pages.hpp).
+  using Words = std::vector<std::uint64_t, LargePageAllocator<std::uint64_t>>;
+
   std::uint64_t cell_mask() const { return slots_ >= 64 ? ~std::uint64_t{0} : ~std::uint64_t{0} >> (64 - slots_); }
 
   // ORs the low `len` (<= 64) bits of v into `out` from bit `at`.
-  static void or_bits(std::vector<std::uint64_t>& out, std::uint64_t at, std::uint64_t v, std::uint32_t len) {
+  static void or_bits(Words& out, std::uint64_t at, std::uint64_t v, std::uint32_t len) {
     if (len < 64) v &= (std::uint64_t{1} << len) - 1;
     std::uint64_t* w = &out[at >> 6];
     const unsigned s = at & 63;
@@ -246,7 +250,7 @@ class RunCells {
     if (s + len > 64) w[1] |= v >> (64 - s);
   }
   // ORs `len` bits of this array from bit `from` into `out` from bit `to`, 64 at a time.
-  void copy_bits(std::vector<std::uint64_t>& out, std::uint64_t to, std::uint64_t from, std::uint32_t len) const {
+  void copy_bits(Words& out, std::uint64_t to, std::uint64_t from, std::uint32_t len) const {
     for (std::uint32_t done = 0; done < len; done += 64)
       or_bits(out, to + done, bits64(from + done), std::min<std::uint32_t>(64, len - done));
   }
@@ -260,7 +264,7 @@ class RunCells {
   // reads while they are still in place; then they replace the old ones.
   template <class Fill>
   void relayout(std::uint32_t slots, std::uint64_t cells, Fill&& fill) {
-    std::vector<std::uint64_t> out;
+    Words out;
     out.reserve(words_to_reserve(slots, cells));
     out.assign(std::uint64_t{slots} * cells / 64 + 1, 0);
     fill(out);
@@ -276,7 +280,7 @@ class RunCells {
   void repack(std::uint32_t slots, std::uint32_t up) {
     const std::uint32_t keep = std::min(slots_, slots - up);
     if (slots > 64 || slots_ > 64) {
-      relayout(slots, cells_, [&](std::vector<std::uint64_t>& out) {
+      relayout(slots, cells_, [&](Words& out) {
         for (std::uint64_t x = 0; x < cells_; ++x) copy_bits(out, x * slots + up, x * slots_, keep);
       });
       return;
@@ -321,7 +325,7 @@ class RunCells {
   std::uint32_t slots_ = 0;
   std::uint32_t reserved_ = 0;  // reserve_slots()
   std::uint64_t cells_ = 0;
-  std::vector<std::uint64_t> words_;
+  Words words_;
   std::vector<std::uint64_t> keep_;  // per word, mod the period: all bits but slot 0 of a cell
 };
 
