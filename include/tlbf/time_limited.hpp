@@ -272,7 +272,8 @@ class TimeLimitedFilter final : public WindowFilter {
     }
     return n;
   }
-  // Bit-sliced: the key's k cells in every live era. Slice-major: probe 0 of every run
+  // Bit-sliced: the key's k cells in the newest era and in older ones past the cache size
+  // (kPrefetchingQueryBits; a small era stays cached). Slice-major: probe 0 of every run
   // accepted at the latest time seen, the query's first level.
   void prefetch(const KeyHash& h) const override {
     if (sliced_) {
@@ -810,7 +811,8 @@ class TimeLimitedFilter final : public WindowFilter {
     const detail::RunCells& c = eras_.back().cells;
     for (std::uint32_t p = 0; p < k_; ++p) c.prefetch_bit(at.at[p] + p);
     for (std::size_t e = 0; e + 1 < eras_.size(); ++e)
-      for (std::uint32_t p = 0; p < k_; ++p) eras_[e].cells.prefetch_bit(eras_[e].cells.cell_of(at.x[p]));
+      if (eras_[e].cells.bits() > kPrefetchingQueryBits)
+        for (std::uint32_t p = 0; p < k_; ++p) eras_[e].cells.prefetch_bit(eras_[e].cells.cell_of(at.x[p]));
   }
   void locate_and_prefetch(KeyHash h, Probes& at) const {
     locate(h, at);
