@@ -1314,6 +1314,11 @@ class TimeLimitedFilter final : public WindowFilter {
       const std::uint64_t own_fresh = detail::slice_bits_for(own_want, min_bits_, max_slice_bits_);
       return eras_.size() < kMaxEras && own_fresh != newest.bits() ? EraMove{EraMove::start, 1, own_fresh} : EraMove{};
     }
+    // A generation its cell ended within 1/1024 of a cell (the stream's first, begun just
+    // before a cell's end) measured no rate: the era is kept and the next one measures it.
+    // Else a stream starting on a cell's edge set off a ladder of eras, each sized from the
+    // short generations of the last, all live for the first window.
+    if (gen_left_ > 0 && measured_over < cell_ / 1024) return {};
     EraMove move;
     if (q >= kEraStep || q <= 1 / kEraStep) {
       drift_side_ = 0;
