@@ -929,10 +929,13 @@ class TimeLimitedFilter final : public WindowFilter {
         for (std::uint32_t p = 0; p < k; ++p) detail::set_bit(w, at.at[p] + p);
       }
     } else {
-      for (std::uint32_t p = 0; p < k_; ++p) {
-        const EraSlot e = era_slot(p);
-        const detail::RunCells& c = eras_[e.era].cells;
-        eras_[e.era].cells.set((e.era + 1 == eras_.size() ? at.at[p] : c.cell_of(at.x[p])) + e.slot);
+      // Positions 0..k-1 cross into older eras: the era at offset o holds positions o..o+n-1.
+      std::uint32_t p = 0;
+      for (std::size_t e = eras_.size(); p < k_ && e-- > 0;) {
+        detail::RunCells& c = eras_[e].cells;
+        const std::uint32_t offset = p;
+        const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(k_, offset + eras_[e].slices));
+        for (; p < end; ++p) c.set((e + 1 == eras_.size() ? at.at[p] : c.cell_of(at.x[p])) + (p - offset));
       }
     }
     close_insert(now);
