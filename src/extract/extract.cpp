@@ -177,7 +177,7 @@ class LineExtractor final : public Extractor {
         return true;
       });
     }
-    if (wants_time_ && fields >= time_.list.required_fields()) out.time = time_parser_.parse_in_place(time_.value());
+    if (wants_time_ && fields >= time_.list.required_fields()) time_parser_.parse_in_place(time_.value(), out.time);
 
     std::string_view key;
     bool joined = false;  // a composite key, folded part by part as it was joined
@@ -229,7 +229,7 @@ class LineExtractor final : public Extractor {
       if (n == time_field) time = f;
       return true;
     });
-    if (wants_time_ && fields >= time_field) out.time = time_parser_.parse_in_place(time);
+    if (wants_time_ && fields >= time_field) time_parser_.parse_in_place(time, out.time);
     if (fields < key_field) {
       out.status = ExtractStatus::missing_key;
       out.absent_part = 1;

@@ -272,7 +272,7 @@ class JsonExtractor final : public Extractor {
       if (!parts[i].string && !is_plain_integer(parts[i].text)) return false;
     // The time text is a slice of the record, which stays valid while the record is judged
     // (as the line path's fields do): no copy, unlike a value simdjson unescaped.
-    if (wants_time_) out.time = time_parser_.parse_in_place(flat_found_[0].text);
+    if (wants_time_) time_parser_.parse_in_place(flat_found_[0].text, out.time);
     auto part = [&](const FlatValue& v) {
       std::string_view bytes = v.text;
       if (!v.string) encoder_.plain_integer(v.text, bytes);

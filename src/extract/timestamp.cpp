@@ -336,16 +336,17 @@ constexpr bool in_format_order() {
 }
 static_assert(in_format_order(), "kFormatReaders has a row for each TimeFormat, in the enum's order");
 
-TimeReading read_as(Time t) {
-  TimeReading r;
+// `r` anew, read as t.
+void read_as(Time t, TimeReading& r) {
+  r = TimeReading{};
   r.time = t;
   r.parsed = true;
-  return r;
 }
 }  // namespace
 
 TimeReading TimeParser::parse(std::string_view text) {
-  TimeReading r = parse_trimmed(text);
+  TimeReading r;
+  parse_trimmed(text, r);
   r.present = true;
   // A copy: the caller's text may live in a buffer that its next lookup overwrites (simdjson's
   // string buffer), and a warning about this record is written after its key is read.
@@ -354,10 +355,10 @@ TimeReading TimeParser::parse(std::string_view text) {
   return r;
 }
 
-TimeReading TimeParser::parse_trimmed(std::string_view text) {
+void TimeParser::parse_trimmed(std::string_view text, TimeReading& r) {
   // Plain epoch seconds need no trimming (they start and end with a digit).
   if (Time t; (format_ == TimeFormat::auto_detect || format_ == TimeFormat::epoch) && fast_epoch_seconds(text, t))
-    return read_as(t);
+    return read_as(t, r);
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
   if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '"' && text.back() == '"') ||
@@ -377,24 +378,24 @@ TimeReading TimeParser::parse_trimmed(std::string_view text) {
     c.instant = parse_epoch(text, reader.epoch_unit);
   else
     scanned = pattern_ && pattern_->scan(text, c);
-  if (c.instant) return read_as(*c.instant);
-  if (!scanned) return {};
-  TimeReading r = place(c);
+  if (c.instant) return read_as(*c.instant, r);
+  r = TimeReading{};
+  if (!scanned) return;
+  place(c, r);
   r.zone_cut = cut && c.zone_cut;
-  return r;
 }
 
-TimeReading TimeParser::place(Civil& c) {
+// `r`, reset by the caller, as the civil time c reads.
+void TimeParser::place(Civil& c, TimeReading& r) {
   const unsigned month = c.yday > 0 ? month_of_day_of_year(c.yday) : c.month;
   if (!c.has_year) c.year = years_.year_for(month);
   const std::optional<Time> t = to_time(c);
-  if (!t) return {};
-  TimeReading r = read_as(*t);
+  if (!t) return;
+  read_as(*t, r);
   r.date_only = !c.has_time_of_day;
   // Placed only once the calendar accepts the date, so a stamp that is not one (month 13,
   // "Feb 29" of a common year) cannot move the year on.
   if (!c.has_year) r.year_advanced = years_.accept(month);
-  return r;
 }
 
 std::string format_rfc3339(Time t) {

@@ -174,13 +174,14 @@ class TimeParser {
 
   TimeReading parse(std::string_view text);
   TimeReading operator()(std::string_view text) { return parse(text); }
-  // As parse(), but the reading's `text` is `text` itself, not a copy: for a caller whose
-  // text stays valid as long as the reading is used (a field of the record being judged).
-  TimeReading parse_in_place(std::string_view text) {
-    TimeReading r = parse_trimmed(text);
+  // As parse(), into `r`, but the reading's `text` is `text` itself, not a copy: for a caller
+  // whose text stays valid as long as the reading is used (a field of the record being
+  // judged). Filled in place, field by field: a reading returned by value was stored in parts
+  // and then loaded whole, a stalled load on every record.
+  void parse_in_place(std::string_view text, TimeReading& r) {
+    parse_trimmed(text, r);
     r.present = true;
     r.text = text;
-    return r;
   }
 
   // Forgets the months seen: the next year-less stamp starts again from `start` (for a new
@@ -189,8 +190,8 @@ class TimeParser {
   const YearRollover& years() const { return years_; }
 
  private:
-  TimeReading parse_trimmed(std::string_view text);
-  TimeReading place(detail::Civil& c);
+  void parse_trimmed(std::string_view text, TimeReading& r);
+  void place(detail::Civil& c, TimeReading& r);
 
   TimeFormat format_;
   std::optional<TimePattern> pattern_;

@@ -40,6 +40,13 @@ struct Record {
     const std::uint32_t crlf = data[head_size] == '\r' ? 2 : 1;
     return Record{data, head_size, crlf, head_size, false};
   }
+  // head(), made in `scratch` only for a multi-line record: a one-line record is itself, not
+  // a copy (a record just stored field by field, then copied whole, stalls the copy's loads).
+  const Record& head(Record& scratch) const {
+    if (head_size >= size) return *this;
+    scratch = head();
+    return scratch;
+  }
 };
 
 // Thrown for an input that cannot be opened or read, or that is damaged (a corrupt or

@@ -295,7 +295,8 @@ inline std::string_view RecordSource::place(std::string_view v, std::string_view
     b.format_detected = true;
     if (!blanks_.empty()) replay_blanks(in, b);
   }
-  push(in, rec, extractor_->extract(rec.head()), in.record_in_input(), false, b);
+  Record head;
+  push(in, rec, extractor_->extract(rec.head(head)), in.record_in_input(), false, b);
   if (judged_any_) return false;
   judged_any_ = true;
   return true;
