@@ -188,7 +188,10 @@ class JsonExtractor final : public Extractor {
         return out;
       }
     }
-    if (!except_.empty()) return key_except(doc, out);
+    if (!except_.empty()) {
+      key_except(doc, out);
+      return out;  // every path returns `out` itself, so it is built in the caller's place
+    }
     if (keys_.empty()) {
       out.key = whole_record_key(record);
       return out;
@@ -238,7 +241,7 @@ class JsonExtractor final : public Extractor {
   }
 
   // --key-except: the record's value read again from its start, without the members left out.
-  Extracted& key_except(od::document& doc, Extracted& out) {
+  void key_except(od::document& doc, Extracted& out) {
     // A time text simdjson unescaped lives in its string buffer, which the walk below reuses.
     if (!out.time.text.empty()) out.time.text = time_text_.assign(out.time.text);
     od::value v;
@@ -247,10 +250,9 @@ class JsonExtractor final : public Extractor {
     if (!err) err = encoder_.record_except(v, except_, part_);
     if (err) {
       out.status = err == simdjson::DEPTH_ERROR ? ExtractStatus::too_deep : ExtractStatus::malformed;
-      return out;
+      return;
     }
     out.key = part_;
-    return out;
   }
 
   // The whole record is text here, not a value: masked as a line would be.

@@ -65,7 +65,10 @@ class Emitter {
   // A record the filter judged, `dup` or not: written as --only-dups and --mark say; true
   // when it was written.
   bool decided(const OutRecord& r, bool dup) {
-    return write_decided(mode_.compact && r.json ? compacted(r) : r, dup);
+    // Not `cond ? compacted(r) : r`: that copies r, whose fields were just stored one by
+    // one, and the copy's whole-record loads stall on every record.
+    if (mode_.compact && r.json) return write_decided(compacted(r), dup);
+    return write_decided(r, dup);
   }
 
  private:
