@@ -879,33 +879,29 @@ class TimeLimitedFilter final : public WindowFilter {
   // cells_hold() over several eras. Positions o..o+n-1 of the filter are slots 0..n-1 of the
   // era at offset o (the newest at offset 0), so the 64 positions from b + p are read from
   // every era they cross, each read cut to the era's own slices (bits past them belong to its
-  // next cell) except in the oldest era, past whose slices no accepted run reaches.
+  // next cell) except in the oldest era, past whose slices no accepted run reaches. The era
+  // holding position b + p only moves to older ones as p grows, so each probe starts there;
+  // an older era's cell is made only when it is read (a new key's AND is usually empty after
+  // a few probes, and reads one or two eras a probe).
   bool eras_hold(const Probes& at, std::size_t runs) const {
     const std::size_t n = eras_.size();  // era e counted from the newest is eras_[n - 1 - e]
-    // Each older era's cell for probe p, made when probe p is first read (a new key's AND is
-    // usually empty after a few probes).
-    std::uint64_t cell[kMaxEras][detail::RunCells::kMaxSlices];
-    std::uint32_t located = 0;
+    std::int64_t offset[kMaxEras + 1];   // era e's first position; offset[n]: past the last
+    offset[0] = 0;
+    for (std::size_t e = 0; e < n; ++e) offset[e + 1] = offset[e] + static_cast<std::int64_t>(eras_[n - 1 - e].slices);
     for (std::size_t b = 0; b < runs; b += 64) {
       std::uint64_t all = low_bits(runs - b);
+      std::size_t first_era = 0;
       for (std::uint32_t p = 0; p < k_ && all != 0; ++p) {
-        if (p == located) {
-          for (std::size_t e = 1; e < n; ++e) cell[e][p] = eras_[n - 1 - e].cells.cell_of(at.x[p]);
-          ++located;
-        }
+        const auto pos = static_cast<std::int64_t>(b + p);  // a position of run b's slices: it exists
+        while (offset[first_era + 1] <= pos) ++first_era;
         std::uint64_t bits = 0;
-        std::int64_t from = static_cast<std::int64_t>(b + p);  // the window's start in era e's slots
-        for (std::size_t e = 0; e < n && from > -64; ++e) {
-          const Era& era = eras_[n - 1 - e];
-          const auto slices = static_cast<std::int64_t>(era.slices);
-          if (from < slices) {
-            const std::uint64_t first = e == 0 ? at.at[p] : cell[e][p];
-            std::uint64_t v = from >= 0 ? era.cells.bits64(first + static_cast<std::uint64_t>(from))
-                                        : era.cells.bits64(first) << -from;
-            if (e + 1 < n && slices - from < 64) v &= low_bits(static_cast<std::size_t>(slices - from));
-            bits |= v;
-          }
-          from -= slices;
+        for (std::size_t e = first_era; e < n && offset[e] < pos + 64; ++e) {
+          const detail::RunCells& c = eras_[n - 1 - e].cells;
+          const std::uint64_t cell = e == 0 ? at.at[p] : c.cell_of(at.x[p]);
+          const std::int64_t from = pos - offset[e];  // the window's start in era e's slots
+          std::uint64_t v = from >= 0 ? c.bits64(cell + static_cast<std::uint64_t>(from)) : c.bits64(cell) << -from;
+          if (e + 1 < n && offset[e + 1] - pos < 64) v &= low_bits(static_cast<std::size_t>(offset[e + 1] - pos));
+          bits |= v;
         }
         all &= bits;
       }
