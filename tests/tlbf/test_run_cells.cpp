@@ -89,6 +89,32 @@ TEST_SUITE("run_cells") {
     }
   }
 
+  TEST_CASE("between widths that are powers of two, cells move a word at a time, as at any width") {
+    std::mt19937_64 rng(4);
+    for (std::uint32_t from = 1; from <= 64; from *= 2) {
+      for (std::uint32_t to = 1; to <= 64; to *= 2) {
+        if (to == from) continue;
+        for (const std::uint64_t cells : {std::uint64_t{64}, std::uint64_t{320}}) {
+          CAPTURE(from);
+          CAPTURE(to);
+          CAPTURE(cells);
+          RunCells aged, resized;
+          Model m(from, cells);
+          aged.reset(from, cells);
+          fill(aged, m, rng, 0.5);
+          resized = aged;
+          aged.age_into(to);  // slots move up one
+          resized.resize_slots(to);
+          Model want_aged(to, cells), want_resized(to, cells);
+          for (std::uint32_t s = 1; s < to && s - 1 < from; ++s) want_aged.bit[s] = m.bit[s - 1];
+          for (std::uint32_t s = 0; s < to && s < from; ++s) want_resized.bit[s] = m.bit[s];
+          CHECK(same(aged, want_aged));
+          CHECK(same(resized, want_resized));
+        }
+      }
+    }
+  }
+
   TEST_CASE("resize_slots() keeps the slots below the new width, clear_slot() empties one slot") {
     std::mt19937_64 rng(3);
     for (const std::uint32_t slots : kWidths) {
