@@ -303,11 +303,12 @@ class RunCells {
     build_keep();
   }
   static bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
-  // repack() between widths that are powers of two (the newest era grows through them, and an
-  // older one is narrowed when half of it is empty): no cell straddles a word, so the cells
-  // move a word at a time, each by a shift and a mask, in the order repack() keeps (from the
-  // last word when they widen, from the first when they narrow). A cell at a time, read and
-  // written across word edges, took ~40 instructions a cell.
+  // repack() between widths that are powers of two (an older era that reached 64 slots is
+  // halved through them as it empties, and a new era widens from 1 slot to 4): no cell
+  // straddles a word, so the cells move a word at a time, each by a shift and a mask, in the
+  // order repack() keeps (from the last word when they widen, from the first when they
+  // narrow). A cell at a time, read and written across word edges, took ~40 instructions a
+  // cell.
   void repack_whole_words(std::uint32_t slots, std::uint32_t up, std::uint32_t keep) {
     const std::uint32_t from = slots_;
     const std::uint64_t mask = keep == 0 ? 0 : ~std::uint64_t{0} >> (64 - keep);
