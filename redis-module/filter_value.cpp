@@ -28,6 +28,7 @@
 #include "tlbf/hash.hpp"
 #include "tlbf/serialize.hpp"
 #include "tlbf/time_limited.hpp"
+#include "tlbf/visit.hpp"
 
 namespace tlbf_redis {
 namespace {
@@ -119,6 +120,28 @@ bool FilterValue::insert_if_absent(std::string_view item, std::int64_t time_ms) 
   if (!filter_->insert_if_absent(tlbf::hash_key(item, seed_), to_nanos(time_ms))) return false;
   clock_ms_ = std::max(clock_ms_, time_ms);
   return true;
+}
+
+void FilterValue::insert_if_absent_batch(const std::string_view* items, std::size_t n, std::int64_t time_ms,
+                                         bool* fresh) {
+  std::fill_n(fresh, n, false);
+  std::vector<tlbf::KeyHash> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = tlbf::hash_key(items[i], seed_);
+  const std::vector<tlbf::Time> times(n, to_nanos(time_ms));
+  // The batch returns early after a key whose insert made a cap bind; the rest go on.
+  auto advance_clock = [&] {
+    if (std::find(fresh, fresh + n, true) != fresh + n) clock_ms_ = std::max(clock_ms_, time_ms);
+  };
+  try {
+    tlbf::visit_filter(*filter_, [&](auto& f) {
+      for (std::size_t done = 0; done < n;)
+        done += tlbf::insert_if_absent_batch(f, keys.data() + done, times.data() + done, n - done, fresh + done);
+    });
+  } catch (...) {
+    advance_clock();
+    throw;
+  }
+  advance_clock();
 }
 
 bool FilterValue::may_contain(std::string_view item, std::int64_t time_ms) const {

@@ -31,6 +31,12 @@ class FilterValue {
   // Inserts the item unless present at time_ms; true when it was new. The clock advances to
   // time_ms only with an insert (a duplicate changes nothing), and never back.
   bool insert_if_absent(std::string_view item, std::int64_t time_ms);
+  // insert_if_absent() of items[0..n) at one time, in order (an item repeated among them is a
+  // duplicate of its earlier copy): fresh[i] is what the i-th call would have answered. The
+  // filter decides them through its batch entry point, which fetches the cells of the items
+  // ahead while it decides the one at hand. If the filter throws, fresh[] holds true for each
+  // item inserted before, false for the rest.
+  void insert_if_absent_batch(const std::string_view* items, std::size_t n, std::int64_t time_ms, bool* fresh);
   bool may_contain(std::string_view item, std::int64_t time_ms) const;
 
   const FilterParams& params() const { return params_; }

@@ -1,7 +1,7 @@
 // tlbf_redis.so: the window filters as a Redis module, so several producers share one window
 // through Redis (persistence, replication, Cluster) instead of anything home-made.
 //
-// It registers the data type "TLBFilter" and the commands TLBF.RESERVE, TLBF.ADD,
+// It registers the data type "TLBFilter" and the commands TLBF.RESERVE, TLBF.ADD, TLBF.MADD,
 // TLBF.EXISTS, TLBF.INFO and TLBF.LOADCHUNK (docs/redis.md is their reference). Each command
 // parses and checks all its arguments before it touches a key, and every error, from a bad
 // argument to the library's own exceptions, becomes one error reply in guarded(): nothing
@@ -9,9 +9,9 @@
 //
 // Replicas and the AOF hold the same state as the primary because every change reaches
 // them as a deterministic command: TLBF.RESERVE with the MAXMEMORY and the hash seed the
-// primary resolved (SEED, an option only they may send), TLBF.ADD rewritten with the time
-// the primary resolved (so "*" does not read another clock there) and only the items that
-// were inserted (a duplicate changes nothing), TLBF.LOADCHUNK verbatim. The filter's state
+// primary resolved (SEED, an option only they may send), TLBF.ADD and TLBF.MADD rewritten
+// with the time the primary resolved (so "*" does not read another clock there) and only the
+// items that were inserted (a duplicate changes nothing), TLBF.LOADCHUNK verbatim. The filter's state
 // is a function of those commands alone. RDB, DEBUG RELOAD, DUMP/RESTORE and cluster slot
 // migration go through rdb_save/rdb_load, which store FilterValue::encode()'s versioned
 // bytes; an AOF rewrite without an RDB preamble emits the same bytes as TLBF.LOADCHUNK
@@ -39,6 +39,7 @@
 #include "filter_value.hpp"
 #include "module_api.hpp"
 #include "tlbf/detail/large_pages.hpp"
+#include "tlbf/item_list.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_redis {
@@ -191,40 +192,83 @@ int reserve(rm::Ctx* ctx, rm::String** argv, int argc) {
   return rm::ReplyWithSimpleString(ctx, "OK");
 }
 
+// The time TLBF.ADD and TLBF.MADD judge their items at: the client's, or the server's clock
+// for "*"; a client's time more than a window ahead is refused.
+std::int64_t add_time(rm::Ctx* ctx, const TimeArg& time, const FilterValue& filter) {
+  const long long server_ms = rm::Milliseconds();
+  const std::int64_t time_ms = time.server_clock ? server_ms : time.ms;
+  if (!time.server_clock && !from_primary(ctx)) check_not_ahead(time_ms, server_ms, filter.params().window_ms);
+  return time_ms;
+}
+
+// Decides items[0..n) at time_ms in order (is_new[i]: inserted), then hands the inserted ones
+// to `replicate`, also when the filter throws part way: what went in must reach the replicas.
+template <class Replicate>
+void add_items(FilterValue& filter, const std::vector<std::string_view>& items, std::int64_t time_ms, bool* is_new,
+               Replicate&& replicate) {
+  try {
+    filter.insert_if_absent_batch(items.data(), items.size(), time_ms, is_new);
+  } catch (...) {
+    replicate();
+    throw;
+  }
+  replicate();
+}
+
 // TLBF.ADD key TIME ms|* item [item ...]: an array with 1 for each item that was new (and is
 // now inserted), 0 for each duplicate inside the window.
 int add(rm::Ctx* ctx, rm::String** argv, int argc) {
   const TimeArg time = parse_time_clause(argv, argc);
   OpenKey key(ctx, argv[1], rm::kRead | rm::kWrite);
   FilterValue& filter = key.filter();
-
-  const long long server_ms = rm::Milliseconds();
-  const std::int64_t time_ms = time.server_clock ? server_ms : time.ms;
-  if (!time.server_clock && !from_primary(ctx)) check_not_ahead(time_ms, server_ms, filter.params().window_ms);
+  const std::int64_t time_ms = add_time(ctx, time, filter);
 
   const int first_item = 4;
-  std::vector<unsigned char> is_new(static_cast<std::size_t>(argc - first_item));
-  std::vector<rm::String*> inserted;
-  auto replicate_inserted = [&] {
+  std::vector<std::string_view> items(static_cast<std::size_t>(argc - first_item));
+  for (std::size_t i = 0; i < items.size(); ++i) items[i] = text(argv[first_item + static_cast<int>(i)]);
+  const std::unique_ptr<bool[]> is_new(new bool[items.size()]);
+  add_items(filter, items, time_ms, is_new.get(), [&] {
+    std::vector<rm::String*> inserted;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      if (is_new[i]) inserted.push_back(argv[first_item + static_cast<int>(i)]);
     if (!inserted.empty())
       rm::Replicate(ctx, "TLBF.ADD", "sclv", argv[1], "TIME", static_cast<long long>(time_ms), inserted.data(),
                     inserted.size());
-  };
-  try {
-    for (int i = first_item; i < argc; ++i) {
-      const bool fresh = filter.insert_if_absent(text(argv[i]), time_ms);
-      is_new[static_cast<std::size_t>(i - first_item)] = fresh;
-      if (fresh) inserted.push_back(argv[i]);
-    }
-  } catch (...) {
-    replicate_inserted();  // what went in must reach the replicas too
-    throw;
-  }
-  replicate_inserted();
+  });
 
-  rm::ReplyWithArray(ctx, static_cast<long>(is_new.size()));
-  for (unsigned char b : is_new) rm::ReplyWithLongLong(ctx, b);
+  rm::ReplyWithArray(ctx, static_cast<long>(items.size()));
+  for (std::size_t i = 0; i < items.size(); ++i) rm::ReplyWithLongLong(ctx, is_new[i]);
   return rm::kOk;
+}
+
+// TLBF.MADD key TIME ms|* list: TLBF.ADD of the items of one item list (tlbf/item_list.hpp,
+// netstrings), answered by one string with a byte per item, '1' new, '0' a duplicate. A
+// batch is one argument and one reply, where TLBF.ADD takes a string object per item and
+// answers with an integer each. A malformed list is refused before any item is decided.
+int madd(rm::Ctx* ctx, rm::String** argv, int argc) {
+  if (argc != 5) throw CommandError("expected: key TIME ms|* list (the items as netstrings: 3:abc,5:hello,)");
+  if (!is_keyword(text(argv[2]), "TIME")) throw CommandError("expected TIME after the key");
+  const TimeArg time = parse_time(text(argv[3]));
+  const std::optional<std::vector<std::string_view>> items = tlbf::parse_items(text(argv[4]));
+  if (!items) throw CommandError("the item list is not a sequence of netstrings (3:abc,5:hello,)");
+  OpenKey key(ctx, argv[1], rm::kRead | rm::kWrite);
+  FilterValue& filter = key.filter();
+  const std::int64_t time_ms = add_time(ctx, time, filter);
+
+  const std::unique_ptr<bool[]> is_new(new bool[items->size()]);
+  add_items(filter, *items, time_ms, is_new.get(), [&] {
+    std::string inserted;
+    for (std::size_t i = 0; i < items->size(); ++i)
+      if (is_new[i]) tlbf::append_item(inserted, (*items)[i]);
+    if (!inserted.empty())
+      rm::Replicate(ctx, "TLBF.MADD", "sclb", argv[1], "TIME", static_cast<long long>(time_ms), inserted.data(),
+                    inserted.size());
+  });
+
+  std::string answers(items->size(), '0');
+  for (std::size_t i = 0; i < items->size(); ++i)
+    if (is_new[i]) answers[i] = '1';
+  return rm::ReplyWithStringBuffer(ctx, answers.data(), answers.size());
 }
 
 // TLBF.EXISTS key TIME ms|* item [item ...]: an array with 1 for each item present in the
@@ -424,11 +468,9 @@ int load(rm::Ctx* ctx, rm::String** argv, int argc) {
   if (g_filter_type == nullptr) return rm::kErr;
   // 4. The commands; the key is always the first argument (cluster routing reads that).
   const CommandSpec commands[] = {
-      {"tlbf.reserve", guarded<reserve>, "write deny-oom"},
-      {"tlbf.add", guarded<add>, "write deny-oom"},
-      {"tlbf.exists", guarded<exists>, "readonly"},
-      {"tlbf.info", guarded<info>, "readonly fast"},
-      {"tlbf.loadchunk", guarded<load_chunk>, "write deny-oom"},
+      {"tlbf.reserve", guarded<reserve>, "write deny-oom"}, {"tlbf.add", guarded<add>, "write deny-oom"},
+      {"tlbf.madd", guarded<madd>, "write deny-oom"},       {"tlbf.exists", guarded<exists>, "readonly"},
+      {"tlbf.info", guarded<info>, "readonly fast"},        {"tlbf.loadchunk", guarded<load_chunk>, "write deny-oom"},
   };
   for (const CommandSpec& c : commands)
     if (rm::CreateCommand(ctx, c.name, c.body, c.flags, 1, 1, 1) != rm::kOk) return rm::kErr;

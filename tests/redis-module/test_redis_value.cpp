@@ -189,6 +189,37 @@ TEST_SUITE("redis.value") {
     CHECK(v.may_contain(b, 50'000 + 9999));
   }
 
+  TEST_CASE("a batch answers as its items one by one, a repeat inside it a duplicate, for every algorithm") {
+    for (tlbf::Algorithm a : {tlbf::Algorithm::tlbf, tlbf::Algorithm::gebf}) {
+      CAPTURE(static_cast<int>(a));
+      FilterValue one(small_params(a), kSeed), batch(small_params(a), kSeed);
+      // 40 batches of 100 items, a quarter repeats of the last 300 items, over 3 windows.
+      std::vector<std::string> names;
+      for (int b = 0; b < 40; ++b) {
+        const std::int64_t t = std::int64_t{b} * 750;
+        std::vector<std::string> items;
+        for (int i = 0; i < 100; ++i)
+          items.push_back(i % 4 == 0 && names.size() > 300 ? names[names.size() - 1 - (i * 7) % 300]
+                                                           : item(b * 100 + i));
+        std::vector<std::string_view> views(items.begin(), items.end());
+        bool fresh[100];
+        batch.insert_if_absent_batch(views.data(), views.size(), t, fresh);
+        int kept = 0;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          CHECK(fresh[i] == one.insert_if_absent(items[i], t));
+          kept += fresh[i];
+        }
+        CHECK(batch.clock_ms() == one.clock_ms());
+        if (b > 4) CHECK(kept < 100);  // repeats inside the window were caught
+        names.insert(names.end(), items.begin(), items.end());
+      }
+      CHECK(batch.encode() == one.encode());
+      bool none[1];
+      batch.insert_if_absent_batch(nullptr, 0, 99'000, none);  // an empty batch moves no clock
+      CHECK(batch.clock_ms() == 39 * 750);
+    }
+  }
+
   TEST_CASE("items hash as tlbf-dedup hashes key bytes with the filter's seed") {
     FilterValue v(small_params(), kSeed);
     CHECK(v.insert_if_absent("GET /index.html", 1000));

@@ -28,6 +28,13 @@ check "new again after the window" "1" "$(rc s TLBF.ADD f TIME 12000 a)"
 # The clock never goes back: an earlier TIME is judged at the latest one.
 check "an earlier time counts as the latest" "0" "$(rc s TLBF.ADD f TIME 1 a)"
 check "a binary-safe and an empty item" "1 1 0" "$(printf 'x\0y' | rc s -x TLBF.ADD f TIME 12000 '' | paste -sd' ' | cut -c1-3) $(rc s TLBF.ADD f TIME 12000 '')"
+# MADD: the items as one list of netstrings, answered by one string, a byte per item; the
+# same filter as ADD (a, decided above, is a duplicate here; a binary item round-trips).
+check "madd: duplicate, new, new, a duplicate in the same list, empty" "01100" \
+  "$(rc s TLBF.MADD f TIME 12000 '1:a,2:mm,3:xyz,2:mm,0:,')"
+check "madd's items are ADD's" "1 1 1" "$(rc s TLBF.EXISTS f TIME 12000 mm xyz '' | paste -sd' ')"
+check "madd: a binary-safe item" "10" "$(printf '3:p\0q,3:p\0q,' | rc s -x TLBF.MADD f TIME 12000)"
+check "madd: an empty list changes nothing" "" "$(rc s TLBF.MADD f TIME 12000 '')"
 
 # 3. INFO: parameters, then the statistics named as in tlbf-dedup --stats.
 check "info fields" \
@@ -87,6 +94,17 @@ for cmd in TLBF.ADD TLBF.EXISTS; do
   bad "$E no filter at this key" $cmd n TIME 1 a
   bad "WRONGTYPE" $cmd text TIME 1 a
 done
+bad "$E expected: key TIME ms|* list" TLBF.MADD f TIME 1
+bad "$E expected: key TIME ms|* list" TLBF.MADD f TIME 1 1:a, 1:b,
+bad "$E expected TIME after the key" TLBF.MADD f TYME 1 1:a,
+bad "$E TIME must be" TLBF.MADD f TIME -1 1:a,
+bad "$E no filter at this key" TLBF.MADD n TIME 1 1:a,
+bad "WRONGTYPE" TLBF.MADD text TIME 1 1:a,
+# A malformed list is refused whole: the good netstrings before the fault are not inserted.
+for v in 1:a 1:ab, 2:a, 01:a, :a, -1:a, 1a, 1:a,x 1:a,2 99999999999999999999:a, 18446744073709551617:a,; do
+  bad "$E the item list is not a sequence of netstrings" TLBF.MADD f TIME 12000 "1:q,$v"
+done
+check "nothing of a refused list went in" 0 "$(rc s TLBF.EXISTS f TIME 12000 q)"
 bad "ERR wrong number of arguments" TLBF.INFO
 bad "ERR wrong number of arguments" TLBF.INFO f g
 bad "$E no filter at this key" TLBF.INFO n
@@ -111,10 +129,10 @@ import random, sys
 from redis_resp import Client, ReplyError
 random.seed(13)
 c = Client(int(sys.argv[1]))
-words = ["TLBF.RESERVE", "TLBF.ADD", "TLBF.EXISTS", "TLBF.INFO", "TLBF.LOADCHUNK"]
+words = ["TLBF.RESERVE", "TLBF.ADD", "TLBF.MADD", "TLBF.EXISTS", "TLBF.INFO", "TLBF.LOADCHUNK"]
 tokens = ["WINDOW", "ERROR", "CAPACITY", "ALGORITHM", "MAXMEMORY", "SHARDS", "TIME", "*", "tlbf", "gebf",
           "0", "1", "-1", "0.5", "1e-3", "1e308", "nan", "9223372036854775807", "18446744073709551616",
-          "4096", "16384", "", "\x00\xff", "f", "fz", "text", "TLBFREDS"]
+          "4096", "16384", "", "\x00\xff", "f", "fz", "text", "TLBFREDS", "1:a,", "3:a,", "0:,2:xy,", "1:"]
 keys = ["fz", "f", "text", "fz2"]
 bad = 0
 for i in range(400):
@@ -123,7 +141,7 @@ for i in range(400):
     if cmd == "TLBF.RESERVE" and random.random() < 0.5:
         args += ["WINDOW", random.choice(["1", "1000", "0", "x"]), "ERROR", random.choice(["0.01", "1", "1e-9"]),
                  "CAPACITY", random.choice(["1", "1000", "0"])]
-    if cmd in ("TLBF.ADD", "TLBF.EXISTS") and random.random() < 0.6:
+    if cmd in ("TLBF.ADD", "TLBF.MADD", "TLBF.EXISTS") and random.random() < 0.6:
         args += ["TIME", random.choice(["*", "0", str(random.randrange(0, 10**13)), "-5"])]
     args += [random.choice(tokens) for _ in range(random.randrange(0, 8))]
     reply = c.call(*args)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A replica of a server with TLBF filters holds the same filters: what existed when
 # REPLICAOF was given arrives with the full synchronisation (the RDB path), and every later
-# TLBF.RESERVE and TLBF.ADD through the replication stream, TIME * included, which the
+# TLBF.RESERVE, TLBF.ADD and TLBF.MADD through the replication stream, TIME * included, which the
 # primary replicates as the time it resolved. The replica answers TLBF.EXISTS and TLBF.INFO
 # exactly as its primary, and its filters have the same DEBUG DIGEST-VALUE.
 source "$(dirname "$0")/../redis_lib.bash"
@@ -16,6 +16,17 @@ wait_info r replication master_link_status up
 check "reserve after replication" OK "$(rc p TLBF.RESERVE g WINDOW 600000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
 fill p f 1500 1500
 fill p g 0 3000
+# TLBF.MADD, replicated as a list of the items it inserted: new items beside duplicates.
+python3 - "${PORT[p]}" "$T0" <<'EOF'
+import sys
+from redis_resp import Client
+c = Client(int(sys.argv[1]))
+items = ["item-%d" % i for i in list(range(3000, 3200)) + list(range(0, 50))]
+lst = "".join("%d:%s," % (len(x), x) for x in items)
+for key, t in (("f", str(int(sys.argv[2]) + 3000)), ("g", "*")):
+    answers = c.call("TLBF.MADD", key, "TIME", t, lst)
+    assert len(answers) == len(items) and answers[200:] == b"0" * 50, answers
+EOF
 # A few more at TIME *, some milliseconds apart, so that a replica reading its own clock
 # would end with another clock (INFO clock_ms) than the primary.
 for i in 1 2 3; do
