@@ -7,8 +7,10 @@
 //    pipeline calls whenever input pauses). Up to kBatchesInFlight batches are in flight;
 //    they complete oldest first, and since each node answers its commands in the order they
 //    were sent, reading the oldest batch's replies node by node matches reply to command.
-//  - A batch becomes one TLBF.ADD per run of keys with the same time (in ms) and shard, so each
-//    key is judged at its own time, as a local filter judges it. The time is the pipeline's
+//  - A batch becomes one TLBF.MADD (its keys in one item list, tlbf/item_list.hpp) per run of
+//    keys with the same time (in ms) and shard, so each key is judged at its own time, as a
+//    local filter judges it; TLBF.ADD, an argument per key, where the server refuses TLBF.MADD
+//    (an older module, an ACL). The time is the pipeline's
 //    clock: the record's time with -t, else the wall clock of this process (never the
 //    server's `*`), so producers and replicas agree and a run can be repeated.
 //  - Keys travel as their bytes: the module hashes items itself (with each filter's own secret
@@ -38,6 +40,7 @@
 
 #include "decide/redis/redis_client.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/item_list.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -78,7 +81,7 @@ struct Item {
 struct Command {
   std::size_t node;
   std::uint32_t shard;
-  std::int64_t ms;
+  std::string ms_text;  // the time, in ms
   std::vector<std::uint32_t> items;
 };
 
@@ -158,6 +161,9 @@ struct RedisBackend::Impl {
   // decides alone (`lost_`).
   std::unique_ptr<tlbf::WindowFilter> local;
   bool server_lost = false;
+  // The server knows TLBF.MADD (a module of this version): a command's items travel as one
+  // item list and come back as one string. Else one TLBF.ADD argument and answer per item.
+  bool packed = false;
 
   // The pipelined connection to `address` ("host:port"), connected on first use.
   std::size_t node_for(const std::string& host, int port) {
@@ -301,6 +307,14 @@ struct RedisBackend::Impl {
     if (memory != f["max_memory"]) remote.max_memory_bytes = shard_memory * shards;
   }
 
+  // Whether shard 0 takes TLBF.MADD: an empty item list, which changes nothing, answered with
+  // an empty string. An older module does not know the command, and an ACL may deny it; then
+  // TLBF.ADD is used. A cluster's nodes run one module version.
+  bool knows_madd() {
+    RedisReply r = call_shard(0, {"TLBF.MADD", shard_keys[0], "TIME", "*", ""});
+    return r->type == REDIS_REPLY_STRING && r->len == 0;
+  }
+
   void lost(const RedisUnreachable& e) {
     if (cfg.fallback == RedisFallback::stop)
       throw DecisionsLost(
@@ -353,16 +367,15 @@ struct RedisBackend::Impl {
       if (command_of[it.shard] < 0) {
         command_of[it.shard] = static_cast<std::int32_t>(b.commands.size());
         touched.push_back(it.shard);
-        b.commands.push_back(Command{shard_node(it.shard), it.shard, ms, {}});
+        b.commands.push_back(Command{shard_node(it.shard), it.shard, std::to_string(ms), {}});
       }
       b.commands[static_cast<std::size_t>(command_of[it.shard])].items.push_back(static_cast<std::uint32_t>(i));
     }
     std::vector<bool> used(nodes.size());
     std::vector<std::string_view> args;
+    std::string list;
     for (const Command& c : b.commands) {
-      const std::string ms = std::to_string(c.ms);
-      args.assign({"TLBF.ADD", shard_keys[c.shard], "TIME", ms});
-      for (std::uint32_t i : c.items) args.push_back(b.key(b.items[i]));
+      command_args(b, c, args, list);
       nodes[c.node].append(args);
       used[c.node] = true;
     }
@@ -374,20 +387,39 @@ struct RedisBackend::Impl {
     while (in_flight.size() > kBatchesInFlight) complete_oldest();
   }
 
+  // A command's arguments: TLBF.MADD with its items in `list`, or TLBF.ADD with an argument
+  // each (`args` views into `list`, the batch and a time string it holds).
+  void command_args(const Batch& b, const Command& c, std::vector<std::string_view>& args, std::string& list) {
+    list.clear();
+    if (packed) {
+      for (std::uint32_t i : c.items) tlbf::append_item(list, b.key(b.items[i]));
+      args.assign({"TLBF.MADD", shard_keys[c.shard], "TIME", c.ms_text, list});
+      return;
+    }
+    args.assign({"TLBF.ADD", shard_keys[c.shard], "TIME", c.ms_text});
+    for (std::uint32_t i : c.items) args.push_back(b.key(b.items[i]));
+  }
+
   void complete_oldest() {
     Batch& b = in_flight.front();
     std::vector<std::string_view> args;
+    std::string list;
+    const char* verb = packed ? "TLBF.MADD" : "TLBF.ADD";
     for (const Command& c : b.commands) {
       RedisReply r = nodes[c.node].reply();
       if (is_error(*r)) {
-        const std::string ms = std::to_string(c.ms);
-        args.assign({"TLBF.ADD", shard_keys[c.shard], "TIME", ms});
-        for (std::uint32_t i : c.items) args.push_back(b.key(b.items[i]));
+        command_args(b, c, args, list);
         r = follow_redirects(std::move(r), args);
         if (is_error(*r))
           throw DecisionsLost(
-              fmt::format("{}: TLBF.ADD refused: {}; the records decided before were written, the rest were not",
-                          cfg.url.text, reply_text(*r)));
+              fmt::format("{}: {} refused: {}; the records decided before were written, the rest were not",
+                          cfg.url.text, verb, reply_text(*r)));
+      }
+      if (packed) {  // a byte per item, '1' new
+        if (r->type != REDIS_REPLY_STRING || r->len != c.items.size())
+          throw DecisionsLost(cfg.url.text + ": TLBF.MADD answered in an unknown form");
+        for (std::size_t k = 0; k < c.items.size(); ++k) b.dup[c.items[k]] = r->str[k] == '0';
+        continue;
       }
       if (r->type != REDIS_REPLY_ARRAY || r->elements != c.items.size())
         throw DecisionsLost(cfg.url.text + ": TLBF.ADD answered in an unknown form");
@@ -433,6 +465,7 @@ RedisBackend::RedisBackend(RedisConfig cfg, const tlbf::FilterConfig& filter, st
     }
     // Steps 2 and 3: the shards reserved, and the filter's parameters as Redis holds them.
     m.reserve(default_shards);
+    m.packed = m.knows_madd();
     if (m.cfg.fallback == RedisFallback::local) m.local = tlbf::make_filter(m.remote);
   } catch (const RedisUnreachable& e) {
     throw RedisUnreachable(url.text + ": " + e.what());

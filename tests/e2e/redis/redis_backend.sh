@@ -64,6 +64,18 @@ for line in open(sys.argv[1]).read().split("\n")[:-1]:
 print(at)
 EOF
 )" "$(rc r TLBF.INFO timed | paste - - | awk '$1 == "clock_ms" { print $2 }')"
+# Batches travel as TLBF.MADD; where the server refuses it (here an ACL, as an older module
+# would not know it), as TLBF.ADD, with the same decisions.
+calls() { rc r INFO commandstats | tr -d '\r' | awk -F'[=,:]' -v c="cmdstat_$1" '$1 == c { print $3 }'; }
+check "event time: the batches went as TLBF.MADD" yes "$([ "$(calls tlbf.madd)" -gt 10 ] && echo yes)"
+check "an ACL denying TLBF.MADD" OK "$(rc r ACL SETUSER default -tlbf.madd)"
+adds_before=$(calls tlbf.add)
+"$TLBF_DEDUP" --redis "$URL" --redis-key timed-add -t 1 --time-format epoch-ms -k 2 -w 1m -e 1e-7 -c 5000 \
+  "$WORK/timed" >"$WORK/timed.redis-add" 2>/dev/null
+check "event time through TLBF.ADD: as a local run decides" "$(md5sum <"$WORK/timed.local")" \
+  "$(md5sum <"$WORK/timed.redis-add")"
+check "and the batches went as TLBF.ADD" yes "$([ "$(($(calls tlbf.add) - ${adds_before:-0}))" -gt 10 ] && echo yes)"
+check "the ACL lifted" OK "$(rc r ACL SETUSER default +tlbf.madd)"
 
 # 3. Streaming: what was read before the input paused is decided and written at once.
 mkfifo "$WORK/in"
