@@ -25,6 +25,7 @@
 // primary or the AOF carry decisions already taken and are not held to the limit.
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -257,6 +258,12 @@ int madd(rm::Ctx* ctx, rm::String** argv, int argc) {
 
   const std::unique_ptr<bool[]> is_new(new bool[items->size()]);
   add_items(filter, *items, time_ms, is_new.get(), [&] {
+    // Every item new at a time the client gave: the command as it came (no copy of the list).
+    const std::size_t fresh = static_cast<std::size_t>(std::count(is_new.get(), is_new.get() + items->size(), true));
+    if (fresh == items->size() && fresh != 0 && !time.server_clock) {
+      rm::ReplicateVerbatim(ctx);
+      return;
+    }
     std::string inserted;
     for (std::size_t i = 0; i < items->size(); ++i)
       if (is_new[i]) tlbf::append_item(inserted, (*items)[i]);

@@ -16,16 +16,19 @@ wait_info r replication master_link_status up
 check "reserve after replication" OK "$(rc p TLBF.RESERVE g WINDOW 600000 ERROR 1e-3 CAPACITY 5000 ALGORITHM gebf)"
 fill p f 1500 1500
 fill p g 0 3000
-# TLBF.MADD, replicated as a list of the items it inserted: new items beside duplicates.
+# TLBF.MADD, replicated as a list of the items it inserted (new items beside duplicates, or
+# TIME *), or as it came when every item was new at the client's time.
 python3 - "${PORT[p]}" "$T0" <<'EOF'
 import sys
 from redis_resp import Client
 c = Client(int(sys.argv[1]))
-items = ["item-%d" % i for i in list(range(3000, 3200)) + list(range(0, 50))]
-lst = "".join("%d:%s," % (len(x), x) for x in items)
-for key, t in (("f", str(int(sys.argv[2]) + 3000)), ("g", "*")):
-    answers = c.call("TLBF.MADD", key, "TIME", t, lst)
-    assert len(answers) == len(items) and answers[200:] == b"0" * 50, answers
+def names(r):
+    return ["item-%d" % i for i in r]
+t = str(int(sys.argv[2]) + 3000)
+for key, t, items, dups in (("f", t, names(range(3000, 3200)) + names(range(50)), 50), ("g", "*", names(range(3000, 3200)), 0),
+                            ("f", t, names(range(3200, 3300)), 0)):
+    answers = c.call("TLBF.MADD", key, "TIME", t, "".join("%d:%s," % (len(x), x) for x in items))
+    assert answers == b"1" * (len(items) - dups) + b"0" * dups, answers
 EOF
 # A few more at TIME *, some milliseconds apart, so that a replica reading its own clock
 # would end with another clock (INFO clock_ms) than the primary.
