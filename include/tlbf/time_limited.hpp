@@ -866,6 +866,7 @@ class TimeLimitedFilter final : public WindowFilter {
     const Era& older = eras_[0];
     const auto n = static_cast<std::uint32_t>(newer.slices);
     return cells_hold_one(runs, [&](std::uint32_t p) {
+      if (p + runs <= n) return newer.cells.bits64(at.at[p] + p);  // the runs reach no older slot
       const std::uint64_t cell = older.cells.cell_of(at.x[p]);
       if (p >= n) return older.cells.bits64(cell + (p - n));
       // The newer era's slots p..n-1, then the older era's from its slot 0.
@@ -890,12 +891,13 @@ class TimeLimitedFilter final : public WindowFilter {
     for (std::size_t e = 0; e < n; ++e) offset[e + 1] = offset[e] + static_cast<std::int64_t>(eras_[n - 1 - e].slices);
     for (std::size_t b = 0; b < runs; b += 64) {
       std::uint64_t all = low_bits(runs - b);
+      const auto reach = static_cast<std::int64_t>(std::min<std::size_t>(64, runs - b));  // runs b.. b + reach - 1
       std::size_t first_era = 0;
       for (std::uint32_t p = 0; p < k_ && all != 0; ++p) {
         const auto pos = static_cast<std::int64_t>(b + p);  // a position of run b's slices: it exists
         while (offset[first_era + 1] <= pos) ++first_era;
         std::uint64_t bits = 0;
-        for (std::size_t e = first_era; e < n && offset[e] < pos + 64; ++e) {
+        for (std::size_t e = first_era; e < n && offset[e] < pos + reach; ++e) {
           const detail::RunCells& c = eras_[n - 1 - e].cells;
           const std::uint64_t cell = e == 0 ? at.at[p] : c.cell_of(at.x[p]);
           const std::int64_t from = pos - offset[e];  // the window's start in era e's slots
