@@ -39,7 +39,8 @@
 //    that holds the key with ANDs and shifts; an era wider than 64 slices is read 64 runs at
 //    a time. The newest era takes the new slices (its cells shift up one slot per shift,
 //    starting with the k slots of the insert range and doubled in place when full, up to the
-//    k + l of a steady stream, narrowed when an eighth stands empty); an older era only
+//    k + l of a steady stream, then kWideSlots (128: cells of two words), narrowed when an
+//    eighth stands empty); an older era only
 //    loses slices as they expire, and is narrowed when half of its slots are empty. The era
 //    policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on a steady stream.
 //    An era's slices are sized with the headroom twice (k tg h / ln 2, tg having one), and
@@ -81,9 +82,12 @@
 //       a young era (at most two slices, or the first era within two shifts of the start)
 //       is upsampled in place by c = round(q) (RunCells::upsample(): exact, each slice's
 //       fill unchanged, so its slices count the inserts that fill stands for at the new
-//       size, Slice::upsampled) when the rate was measured over 1/1024 of a cell or more (a
-//       burst inside one clock tick grows by new eras, 4 times per shift at most, as the
-//       slice-major layout does); otherwise a new era of w bits starts.
+//       size, Slice::upsampled) when the rate was measured over 1/1024 of a cell or more; an
+//       era holding k + l slices or more takes the slice while it stays within kWideSlots
+//       (and max_slices), its generations ending by count, so a short burst passes in one
+//       era; otherwise a new era of w bits starts (a burst inside one clock tick grows by
+//       new eras, 4 times per shift at most, as the slice-major layout does; 16 times for a
+//       rate measured over a cell or more).
 //     - q <= 1/2: the era is folded in place by the largest c <= 1/q whose fold leaves
 //       every slice within the layout's fill (RunCells::fold(): exact, fills rise to that of
 //       a slice of m / c bits); otherwise a new era starts.
@@ -129,9 +133,9 @@
 // inserted, u64 cap evictions, u8 memory capped, i64 cap horizon, u64 peak bits, i64 drift
 // start, u8 drift side (0 none, 1 over, 2 under), u64 slice count, then per slice from the
 // oldest: i64 stamp, i64 last own insert, u64 inserts, u64 bits, and (bit-sliced) u64 inserts
-// its fill stands for beyond them since it was upsampled, or (slice-major) its word array; then (bit-sliced) u64 era count and per era from the oldest: u64 slices, u32 slots,
-// its cells' word array; then the slices of an older format still answering: u64 count and
-// per slice i64 stamp, i64 last own insert, u64 inserts, word array (format 2), then
+// its fill stands for beyond them since it was upsampled, or (slice-major) its word array; then (bit-sliced) u64 era
+// count and per era from the oldest: u64 slices, u32 slots, its cells' word array; then the slices of an older format
+// still answering: u64 count and per slice i64 stamp, i64 last own insert, u64 inserts, word array (format 2), then
 // detail::LegacySlices (format 1). Format 2 (the same fields up to the peak bits, then the
 // slices with their words, slice-major, and the format-1 slices) is still read: with k + l
 // <= 64 its slices answer as they are, run by run, until they expire, beside a new
@@ -169,6 +173,9 @@ class TimeLimitedFilter final : public WindowFilter {
   // exceed the inserts actually seen (shift step 1).
   static constexpr double kHeadroom = 1.03;
   static constexpr double kMaxGrowth = 4.0;
+  // Bit-sliced: the growth limit of a rate measured over a cell or more, which is no clock
+  // artefact; a burst then takes one era of its own size rather than a ladder of 4x steps.
+  static constexpr double kMaxGrowthMeasured = 16.0;
   // Slices of more bits than this in all are taken to be beyond the L2 cache: the batch
   // prefetches each key's cells (bit-sliced), the query fetches each surviving run's next
   // word while it tests the current level (slice-major). In cache a hint costs about as many
@@ -179,6 +186,9 @@ class TimeLimitedFilter final : public WindowFilter {
   // a whole span (above it, the headroom: past it generations end by count, adding slices);
   // after a silence, the factor below the era's rate that starts a new size.
   static constexpr std::size_t kMaxEras = 4;
+  // An era grows past 64 slots to this many (cells of two words) and takes the slices of a
+  // faster rate up to it before a new era starts (era_policy()).
+  static constexpr std::uint32_t kWideSlots = 128;
   static constexpr double kEraStep = 2.0;
   static constexpr double kEraDrift = 1.0625;
   static constexpr double kEraSilenceStep = 16.0;
@@ -836,6 +846,7 @@ class TimeLimitedFilter final : public WindowFilter {
     if (runs == 0) return false;
     const detail::RunCells& c = eras_.back().cells;
     if (runs <= 64 && eras_.size() == 2) return two_eras_hold(at, runs);
+    if (eras_.size() == 1 && runs > 64 && runs <= 128) return wide_era_holds(at, runs);
     if (eras_.size() > 1 || runs > 64) return eras_hold(at, runs);
     // One era, at most 64 runs: one read of each probe's cell, from slot p, holds every run
     // (slot j + p of a run j < runs is one of the era's slices). 64 slots make a cell a word.
@@ -853,6 +864,23 @@ class TimeLimitedFilter final : public WindowFilter {
       const std::uint32_t end = std::min(k, p0 + 8);
       for (std::uint32_t p = p0; p < end; ++p) all &= read(p);
       if (all == 0) return false;
+    }
+    return true;
+  }
+  // cells_hold() over one era and 65..128 runs: runs 0..63 and 64..127 read from slots p and
+  // 64 + p of the probe's cell, with the AND of both tested every 8 probes. The era holds
+  // runs + k - 1 >= 64 + k slots, so every read ends within the cells and their guard word;
+  // bits past the runs' slots are masked off.
+  bool wide_era_holds(const Probes& at, std::size_t runs) const {
+    const detail::RunCells& c = eras_.back().cells;
+    std::uint64_t low = ~std::uint64_t{0}, high = low_bits(runs - 64);
+    const std::uint32_t k = k_;
+    for (std::uint32_t p0 = 0; p0 < k; p0 += 8) {
+      for (std::uint32_t p = p0; p < std::min(k, p0 + 8); ++p) {
+        low &= c.bits64(at.at[p] + p);
+        high &= c.bits64(at.at[p] + 64 + p);
+      }
+      if ((low | high) == 0) return false;
     }
     return true;
   }
@@ -1174,7 +1202,8 @@ class TimeLimitedFilter final : public WindowFilter {
       tg = std::clamp(static_cast<double>(oldest.inserts) * static_cast<double>(span_) / (static_cast<double>(d) * l_),
                       tg * (1.0 - band), tg * (1.0 + band));
     }
-    return std::min(tg, kMaxGrowth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
+    const double growth = sliced_ && r.duration >= cell_ ? kMaxGrowthMeasured : kMaxGrowth;
+    return std::min(tg, growth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
   }
 
   void shift(Time now) {
@@ -1336,8 +1365,17 @@ class TimeLimitedFilter final : public WindowFilter {
         const auto c = static_cast<std::uint64_t>(
             std::min(std::floor(q + 0.5), static_cast<double>(max_slice_bits_ / newest.bits())));
         const bool young = newest.slices <= 2 || (eras_.size() == 1 && seq_next_ <= std::uint64_t{k_} + 2);
-        if (c >= 2 && young && measured_over >= cell_ / 1024)
-          return {EraMove::upsample, c, 0};
+        if (c >= 2 && young && measured_over >= cell_ / 1024) return {EraMove::upsample, c, 0};
+        // An era that holds a whole window's slices (k + l: the rate it was sized for held that
+        // long) takes the slices of a faster rate while it stays within kWideSlots: their
+        // generations end by count, each slice as full as the layout allows, and a short burst
+        // passes without an era of its own (queries read one era, where a new one would stay
+        // live for a window after the burst, beside the eras before and after it). A rate
+        // that stays up past that starts eras as before. Not inserts the clock cannot tell
+        // apart (they would fill the era by count at once), nor past max_slices.
+        if (newest.slices >= std::uint64_t{k_} + l_ && newest.slices + 1 <= kWideSlots &&
+            slices_.size() + 1 < max_slices_ && measured_over >= cell_ / 1024)
+          return move;
       } else {
         const std::uint64_t most = newest.bits() / min_bits_;  // a fold never goes below min_bits_
         for (auto c = std::min(most, static_cast<std::uint64_t>(std::min(1 / q, 1e9))); c >= 2; --c)
@@ -1368,9 +1406,15 @@ class TimeLimitedFilter final : public WindowFilter {
     const std::uint64_t steady = std::uint64_t{k_} + l_;
     if (need > slots) {
       if (tight) return need;
-      return std::min<std::uint64_t>(need <= steady ? std::min(2 * need, steady) : need + need / 4, max_slices_);
+      if (need <= steady) return std::min<std::uint64_t>(std::min(2 * need, steady), max_slices_);
+      if (need <= kWideSlots) return std::min<std::uint64_t>(std::max<std::uint64_t>(kWideSlots, steady), max_slices_);
+      return std::min<std::uint64_t>(need + need / 4, max_slices_);
     }
-    if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) return need;
+    if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) {
+      // A wide era stays wide while it needs more than 64 slots, then narrows to 64.
+      if (!tight && slots == kWideSlots) return need > 64 ? slots : std::max<std::uint64_t>(need, 64);
+      return need;
+    }
     return slots;
   }
   // The bits the eras would hold after `move` and the new slice.

@@ -48,6 +48,28 @@ bool same(const RunCells& c, const Model& m) {
 
 const std::uint32_t kWidths[] = {1, 2, 3, 7, 13, 32, 57, 63, 64, 65, 71, 127, 128, 150};
 
+// Cells `from` slots wide, aged into and resized to `to` slots, against the model: aging moves
+// every slot up one, resizing keeps the slots below the new width.
+void check_relayout(std::uint32_t from, std::uint32_t to, std::mt19937_64& rng) {
+  for (const std::uint64_t cells : {std::uint64_t{64}, std::uint64_t{320}}) {
+    CAPTURE(from);
+    CAPTURE(to);
+    CAPTURE(cells);
+    RunCells aged, resized;
+    Model m(from, cells);
+    aged.reset(from, cells);
+    fill(aged, m, rng, 0.5);
+    resized = aged;
+    aged.age_into(to);
+    resized.resize_slots(to);
+    Model want_aged(to, cells), want_resized(to, cells);
+    for (std::uint32_t s = 1; s < to && s - 1 < from; ++s) want_aged.bit[s] = m.bit[s - 1];
+    for (std::uint32_t s = 0; s < to && s < from; ++s) want_resized.bit[s] = m.bit[s];
+    CHECK(same(aged, want_aged));
+    CHECK(same(resized, want_resized));
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("run_cells") {
@@ -91,28 +113,16 @@ TEST_SUITE("run_cells") {
 
   TEST_CASE("between widths that are powers of two, cells move a word at a time, as at any width") {
     std::mt19937_64 rng(4);
-    for (std::uint32_t from = 1; from <= 64; from *= 2) {
-      for (std::uint32_t to = 1; to <= 64; to *= 2) {
-        if (to == from) continue;
-        for (const std::uint64_t cells : {std::uint64_t{64}, std::uint64_t{320}}) {
-          CAPTURE(from);
-          CAPTURE(to);
-          CAPTURE(cells);
-          RunCells aged, resized;
-          Model m(from, cells);
-          aged.reset(from, cells);
-          fill(aged, m, rng, 0.5);
-          resized = aged;
-          aged.age_into(to);  // slots move up one
-          resized.resize_slots(to);
-          Model want_aged(to, cells), want_resized(to, cells);
-          for (std::uint32_t s = 1; s < to && s - 1 < from; ++s) want_aged.bit[s] = m.bit[s - 1];
-          for (std::uint32_t s = 0; s < to && s < from; ++s) want_resized.bit[s] = m.bit[s];
-          CHECK(same(aged, want_aged));
-          CHECK(same(resized, want_resized));
-        }
-      }
-    }
+    for (std::uint32_t from = 1; from <= 64; from *= 2)
+      for (std::uint32_t to = 1; to <= 64; to *= 2)
+        if (to != from) check_relayout(from, to, rng);
+  }
+
+  TEST_CASE("between widths that are multiples of 64, cells move a word at a time, as at any width") {
+    std::mt19937_64 rng(6);
+    for (const std::uint32_t from : {64u, 128u, 192u, 512u})
+      for (const std::uint32_t to : {64u, 128u, 192u, 512u})
+        if (to != from) check_relayout(from, to, rng);
   }
 
   TEST_CASE("resize_slots() keeps the slots below the new width, clear_slot() empties one slot") {

@@ -1052,13 +1052,13 @@ TEST_SUITE("time_limited") {
          [](std::uint64_t i) -> Duration {
            return i >= 200000 && i < 600000 ? 5 * tlbf::kMicrosecond : 50 * tlbf::kMicrosecond;
          },
-         TimeLimitedFilter::kMaxEras, 0.6},
+         3, 0.7},
         {"ramp",
          [](std::uint64_t i) -> Duration {
            static const double factors[] = {0.1, 0.3, 1, 3, 10, 3, 1, 0.3};
            return static_cast<Duration>(500 * tlbf::kMicrosecond / factors[(i / 40000) % 8] / 10);
          },
-         TimeLimitedFilter::kMaxEras, 0.25},
+         TimeLimitedFilter::kMaxEras, 0.4},
         {"idle", [](std::uint64_t i) -> Duration { return i % 100000 == 99999 ? 1500 * kMs : 50 * tlbf::kMicrosecond; },
          2, 0.85},
     };
@@ -1327,8 +1327,9 @@ TEST_SUITE("time_limited") {
       TimeLimitedFilter f(cfg);
       Time now = 0;
       // Two rates, so that the bit-sliced filter holds two eras (the first, sized for 50 keys
-      // a span, is upsampled while young; the step to 8 times the rate starts a second).
-      for (std::uint64_t i = 0; i < 1200; ++i) f.insert(key(i), now += i < 300 ? kMs : kMs / 8);
+      // a span, is upsampled while young; the drop to a twentieth of the rate starts a
+      // second: the first era's full slices cannot be folded).
+      for (std::uint64_t i = 0; i < 3000; ++i) f.insert(key(i), now += i < 2000 ? kMs / 10 : 2 * kMs);
       if (layout == tlbf::TlbfLayout::bit_sliced) CHECK(f.era_count() == 2);
       filter_checks::check_damaged_state(f, kTag, now, kMs);
     }

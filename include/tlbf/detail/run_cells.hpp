@@ -281,6 +281,7 @@ class RunCells {
     const std::uint32_t keep = std::min(slots_, slots - up);
     if (is_power_of_two(slots) && is_power_of_two(slots_) && slots <= 64 && slots_ <= 64 && cells_ % 64 == 0)
       return repack_whole_words(slots, up, keep);
+    if (slots % 64 == 0 && slots_ % 64 == 0 && slots_ / 64 <= kMaxWordCell) return repack_word_cells(slots, up);
     if (slots > 64 || slots_ > 64) {
       relayout(slots, cells_, [&](Words& out) {
         for (std::uint64_t x = 0; x < cells_; ++x) copy_bits(out, x * slots + up, x * slots_, keep);
@@ -335,6 +336,35 @@ class RunCells {
         }
         words_[o] = out;
       }
+      words_.resize(words + 1);
+      words_.shrink_to_fit();
+    }
+    words_[words] = 0;
+    slots_ = slots;
+    build_keep();
+  }
+  // repack() between widths that are multiples of 64 (64 and an era's wide 128): a cell is
+  // whole words, moved by word copies and the one-bit shift of `up`, in repack()'s order
+  // (from the last cell when they widen, from the first when they narrow), each cell read
+  // before it is written over.
+  static constexpr std::uint32_t kMaxWordCell = 8;  // words of the widest cell moved this way
+  void repack_word_cells(std::uint32_t slots, std::uint32_t up) {
+    const std::uint32_t from = slots_ / 64, to = slots / 64;
+    const std::uint64_t words = std::uint64_t{to} * cells_;
+    auto move = [&](std::uint64_t x) {
+      std::uint64_t old[kMaxWordCell];
+      std::copy_n(&words_[x * from], from, old);
+      std::uint64_t* out = &words_[x * to];
+      for (std::uint32_t j = 0; j < to; ++j) {
+        const std::uint64_t here = j < from ? old[j] : 0, below = j > 0 && j - 1 < from ? old[j - 1] : 0;
+        out[j] = up == 0 ? here : (here << 1) | (below >> 63);
+      }
+    };
+    if (to > from) {
+      words_.resize(words + 1);
+      for (std::uint64_t x = cells_; x-- > 0;) move(x);
+    } else {
+      for (std::uint64_t x = 0; x < cells_; ++x) move(x);
       words_.resize(words + 1);
       words_.shrink_to_fit();
     }
