@@ -289,17 +289,25 @@ class RunCells {
       return;
     }
     const std::uint64_t mask = keep == 0 ? 0 : ~std::uint64_t{0} >> (64 - keep);
-    auto move = [&](std::uint64_t x) { put_bits(x * slots, (bits64(x * slots_) & mask) << up, slots); };
+    move_in_place(slots, cells_,
+                  [&](std::uint64_t x) { put_bits(x * slots, (bits64(x * slots_) & mask) << up, slots); });
+  }
+  // The in-place re-layouts' common frame: move(i) for every i < units (cells or words, as the
+  // caller moves them), from the last when the cells widen and from the first when they
+  // narrow, so that nothing is written over before it is read; then the array takes its new
+  // length (within reserve_slots() when widening), its guard word and the new width.
+  template <class Move>
+  void move_in_place(std::uint32_t slots, std::uint64_t units, Move&& move) {
     const std::uint64_t words = std::uint64_t{slots} * cells_ / 64;
     if (slots > slots_) {
       words_.resize(words + 1);
-      for (std::uint64_t x = cells_; x-- > 0;) move(x);
+      for (std::uint64_t i = units; i-- > 0;) move(i);
     } else {
-      for (std::uint64_t x = 0; x < cells_; ++x) move(x);
+      for (std::uint64_t i = 0; i < units; ++i) move(i);
       words_.resize(words + 1);
-      words_[words] = 0;
       words_.shrink_to_fit();
     }
+    words_[words] = 0;
     slots_ = slots;
     build_keep();
   }
@@ -315,33 +323,27 @@ class RunCells {
     const std::uint64_t mask = keep == 0 ? 0 : ~std::uint64_t{0} >> (64 - keep);
     const std::uint64_t words = std::uint64_t{slots} * cells_ / 64;
     auto cell = [&](std::uint64_t v, std::uint32_t i) { return ((v >> (i * from)) & mask) << up; };
-    if (slots > from) {
+    if (slots > from) {  // word i in makes words i ratio .. i ratio + ratio - 1
       const std::uint32_t ratio = slots / from, per_out = 64 / slots;  // words out per word in, cells a word out
-      words_.resize(words + 1);
-      for (std::uint64_t i = std::uint64_t{from} * cells_ / 64; i-- > 0;) {
+      move_in_place(slots, std::uint64_t{from} * cells_ / 64, [&](std::uint64_t i) {
         const std::uint64_t v = words_[i];
         for (std::uint32_t t = ratio; t-- > 0;) {
           std::uint64_t out = 0;
           for (std::uint32_t c = 0; c < per_out; ++c) out |= cell(v, t * per_out + c) << (c * slots);
           words_[i * ratio + t] = out;
         }
-      }
-    } else {
+      });
+    } else {  // word o out is made of words o ratio .. o ratio + ratio - 1
       const std::uint32_t ratio = from / slots, per_in = 64 / from;  // words in per word out, cells a word in
-      for (std::uint64_t o = 0; o < words; ++o) {
+      move_in_place(slots, words, [&](std::uint64_t o) {
         std::uint64_t out = 0;
         for (std::uint32_t t = 0; t < ratio; ++t) {
           const std::uint64_t v = words_[o * ratio + t];
           for (std::uint32_t c = 0; c < per_in; ++c) out |= cell(v, c) << ((t * per_in + c) * slots);
         }
         words_[o] = out;
-      }
-      words_.resize(words + 1);
-      words_.shrink_to_fit();
+      });
     }
-    words_[words] = 0;
-    slots_ = slots;
-    build_keep();
   }
   // repack() between widths that are multiples of 64 (64 and an era's wide 128): a cell is
   // whole words, moved by word copies and the one-bit shift of `up`, in repack()'s order
@@ -350,8 +352,7 @@ class RunCells {
   static constexpr std::uint32_t kMaxWordCell = 8;  // words of the widest cell moved this way
   void repack_word_cells(std::uint32_t slots, std::uint32_t up) {
     const std::uint32_t from = slots_ / 64, to = slots / 64;
-    const std::uint64_t words = std::uint64_t{to} * cells_;
-    auto move = [&](std::uint64_t x) {
+    move_in_place(slots, cells_, [&](std::uint64_t x) {
       std::uint64_t old[kMaxWordCell];
       std::copy_n(&words_[x * from], from, old);
       std::uint64_t* out = &words_[x * to];
@@ -359,18 +360,7 @@ class RunCells {
         const std::uint64_t here = j < from ? old[j] : 0, below = j > 0 && j - 1 < from ? old[j - 1] : 0;
         out[j] = up == 0 ? here : (here << 1) | (below >> 63);
       }
-    };
-    if (to > from) {
-      words_.resize(words + 1);
-      for (std::uint64_t x = cells_; x-- > 0;) move(x);
-    } else {
-      for (std::uint64_t x = 0; x < cells_; ++x) move(x);
-      words_.resize(words + 1);
-      words_.shrink_to_fit();
-    }
-    words_[words] = 0;
-    slots_ = slots;
-    build_keep();
+    });
   }
   // Writes the low `len` (<= 64) bits of v (v has no others) over the array's bits from `at`.
   void put_bits(std::uint64_t at, std::uint64_t v, std::uint32_t len) {
