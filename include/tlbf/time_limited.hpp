@@ -39,8 +39,8 @@
 //    that holds the key with ANDs and shifts; an era wider than 64 slices is read 64 runs at
 //    a time. The newest era takes the new slices (its cells shift up one slot per shift,
 //    starting with the k slots of the insert range and doubled in place when full, up to the
-//    k + l of a steady stream, then kWideSlots (128: cells of two words), narrowed when an
-//    eighth stands empty); an older era only
+//    k + l of a steady stream, then a quarter at a time, or straight to kWideSlots (128:
+//    cells of two words) when it takes a burst, narrowed when an eighth stands empty); an older era only
 //    loses slices as they expire, and is narrowed when half of its slots are empty. The era
 //    policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on a steady stream.
 //    An era's slices are sized with the headroom twice (k tg h / ln 2, tg having one), and
@@ -186,8 +186,8 @@ class TimeLimitedFilter final : public WindowFilter {
   // a whole span (above it, the headroom: past it generations end by count, adding slices);
   // after a silence, the factor below the era's rate that starts a new size.
   static constexpr std::size_t kMaxEras = 4;
-  // An era grows past 64 slots to this many (cells of two words) and takes the slices of a
-  // faster rate up to it before a new era starts (era_policy()).
+  // An era takes the slices of a faster rate up to this many slots (cells of two words),
+  // widened to it at once, before a new era starts (era_policy()).
   static constexpr std::uint32_t kWideSlots = 128;
   static constexpr double kEraStep = 2.0;
   static constexpr double kEraDrift = 1.0625;
@@ -1312,6 +1312,7 @@ class TimeLimitedFilter final : public WindowFilter {
     enum Kind { join, upsample, fold, start } kind = join;
     std::uint64_t factor = 1;  // upsample, fold
     std::uint64_t bits = 0;    // start: the new era's slice size
+    bool burst = false;        // join: an era past k + l slices takes a faster rate's slice
   };
   // Whether every slice of the newest era, folded by c, stays within the fill the layout was
   // chosen for (1 - 2^(-1/h), set_fill_target() with l + 1 runs: not the fill of the moment,
@@ -1374,8 +1375,10 @@ class TimeLimitedFilter final : public WindowFilter {
         // that stays up past that starts eras as before. Not inserts the clock cannot tell
         // apart (they would fill the era by count at once), nor past max_slices.
         if (newest.slices >= std::uint64_t{k_} + l_ && newest.slices + 1 <= kWideSlots &&
-            slices_.size() + 1 < max_slices_ && measured_over >= cell_ / 1024)
+            slices_.size() + 1 < max_slices_ && measured_over >= cell_ / 1024) {
+          move.burst = true;
           return move;
+        }
       } else {
         const std::uint64_t most = newest.bits() / min_bits_;  // a fold never goes below min_bits_
         for (auto c = std::min(most, static_cast<std::uint64_t>(std::min(1 / q, 1e9))); c >= 2; --c)
@@ -1399,16 +1402,23 @@ class TimeLimitedFilter final : public WindowFilter {
   // it has to grow, up to the k + l slices a steady stream keeps, and a quarter more past them
   // (an era is laid out anew, a pass over its cells, a few times as it fills, not at each
   // shift); narrowed back to them when it lost slices and an eighth of it stands empty.
-  // `tight` (under the memory cap): no room beyond the slices.
-  std::uint64_t newest_slots(bool lost, bool tight) const {
+  // `tight` (under the memory cap): no room beyond the slices. `burst` (the era takes a
+  // faster rate's slices, era_policy()): straight to kWideSlots, one re-layout for the burst;
+  // an era a little past its sizing (generations ending by count) grows a quarter at a time,
+  // so that no more than a fifth of its cells stands empty.
+  std::uint64_t newest_slots(bool lost, bool tight, bool burst) const {
     const Era& e = eras_.back();
     const std::uint64_t need = e.slices + 1, slots = e.cells.slots();
     const std::uint64_t steady = std::uint64_t{k_} + l_;
     if (need > slots) {
       if (tight) return need;
       if (need <= steady) return std::min<std::uint64_t>(std::min(2 * need, steady), max_slices_);
-      if (need <= kWideSlots) return std::min<std::uint64_t>(std::max<std::uint64_t>(kWideSlots, steady), max_slices_);
-      return std::min<std::uint64_t>(need + need / 4, max_slices_);
+      const std::uint64_t grown = need + need / 4;
+      if (need <= kWideSlots)
+        return std::min<std::uint64_t>(
+            burst ? std::max<std::uint64_t>(kWideSlots, steady) : std::min<std::uint64_t>(grown, kWideSlots),
+            max_slices_);
+      return std::min<std::uint64_t>(grown, max_slices_);
     }
     if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) {
       // A wide era stays wide while it needs more than 64 slots, then narrows to 64.
@@ -1422,7 +1432,7 @@ class TimeLimitedFilter final : public WindowFilter {
     std::uint64_t bits = 0;
     for (std::size_t e = 0; e + 1 < eras_.size(); ++e) bits += eras_[e].cells.bits();
     const Era& newest = eras_.back();
-    const std::uint64_t slots = newest_slots(lost, tight);
+    const std::uint64_t slots = newest_slots(lost, tight, move.burst);
     switch (move.kind) {
       case EraMove::start:
         return bits + newest.cells.bits() + move.bits;
@@ -1465,7 +1475,7 @@ class TimeLimitedFilter final : public WindowFilter {
       }
     }
     Era* newest = &eras_.back();
-    const auto slots = static_cast<std::uint32_t>(newest_slots(lost(), tight));
+    const auto slots = static_cast<std::uint32_t>(newest_slots(lost(), tight, move.burst));
     if (move.kind != EraMove::join || slots != newest->cells.slots()) ++epoch_;
     switch (move.kind) {
       case EraMove::upsample:  // aged first, to its slices: the fewest slots are copied c times
