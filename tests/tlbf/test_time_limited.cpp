@@ -1127,7 +1127,7 @@ TEST_SUITE("time_limited") {
     CHECK(missed == 0);
   }
 
-  TEST_CASE("an era a little past its sizing keeps at most a fifth of its slots empty; a burst widens it at once") {
+  TEST_CASE("an era a little past its sizing keeps at most a fifth of its slots empty, and a burst widens it at once") {
     // A rate 11 % above the capacity: generations end by count and the era passes k + l
     // slices in its first window. Widened straight to 128 slots it held 60 bits per key
     // where 38 do (the Redis benchmark's TLBF.ADD case); it grows a quarter at a time.
