@@ -40,9 +40,10 @@
 //    a time. The newest era takes the new slices (its cells shift up one slot per shift,
 //    starting with the k slots of the insert range and doubled in place when full, up to the
 //    k + l of a steady stream, then a quarter at a time, or straight to kWideSlots (128:
-//    cells of two words) when it takes a burst, narrowed when an eighth stands empty); an older era only
-//    loses slices as they expire, and is narrowed when half of its slots are empty. The era
-//    policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on a steady stream.
+//    cells of two words) when it takes a burst, narrowed when an eighth stands empty); an
+//    older era only loses slices as they expire, and is narrowed when half of its slots are
+//    empty. The era policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on
+//    a steady stream.
 //    An era's slices are sized with the headroom twice (k tg h / ln 2, tg having one), and
 //    generations end by count at the fill the layout was chosen for, 1 - 2^(-1/h), not 1/2
 //    (shift step 5): a slice of an era sized for a slower rate fills no further than the
@@ -1401,11 +1402,10 @@ class TimeLimitedFilter final : public WindowFilter {
   // The newest era's slots after this shift's slice: its slices and the new one, doubled when
   // it has to grow, up to the k + l slices a steady stream keeps, and a quarter more past them
   // (an era is laid out anew, a pass over its cells, a few times as it fills, not at each
-  // shift); narrowed back to them when it lost slices and an eighth of it stands empty.
-  // `tight` (under the memory cap): no room beyond the slices. `burst` (the era takes a
-  // faster rate's slices, era_policy()): straight to kWideSlots, one re-layout for the burst;
-  // an era a little past its sizing (generations ending by count) grows a quarter at a time,
-  // so that no more than a fifth of its cells stands empty.
+  // shift; no more than a fifth of its cells stands empty), or straight to kWideSlots when it
+  // takes a faster rate's slices (`burst`, era_policy(): one re-layout for the burst);
+  // narrowed back to them when it lost slices and an eighth of it stands empty. `tight`
+  // (under the memory cap): no room beyond the slices.
   std::uint64_t newest_slots(bool lost, bool tight, bool burst) const {
     const Era& e = eras_.back();
     const std::uint64_t need = e.slices + 1, slots = e.cells.slots();
@@ -1413,11 +1413,10 @@ class TimeLimitedFilter final : public WindowFilter {
     if (need > slots) {
       if (tight) return need;
       if (need <= steady) return std::min<std::uint64_t>(std::min(2 * need, steady), max_slices_);
+      // Past k + l (a burst's era holds k + l slices or more, era_policy()).
       const std::uint64_t grown = need + need / 4;
       if (need <= kWideSlots)
-        return std::min<std::uint64_t>(
-            burst ? std::max<std::uint64_t>(kWideSlots, steady) : std::min<std::uint64_t>(grown, kWideSlots),
-            max_slices_);
+        return std::min<std::uint64_t>(burst ? kWideSlots : std::min<std::uint64_t>(grown, kWideSlots), max_slices_);
       return std::min<std::uint64_t>(grown, max_slices_);
     }
     if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) {
