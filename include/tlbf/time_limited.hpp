@@ -419,14 +419,17 @@ class TimeLimitedFilter final : public WindowFilter {
     std::uint64_t slices = 0;
     std::uint64_t bits() const { return cells.cells(); }  // m, each slice's size
   };
-  // A key located in the bit-sliced layout: where each of its probes lands in the newest era
-  // (valid while `epoch` is the filter's layout epoch), and, while older eras live, its probe
-  // values (detail::run_probe()), from which their cells are found.
+  // A key located in the bit-sliced layout: the cell each of its probes lands on in the newest
+  // era (valid while `epoch` is the filter's layout epoch; with 64 slots, the word), and,
+  // while older eras live, its probe values (detail::run_probe()), from which their cells are
+  // found. bit(p) is the cell's first bit.
   struct Probes {
     KeyHash h;
     std::uint64_t epoch;
-    std::uint64_t at[detail::RunCells::kMaxSlices];
+    std::uint64_t slots;
+    std::uint64_t cell[detail::RunCells::kMaxSlices];
     std::uint64_t x[detail::RunCells::kMaxSlices];
+    std::uint64_t bit(std::uint32_t p) const { return cell[p] * slots; }
   };
   struct EraSlot {
     std::size_t era;
@@ -800,27 +803,28 @@ class TimeLimitedFilter final : public WindowFilter {
   // detail::run_probe() made and reduced in one pass.
   void relocate(Probes& at) const {
     const detail::RunCells& c = eras_.back().cells;
-    const std::uint64_t cells = c.cells(), slots = c.slots(), step = at.h.hi;
+    const std::uint64_t cells = c.cells(), step = at.h.hi;
     const std::uint32_t k = k_;
     std::uint64_t x = at.h.lo;
     std::uint32_t p = 0;
     if (eras_.size() > 1) {
       for (; p < k; ++p, x += step) {
         at.x[p] = detail::mix_probe(x + detail::kCubic.v[p]);
-        at.at[p] = reduce(at.x[p], cells) * slots;
+        at.cell[p] = reduce(at.x[p], cells);
       }
     } else {
       for (; p + 2 <= k; p += 2, x += 2 * step) {
-        at.at[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells) * slots;
-        at.at[p + 1] = reduce(detail::mix_probe(x + step + detail::kCubic.v[p + 1]), cells) * slots;
+        at.cell[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells);
+        at.cell[p + 1] = reduce(detail::mix_probe(x + step + detail::kCubic.v[p + 1]), cells);
       }
-      if (p < k) at.at[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells) * slots;
+      if (p < k) at.cell[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells);
     }
+    at.slots = c.slots();
     at.epoch = epoch_;
   }
   void prefetch_cells(const Probes& at) const {
     const detail::RunCells& c = eras_.back().cells;
-    for (std::uint32_t p = 0; p < k_; ++p) c.prefetch_bit(at.at[p] + p);
+    for (std::uint32_t p = 0; p < k_; ++p) c.prefetch_bit(at.bit(p) + p);
     for (std::size_t e = 0; e + 1 < eras_.size(); ++e)
       if (eras_[e].cells.bits() > kPrefetchingQueryBits)
         for (std::uint32_t p = 0; p < k_; ++p) eras_[e].cells.prefetch_bit(eras_[e].cells.cell_of(at.x[p]));
@@ -852,8 +856,8 @@ class TimeLimitedFilter final : public WindowFilter {
     // One era, at most 64 runs: one read of each probe's cell, from slot p, holds every run
     // (slot j + p of a run j < runs is one of the era's slices). 64 slots make a cell a word.
     const std::uint64_t* w = c.data();
-    if (c.slots() == 64) return cells_hold_one(runs, [&](std::uint32_t p) { return w[at.at[p] >> 6] >> p; });
-    return cells_hold_one(runs, [&](std::uint32_t p) { return c.bits64(at.at[p] + p); });
+    if (c.slots() == 64) return cells_hold_one(runs, [&](std::uint32_t p) { return w[at.cell[p]] >> p; });
+    return cells_hold_one(runs, [&](std::uint32_t p) { return c.bits64(at.bit(p) + p); });
   }
   // The AND of read(p) over the probes, masked to the runs; a new key's runs are usually all
   // refused after a few probes, so it stops at an empty AND every 8 probes.
@@ -861,12 +865,14 @@ class TimeLimitedFilter final : public WindowFilter {
   bool cells_hold_one(std::size_t runs, Read&& read) const {
     std::uint64_t all = low_bits(runs);
     const std::uint32_t k = k_;
-    for (std::uint32_t p0 = 0; p0 < k; p0 += 8) {
-      const std::uint32_t end = std::min(k, p0 + 8);
-      for (std::uint32_t p = p0; p < end; ++p) all &= read(p);
+    std::uint32_t p = 0;
+    for (; p + 8 <= k; p += 8) {
+#pragma GCC unroll 8
+      for (std::uint32_t q = p; q < p + 8; ++q) all &= read(q);
       if (all == 0) return false;
     }
-    return true;
+    for (; p < k; ++p) all &= read(p);
+    return all != 0;
   }
   // cells_hold() over one era and 65..128 runs: runs 0..63 and 64..127 read from slots p and
   // 64 + p of the probe's cell, with the AND of both tested every 8 probes. The era holds
@@ -878,8 +884,8 @@ class TimeLimitedFilter final : public WindowFilter {
     const std::uint32_t k = k_;
     for (std::uint32_t p0 = 0; p0 < k; p0 += 8) {
       for (std::uint32_t p = p0; p < std::min(k, p0 + 8); ++p) {
-        low &= c.bits64(at.at[p] + p);
-        high &= c.bits64(at.at[p] + 64 + p);
+        low &= c.bits64(at.bit(p) + p);
+        high &= c.bits64(at.bit(p) + 64 + p);
       }
       if ((low | high) == 0) return false;
     }
@@ -895,12 +901,12 @@ class TimeLimitedFilter final : public WindowFilter {
     const Era& older = eras_[0];
     const auto n = static_cast<std::uint32_t>(newer.slices);
     return cells_hold_one(runs, [&](std::uint32_t p) {
-      if (p + runs <= n) return newer.cells.bits64(at.at[p] + p);  // the runs reach no older slot
+      if (p + runs <= n) return newer.cells.bits64(at.bit(p) + p);  // the runs reach no older slot
       const std::uint64_t cell = older.cells.cell_of(at.x[p]);
       if (p >= n) return older.cells.bits64(cell + (p - n));
       // The newer era's slots p..n-1, then the older era's from its slot 0.
       const std::uint32_t from_newer = n - p;
-      std::uint64_t v = newer.cells.bits64(at.at[p] + p);
+      std::uint64_t v = newer.cells.bits64(at.bit(p) + p);
       if (from_newer < 64) v = (v & low_bits(from_newer)) | (older.cells.bits64(cell) << from_newer);
       return v;
     });
@@ -928,7 +934,7 @@ class TimeLimitedFilter final : public WindowFilter {
         std::uint64_t bits = 0;
         for (std::size_t e = first_era; e < n && offset[e] < pos + reach; ++e) {
           const detail::RunCells& c = eras_[n - 1 - e].cells;
-          const std::uint64_t cell = e == 0 ? at.at[p] : c.cell_of(at.x[p]);
+          const std::uint64_t cell = e == 0 ? at.bit(p) : c.cell_of(at.x[p]);
           const std::int64_t from = pos - offset[e];  // the window's start in era e's slots
           std::uint64_t v = from >= 0 ? c.bits64(cell + static_cast<std::uint64_t>(from)) : c.bits64(cell) << -from;
           if (e + 1 < n && offset[e + 1] - pos < 64) v &= low_bits(static_cast<std::size_t>(offset[e + 1] - pos));
@@ -951,9 +957,11 @@ class TimeLimitedFilter final : public WindowFilter {
       std::uint64_t* w = newest.cells.data();
       const std::uint32_t k = k_;
       if (newest.cells.slots() == 64) {
-        for (std::uint32_t p = 0; p < k; ++p) w[at.at[p] >> 6] |= std::uint64_t{1} << p;
+        std::uint64_t bit = 1;  // slot p of the word: a shift a probe, not one by p
+#pragma GCC unroll 4
+        for (std::uint32_t p = 0; p < k; ++p, bit <<= 1) w[at.cell[p]] |= bit;
       } else {
-        for (std::uint32_t p = 0; p < k; ++p) detail::set_bit(w, at.at[p] + p);
+        for (std::uint32_t p = 0; p < k; ++p) detail::set_bit(w, at.bit(p) + p);
       }
     } else {
       // Positions 0..k-1 cross into older eras: the era at offset o holds positions o..o+n-1.
@@ -962,7 +970,7 @@ class TimeLimitedFilter final : public WindowFilter {
         detail::RunCells& c = eras_[e].cells;
         const std::uint32_t offset = p;
         const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(k_, offset + eras_[e].slices));
-        for (; p < end; ++p) c.set((e + 1 == eras_.size() ? at.at[p] : c.cell_of(at.x[p])) + (p - offset));
+        for (; p < end; ++p) c.set((e + 1 == eras_.size() ? at.bit(p) : c.cell_of(at.x[p])) + (p - offset));
       }
     }
     close_insert(now);
