@@ -452,6 +452,10 @@ TEST_SUITE("extract") {
         "{\"id\":\"\xff\",\"ts\":1}",
         "{\"id\":\"a\tb\",\"ts\":1}",
         "{\"ts\":\x01,\"id\":\"a\"}",
+        // Scalars past 16 bytes, whose end is found in a later block of the scan.
+        R"({"id":123456789012345678901234567890123,"ts":1})",
+        R"({"ts":-1.2345678901234567890e+300 ,"id":"a"})",
+        R"({"id":truefalsetruefalsetrue]"ts":1})",
     };
     std::vector<ExtractConfig> configs(6);
     configs[0].keys = {"id"};
