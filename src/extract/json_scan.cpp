@@ -100,11 +100,11 @@ const char* scalar_end(const char* p, const char* end) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // '[' and ']' are '{' and '}' with bit 5 clear.
     const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-    const __m128i ends = _mm_or_si128(
-        _mm_or_si128(_mm_or_si128(is(v, ' '), is(v, '\t')), _mm_or_si128(is(v, '\n'), is(v, '\r'))),
-        _mm_or_si128(_mm_or_si128(is(v, ','), is(v, ':')),
-                     _mm_or_si128(_mm_or_si128(is(folded, '{'), is(folded, '}')), is(v, '"'))));
-    if (const auto hits = static_cast<unsigned>(_mm_movemask_epi8(ends))) return std::min(p + __builtin_ctz(hits), end);
+    const __m128i blanks = _mm_or_si128(_mm_or_si128(is(v, ' '), is(v, '\t')), _mm_or_si128(is(v, '\n'), is(v, '\r')));
+    const __m128i marks = _mm_or_si128(_mm_or_si128(is(v, ','), is(v, ':')), is(v, '"'));
+    const __m128i brackets = _mm_or_si128(is(folded, '{'), is(folded, '}'));
+    const auto hits = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(blanks, _mm_or_si128(marks, brackets))));
+    if (hits) return std::min(p + __builtin_ctz(hits), end);
   }
   return end;
 #else
