@@ -13,7 +13,8 @@
 //  - The elements of an array are records when it is a --records member, or a top-level
 //    array whose first element is an object (NDJSON's line "[1,2]" stays one record); every
 //    byte of an element is its record, exactly, and the one byte after it (a comma, a
-//    bracket, a blank) becomes its line end, so an array is written out as NDJSON. Each element is handed out only once the byte after it is known.
+//    bracket, a blank) becomes its line end, so an array is written out as NDJSON. Each
+//    element is handed out only once the byte after it is known.
 //  - The scan of an open record resumes where the last call stopped (pos_), so a record of n
 //    bytes read in any number of pieces costs O(n).
 //  - No recursion and no stack: the depth of a value is a counter, the way into a --records
@@ -21,6 +22,9 @@
 #include "input/json_frames.hpp"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tlbf_dedup {
 namespace {
@@ -32,29 +36,45 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool is_space(char c) { return is_blank(c) || c == '\n'; }
 
 // Where an NDJSON line starting at `from` (a '{') ends, when the byte-by-byte framer would end
-// its record there too, found with a few passes of memchr instead: the line's last non-blank
-// byte is '}', the next line starts with '{', and no '}' or ']' inside it is followed by
-// blanks and another '{' or '[' (a value after a value is a record of its own). Whether the object closes
-// at that last '}' or earlier, or not at all, the record is then this line. npos otherwise.
+// its record there too: the line's last non-blank byte is '}', the next line starts with '{',
+// and no '}' or ']' inside it is followed by blanks and another '{' or '[' (a value after a
+// value is a record of its own). Whether the object closes at that last '}' or earlier, or
+// not at all, the record is then this line. npos otherwise. One pass finds the line end and
+// tests each closer before it (the last '}' is followed by the line end: it passes).
 std::size_t ndjson_line_end(std::string_view b, std::size_t from) {
-  const void* hit = std::memchr(b.data() + from, '\n', b.size() - from);
-  if (hit == nullptr) return npos;
-  const std::size_t nl = static_cast<std::size_t>(static_cast<const char*>(hit) - b.data());
-  if (nl + 1 >= b.size() || b[nl + 1] != '{') return npos;
-  std::size_t last = nl;
-  while (last > from && is_blank(b[last - 1])) --last;
-  if (b[last - 1] != '}') return npos;
-  for (const char closer : {'}', ']'}) {  // the value may first close at either
-    for (std::size_t i = from; i + 1 < last;) {
-      const void* close = std::memchr(b.data() + i, closer, last - 1 - i);
-      if (close == nullptr) break;
-      std::size_t j = static_cast<std::size_t>(static_cast<const char*>(close) - b.data()) + 1;
-      while (j < last && is_blank(b[j])) ++j;
-      if (b[j] == '{' || b[j] == '[') return npos;
-      i = j;
+  const char* p = b.data();
+  const std::size_t n = b.size();
+  auto value_follows = [&](std::size_t closer) {
+    std::size_t j = closer + 1;
+    while (j < n && is_blank(p[j])) ++j;
+    return j < n && (p[j] == '{' || p[j] == '[');
+  };
+  std::size_t nl = npos, i = from;
+#if defined(__SSE2__)
+  for (; nl == npos && i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const auto newlines = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+    // ']' is '}' with bit 5 clear.
+    auto closers = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('}'))));
+    if (newlines != 0) {
+      nl = i + static_cast<std::size_t>(__builtin_ctz(newlines));
+      closers &= (1u << __builtin_ctz(newlines)) - 1;
     }
+    for (; closers != 0; closers &= closers - 1)
+      if (value_follows(i + static_cast<std::size_t>(__builtin_ctz(closers)))) return npos;
   }
-  return nl;
+#endif
+  for (; nl == npos && i < n; ++i) {
+    if (p[i] == '\n')
+      nl = i;
+    else if ((p[i] == '}' || p[i] == ']') && value_follows(i))
+      return npos;
+  }
+  if (nl == npos || nl + 1 >= n || p[nl + 1] != '{') return npos;
+  std::size_t last = nl;
+  while (last > from && is_blank(p[last - 1])) --last;
+  return p[last - 1] == '}' ? nl : npos;
 }
 
 }  // namespace
@@ -75,8 +95,8 @@ JsonFrame JsonFramer::next(std::string_view bytes, bool at_end) {
   while (true) {
     const std::string_view b = bytes.substr(skipped);
     again_ = false;
-    JsonFrame f = where_ == Where::array ? (need_separator_ || !open_ ? array_separator(b, at_end)
-                                                                     : array_element(b, at_end))
+    JsonFrame f = where_ == Where::array
+                      ? (need_separator_ || !open_ ? array_separator(b, at_end) : array_element(b, at_end))
                   : where_ == Where::wrapper ? wrapper(b, at_end)
                   : path_.empty()            ? top_value(b, at_end)
                                              : top_object(b, at_end);
@@ -372,8 +392,10 @@ JsonFrame JsonFramer::wrapper(std::string_view b, bool at_end) {
         if (name_.size() <= kMaxName) name_ += c;
         break;
       case Nav::colon:
-        if (c == ':') nav_ = Nav::value;
-        else if (!is_space(c)) return broken(i, std::string("expected ':', found '") + c + "'");
+        if (c == ':')
+          nav_ = Nav::value;
+        else if (!is_space(c))
+          return broken(i, std::string("expected ':', found '") + c + "'");
         break;
       case Nav::value:
         if (!is_space(c)) return member_value(b, i);
@@ -388,9 +410,12 @@ JsonFrame JsonFramer::wrapper(std::string_view b, bool at_end) {
         break;
       }
       case Nav::after:
-        if (c == ',') nav_ = Nav::member;
-        else if (c == '}') return close_object(i);
-        else if (!is_space(c)) return broken(i, std::string("expected ',' or '}', found '") + c + "'");
+        if (c == ',')
+          nav_ = Nav::member;
+        else if (c == '}')
+          return close_object(i);
+        else if (!is_space(c))
+          return broken(i, std::string("expected ',' or '}', found '") + c + "'");
         break;
     }
   }

@@ -53,7 +53,8 @@ using V = std::vector<std::string>;
 
 TEST_SUITE("json_frames") {
   TEST_CASE("NDJSON frames as lines: blanks, blank lines, CR LF, the last line without its end") {
-    CHECK(framed("{\"a\":1}\n\n  {\"b\":2}  \r\n{\"c\":3}") == V{"{\"a\":1}\n", "\n", "  {\"b\":2}  \r\n", "{\"c\":3}"});
+    CHECK(framed("{\"a\":1}\n\n  {\"b\":2}  \r\n{\"c\":3}") ==
+          V{"{\"a\":1}\n", "\n", "  {\"b\":2}  \r\n", "{\"c\":3}"});
   }
 
   TEST_CASE("broken lines stay lines: an open string, a value left open, text after a value") {
@@ -77,13 +78,18 @@ TEST_SUITE("json_frames") {
   // two could differ, frames alike with such a line after it (the quick path is tried) and
   // without (only the byte-by-byte framer reads it).
   TEST_CASE("NDJSON lines followed by a '{' line frame as the byte-by-byte framer frames them") {
-    for (const std::string line : {"{\"a\":1} {\"b\":2}", "{\"a\":1}\t[1]}", "{\"a\":{\"b\":1}", "{\"a\":\"} {\"}",
-                                   "{\"a\":1}} x}\r", "{\"a\":1}{\"b\":2}  ", "{\"a\":[{}]}", "{]{}",
-                                   "{\"a\":1] [2]}"}) {
-      CAPTURE(line);
-      V alone = framed(line + "\n");
-      alone.push_back("{\"c\":2}\n");
-      CHECK(framed(line + "\n{\"c\":2}\n") == alone);
+    for (const std::string line :
+         {"{\"a\":1} {\"b\":2}", "{\"a\":1}\t[1]}", "{\"a\":{\"b\":1}", "{\"a\":\"} {\"}", "{\"a\":1}} x}\r",
+          "{\"a\":1}{\"b\":2}  ", "{\"a\":[{}]}", "{]{}", "{\"a\":1] [2]}"}) {
+      // Each also after a member that puts its bytes and the line end past the first 16.
+      for (const std::string& pad :
+           {std::string(), "\"pad\":\"" + std::string(15, 'x') + "\",", std::string(40, ' ')}) {
+        const std::string padded = line.substr(0, 1) + pad + line.substr(1);
+        CAPTURE(padded);
+        V alone = framed(padded + "\n");
+        alone.push_back("{\"c\":2}\n");
+        CHECK(framed(padded + "\n{\"c\":2}\n") == alone);
+      }
     }
     CHECK(framed("{\"a\":1}\n{\"b\":2}\n") == V{"{\"a\":1}\n", "{\"b\":2}\n"});
   }
