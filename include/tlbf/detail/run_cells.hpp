@@ -124,6 +124,23 @@ class RunCells {
       for (; i < n; ++i) w[i] <<= 1;
       return;
     }
+    if (slots_ == 128) {  // a cell two words: the low word's top slot moves into the high word
+      const std::uint64_t n = word_count();
+#if defined(__SSE2__)
+      for (std::uint64_t i = 0; i < n; i += 2) {  // [low, high] -> [low << 1, high << 1 | low >> 63]
+        auto* cell = reinterpret_cast<__m128i*>(w + i);
+        const __m128i v = _mm_loadu_si128(cell);
+        _mm_storeu_si128(cell, _mm_or_si128(_mm_slli_epi64(v, 1), _mm_srli_epi64(_mm_slli_si128(v, 8), 63)));
+      }
+#else
+      for (std::uint64_t i = 0; i < n; i += 2) {
+        const std::uint64_t low = w[i];
+        w[i + 1] = (w[i + 1] << 1) | (low >> 63);
+        w[i] = low << 1;
+      }
+#endif
+      return;
+    }
     const std::size_t period = keep_.size();  // even
     std::size_t q = word_count();             // words q.. are done
     auto one = [&](std::size_t i) { w[i] = ((w[i] << 1) | (w[i - 1] >> 63)) & keep_[i % period]; };
