@@ -111,6 +111,39 @@ TEST_SUITE("run_cells") {
     }
   }
 
+  TEST_CASE("64- and 128-slot aging leaves the words alike in every instruction set this processor runs") {
+    using tlbf::detail::AgeIsa;
+    std::mt19937_64 rng(7);
+    std::vector<AgeIsa> isas{AgeIsa::portable};
+#if defined(__SSE2__)
+    isas.push_back(AgeIsa::sse2);
+#endif
+    if (tlbf::detail::best_age_isa() == AgeIsa::avx2) isas.push_back(AgeIsa::avx2);
+    MESSAGE("aging variants checked: " << isas.size() << " (portable, SSE2, AVX2 where the processor has them)");
+    // Lengths below, at and past each variant's block (2, 4, 8 words), so every tail runs.
+    for (const std::uint64_t n : {0, 2, 4, 6, 8, 10, 14, 16, 18, 30, 64, 130}) {
+      std::vector<std::uint64_t> words(n + 1);  // + a word past the end that must not change
+      for (auto& w : words) w = rng();
+      // The expected words, one at a time: 64 slots shift each word; 128 slots carry a cell's
+      // low top bit into its high word.
+      std::vector<std::uint64_t> want64 = words, want128 = words;
+      for (std::uint64_t i = 0; i < n; ++i) want64[i] = words[i] << 1;
+      for (std::uint64_t i = 0; i < n; i += 2) {
+        want128[i] = words[i] << 1;
+        want128[i + 1] = (words[i + 1] << 1) | (words[i] >> 63);
+      }
+      for (const AgeIsa isa : isas) {
+        CAPTURE(n);
+        CAPTURE(static_cast<int>(isa));
+        std::vector<std::uint64_t> got64 = words, got128 = words;
+        tlbf::detail::age_words_64(got64.data(), n, isa);
+        tlbf::detail::age_cells_128(got128.data(), n, isa);
+        CHECK(got64 == want64);
+        CHECK(got128 == want128);
+      }
+    }
+  }
+
   TEST_CASE("between widths that are powers of two, cells move a word at a time, as at any width") {
     std::mt19937_64 rng(4);
     for (std::uint32_t from = 1; from <= 64; from *= 2)

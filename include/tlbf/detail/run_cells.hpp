@@ -33,7 +33,95 @@
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TLBF_AGE_AVX2 1
+#endif
+
 namespace tlbf::detail {
+
+// One generation's aging of cells 64 or 128 slots wide (RunCells::age()), a pass over the
+// whole array, in the instruction sets a processor may have: the build targets baseline
+// x86-64 (SSE2), so AVX2, twice as wide, is chosen at run time. Each variant leaves the
+// words exactly as `portable` does (the tests compare them).
+enum class AgeIsa { portable, sse2, avx2 };
+
+// The widest variant this processor runs.
+inline AgeIsa best_age_isa() {
+#if defined(TLBF_AGE_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return AgeIsa::avx2;
+#endif
+#if defined(__SSE2__)
+  return AgeIsa::sse2;
+#else
+  return AgeIsa::portable;
+#endif
+}
+
+#if defined(TLBF_AGE_AVX2)
+// Words w[0..n) each shifted up one bit, eight at a time.
+[[gnu::target("avx2")]] inline std::uint64_t age_words_64_avx2(std::uint64_t* w, std::uint64_t n) {
+  std::uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    auto* v = reinterpret_cast<__m256i*>(w + i);
+    const __m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
+    _mm256_storeu_si256(v, _mm256_slli_epi64(a, 1));
+    _mm256_storeu_si256(v + 1, _mm256_slli_epi64(b, 1));
+  }
+  return i;
+}
+// Cells of two words [low, high] -> [low << 1, high << 1 | low >> 63], two a register (each
+// 128-bit lane a cell, so the byte shift that brings low under high stays within its cell).
+[[gnu::target("avx2")]] inline std::uint64_t age_cells_128_avx2(std::uint64_t* w, std::uint64_t n) {
+  std::uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    auto* v = reinterpret_cast<__m256i*>(w + i);
+    const __m256i a = _mm256_loadu_si256(v);
+    _mm256_storeu_si256(v, _mm256_or_si256(_mm256_slli_epi64(a, 1), _mm256_srli_epi64(_mm256_slli_si256(a, 8), 63)));
+  }
+  return i;
+}
+#endif
+
+// Every word of w[0..n) shifted up one bit: 64-slot cells (a cell a word) aged.
+inline void age_words_64(std::uint64_t* w, std::uint64_t n, AgeIsa isa) {
+  std::uint64_t i = 0;
+#if defined(TLBF_AGE_AVX2)
+  if (isa == AgeIsa::avx2) i = age_words_64_avx2(w, n);
+#endif
+#if defined(__SSE2__)
+  if (isa != AgeIsa::portable) {
+    for (; i + 2 <= n; i += 2) {
+      auto* v = reinterpret_cast<__m128i*>(w + i);
+      _mm_storeu_si128(v, _mm_slli_epi64(_mm_loadu_si128(v), 1));
+    }
+  }
+#endif
+  for (; i < n; ++i) w[i] <<= 1;
+}
+// 128-slot cells, two words each, in w[0..n) (n even) aged: the low word's top slot moves
+// into the high word.
+inline void age_cells_128(std::uint64_t* w, std::uint64_t n, AgeIsa isa) {
+  std::uint64_t i = 0;
+#if defined(TLBF_AGE_AVX2)
+  if (isa == AgeIsa::avx2) i = age_cells_128_avx2(w, n);
+#endif
+#if defined(__SSE2__)
+  if (isa != AgeIsa::portable) {
+    for (; i + 2 <= n; i += 2) {
+      auto* cell = reinterpret_cast<__m128i*>(w + i);
+      const __m128i v = _mm_loadu_si128(cell);
+      _mm_storeu_si128(cell, _mm_or_si128(_mm_slli_epi64(v, 1), _mm_srli_epi64(_mm_slli_si128(v, 8), 63)));
+    }
+  }
+#endif
+  for (; i < n; i += 2) {
+    const std::uint64_t low = w[i];
+    w[i + 1] = (w[i + 1] << 1) | (low >> 63);
+    w[i] = low << 1;
+  }
+}
 
 class RunCells {
  public:
@@ -107,40 +195,12 @@ class RunCells {
   // Every slice moves up one slot; the one in the top slot is dropped, slot 0 is empty. From
   // the top down, so that word q - 1 is still the old one when word q takes its top bit; two
   // words at a time (a pass over the whole array per generation: k / ln 2 words per insert
-  // for S = 64).
+  // for S = 64). Cells of 64 and 128 slots hold no slot across them: age_words_64(),
+  // age_cells_128().
   void age() {
     std::uint64_t* w = words_.data();
-    if (slots_ == 64) {  // a cell a word: no slot crosses into the next cell
-      using Pair = std::uint64_t __attribute__((vector_size(16)));
-      const std::uint64_t n = word_count();
-      std::uint64_t i = 0;
-      for (; i + 4 <= n; i += 4) {
-        Pair v[2];
-        std::memcpy(v, w + i, sizeof v);
-        v[0] <<= 1;
-        v[1] <<= 1;
-        std::memcpy(w + i, v, sizeof v);
-      }
-      for (; i < n; ++i) w[i] <<= 1;
-      return;
-    }
-    if (slots_ == 128) {  // a cell two words: the low word's top slot moves into the high word
-      const std::uint64_t n = word_count();
-#if defined(__SSE2__)
-      for (std::uint64_t i = 0; i < n; i += 2) {  // [low, high] -> [low << 1, high << 1 | low >> 63]
-        auto* cell = reinterpret_cast<__m128i*>(w + i);
-        const __m128i v = _mm_loadu_si128(cell);
-        _mm_storeu_si128(cell, _mm_or_si128(_mm_slli_epi64(v, 1), _mm_srli_epi64(_mm_slli_si128(v, 8), 63)));
-      }
-#else
-      for (std::uint64_t i = 0; i < n; i += 2) {
-        const std::uint64_t low = w[i];
-        w[i + 1] = (w[i + 1] << 1) | (low >> 63);
-        w[i] = low << 1;
-      }
-#endif
-      return;
-    }
+    if (slots_ == 64) return age_words_64(w, word_count(), best_age_isa());  // no slot crosses into the next cell
+    if (slots_ == 128) return age_cells_128(w, word_count(), best_age_isa());
     const std::size_t period = keep_.size();  // even
     std::size_t q = word_count();             // words q.. are done
     auto one = [&](std::size_t i) { w[i] = ((w[i] << 1) | (w[i - 1] >> 63)) & keep_[i % period]; };
