@@ -5,7 +5,8 @@
 // when a buffer's worth or IOV_MAX pieces are pending), so a downstream reader sees large
 // writes. Borrowed bytes (write_borrowed) are not copied: they go out with writev(2) from the
 // caller's memory, between the buffered bytes written before and after them, and the caller
-// keeps them unchanged until flush(); a record larger than the buffer is written straight
+// keeps them unchanged until flush() (while their runs are short they are copied, which the
+// caller need not know); a record larger than the buffer is written straight
 // from the caller's memory too. EPIPE is reported as BrokenPipe (SIGPIPE is ignored by the
 // program so write(2) returns it instead of killing the process). After a stop signal a write
 // never blocks for longer than Writer::kStopGraceMs without progress (writable()), so a
@@ -75,6 +76,8 @@ void Writer::close_buffer_piece() {
 }
 
 void Writer::flush() {
+  if (runs_ > 0) copy_runs_ = run_bytes_ < kMinBorrowedRun * runs_;
+  runs_ = run_bytes_ = 0;
   if (pieces_.empty()) {
     if (len_ == 0) return;
     std::size_t n = len_;

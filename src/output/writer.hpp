@@ -61,8 +61,16 @@ class Writer {
   }
   // Queues `bytes` without copying them: the caller keeps them unchanged until the next
   // flush(). Bytes that directly follow the last borrowed ones in memory (consecutive records
-  // of the reader's buffer) extend it, so a run of kept records goes out as one piece.
+  // of the reader's buffer) extend it, so a run of kept records goes out as one piece. While
+  // such runs are short (below kMinBorrowedRun bytes on average since the last flush), the
+  // bytes are copied instead: writev(2) pays for each piece what copying a kilobyte or two
+  // costs, so short pieces cost more borrowed than copied.
+  static constexpr std::size_t kMinBorrowedRun = 4096;
   void write_borrowed(std::string_view bytes) {
+    runs_ += bytes.data() != run_end_;
+    run_end_ = bytes.data() + bytes.size();
+    run_bytes_ += bytes.size();
+    if (copy_runs_) return write(bytes);
     if (last_borrowed_ && len_ == piece_start_ && borrowed_ + bytes.size() <= cap_ &&
         static_cast<const char*>(pieces_.back().iov_base) + pieces_.back().iov_len == bytes.data()) {
       pieces_.back().iov_len += bytes.size();
@@ -84,6 +92,8 @@ class Writer {
     if (!pieces_.empty()) flush();  // (pieces_ holds buffered bytes only before borrowed ones)
   }
   std::uint64_t bytes_written() const { return written_ + len_ + borrowed_; }
+  // write_borrowed() copies for now: its runs were short until the last flush.
+  bool copying_runs() const { return copy_runs_; }
   // While writes stay inside this room, none flushes, so none can fail or block before the
   // next flush().
   WriterRoom room() const {
@@ -116,6 +126,11 @@ class Writer {
   std::size_t piece_start_ = 0;
   std::size_t borrowed_ = 0;    // bytes in borrowed pieces, bounded by the buffer's size
   bool last_borrowed_ = false;  // pieces_.back() is borrowed and nothing was buffered after it
+  // The runs write_borrowed() was handed since the last flush, their bytes and where the last
+  // one ended; whether it copies them.
+  std::size_t runs_ = 0, run_bytes_ = 0;
+  const char* run_end_ = nullptr;
+  bool copy_runs_ = false;
   std::uint64_t written_ = 0;
   const volatile int* stop_ = nullptr;
   int pipe_like_ = -1;  // the output is a pipe or a socket: 1, else 0; -1 until a stop asks

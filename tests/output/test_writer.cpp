@@ -85,6 +85,47 @@ TEST_SUITE("writer") {
     ::close(fd);
   }
 
+  TEST_CASE("borrowed runs shorter than kMinBorrowedRun are copied from the next flush on, long runs borrowed again") {
+    TempFile f;
+    int fd = f.open_for_writing();
+    std::string expected;
+    {
+      Writer w(fd, std::size_t{1} << 20);
+      std::string input(64 * 1024, '\0');
+      for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<char>('a' + i % 26);
+      const std::string_view in(input);
+      // Every other 100-byte record kept: runs of 100 bytes.
+      auto short_runs = [&] {
+        for (std::size_t i = 0; i < 20000; i += 200) {
+          w.write_borrowed(in.substr(i, 100));
+          expected += input.substr(i, 100);
+        }
+      };
+      short_runs();
+      CHECK_FALSE(w.copying_runs());  // borrowed until a flush has seen the runs
+      w.flush();
+      CHECK(w.copying_runs());
+      short_runs();
+      input.replace(0, 20000, 20000, '#');  // copied: what was handed over goes out unchanged
+      w.flush();
+      CHECK(f.read() == expected);
+      CHECK(w.copying_runs());
+      // Runs of 8 KiB: borrowed again after the next flush, and then not copied.
+      for (std::size_t i = 0; i < input.size(); i += 16384) {
+        w.write_borrowed(in.substr(i, 8192));
+        expected += input.substr(i, 8192);
+      }
+      w.flush();
+      CHECK_FALSE(w.copying_runs());
+      w.write_borrowed(in.substr(30000, 100));
+      input[30000] = '!';
+      expected += input.substr(30000, 100);
+      w.flush();
+    }
+    CHECK(f.read() == expected);
+    ::close(fd);
+  }
+
   TEST_CASE("a closed pipe is BrokenPipe, not an error") {
     std::signal(SIGPIPE, SIG_IGN);
     int fds[2];
