@@ -76,7 +76,7 @@ void Writer::close_buffer_piece() {
 }
 
 void Writer::flush() {
-  if (runs_ > 0) copy_runs_ = run_bytes_ < kMinBorrowedRun * runs_;
+  if (runs_ > 0) copy_runs_ = copy_short_runs_ && run_bytes_ < kMinBorrowedRun * runs_;
   runs_ = run_bytes_ = 0;
   if (pieces_.empty()) {
     if (len_ == 0) return;

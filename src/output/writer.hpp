@@ -63,9 +63,11 @@ class Writer {
   // flush(). Bytes that directly follow the last borrowed ones in memory (consecutive records
   // of the reader's buffer) extend it, so a run of kept records goes out as one piece. While
   // such runs are short (below kMinBorrowedRun bytes on average since the last flush), the
-  // bytes are copied instead: writev(2) pays for each piece what copying a kilobyte or two
-  // costs, so short pieces cost more borrowed than copied.
+  // bytes are copied instead, unless copy_short_runs(false): writev(2) pays for each piece
+  // what copying a kilobyte or two costs, so short pieces cost more borrowed than copied
+  // when the bytes are in this core's cache (see Pipeline::run() for when they are not).
   static constexpr std::size_t kMinBorrowedRun = 4096;
+  void copy_short_runs(bool on) { copy_short_runs_ = on; }
   void write_borrowed(std::string_view bytes) {
     runs_ += bytes.data() != run_end_;
     run_end_ = bytes.data() + bytes.size();
@@ -131,6 +133,7 @@ class Writer {
   std::size_t runs_ = 0, run_bytes_ = 0;
   const char* run_end_ = nullptr;
   bool copy_runs_ = false;
+  bool copy_short_runs_ = true;
   std::uint64_t written_ = 0;
   const volatile int* stop_ = nullptr;
   int pipe_like_ = -1;  // the output is a pipe or a socket: 1, else 0; -1 until a stop asks

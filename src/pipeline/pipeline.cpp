@@ -84,6 +84,10 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   // block for long) and where output timing does not matter.
   const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
                           in.inputs_are_regular_files();
+  // Read ahead, the records were written by the other core: copying short runs would read
+  // them across cores before the kernel copies them again, so the writer borrows them all
+  // (wall time +5 % copied on the 2,000,000-event files; on one thread copying saves 6 %).
+  out.copy_short_runs(!read_ahead);
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {

@@ -85,7 +85,9 @@ TEST_SUITE("writer") {
     ::close(fd);
   }
 
-  TEST_CASE("borrowed runs shorter than kMinBorrowedRun are copied from the next flush on, long runs borrowed again") {
+  TEST_CASE(
+      "borrowed runs shorter than kMinBorrowedRun are copied from the next flush on (unless told not to), long runs "
+      "borrowed again") {
     TempFile f;
     int fd = f.open_for_writing();
     std::string expected;
@@ -121,6 +123,21 @@ TEST_SUITE("writer") {
       input[30000] = '!';
       expected += input.substr(30000, 100);
       w.flush();
+      // Told not to, it borrows short runs too.
+      Writer borrowing(fd, std::size_t{1} << 20);
+      borrowing.copy_short_runs(false);
+      for (std::size_t i = 0; i < 20000; i += 200) {
+        borrowing.write_borrowed(in.substr(i, 100));
+        expected += input.substr(i, 100);
+      }
+      borrowing.flush();
+      CHECK_FALSE(borrowing.copying_runs());
+      for (std::size_t i = 0; i < 20000; i += 200) {
+        borrowing.write_borrowed(in.substr(i, 100));
+        input[i] = '?';  // borrowed: the change goes out
+        expected += input.substr(i, 100);
+      }
+      borrowing.flush();
     }
     CHECK(f.read() == expected);
     ::close(fd);
