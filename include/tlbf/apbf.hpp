@@ -61,6 +61,7 @@
 #include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/detail/run_cells.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
@@ -118,7 +119,7 @@ class AgePartitionedFilter final : public WindowFilter {
                  return detail::test_bit(slice_words(physical(pos)), reduce(x[p], bits_));
                },
                [&](std::size_t pos, std::uint32_t p) {
-                 __builtin_prefetch(slice_words(physical(pos)) + (reduce(x[p], bits_) >> 6));
+                 detail::prefetch(slice_words(physical(pos)) + (reduce(x[p], bits_) >> 6));
                }) ||
            legacy_may_contain(h);
   }
@@ -145,9 +146,10 @@ class AgePartitionedFilter final : public WindowFilter {
     close_insert(shifted);
     return true;
   }
-  // Bit-sliced: the key's k cells. Slice by slice: probe 0 of every accepted run, the
-  // query's first level.
+  // Nothing while the slices fit the cache (detail::kPrefetchFromBits). Bit-sliced: the key's
+  // k cells. Slice by slice: probe 0 of every accepted run, the query's first level.
   void prefetch(const KeyHash& h) const override {
+    if (bits_ * slices() <= detail::kPrefetchFromBits) return;
     if (sliced_) {
       detail::RunCells::Key at;
       cells_.locate(h, k_, at);
@@ -156,7 +158,7 @@ class AgePartitionedFilter final : public WindowFilter {
     }
     const std::uint64_t x0 = detail::run_probe0(h);
     for (std::uint32_t j = 0; j + k_ <= slices() && accepted(last_[physical(j)]); ++j)
-      __builtin_prefetch(slice_words(physical(j)) + (reduce(x0, bits_) >> 6));
+      detail::prefetch(slice_words(physical(j)) + (reduce(x0, bits_) >> 6));
   }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 

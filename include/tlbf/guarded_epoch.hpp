@@ -44,6 +44,7 @@
 #include "tlbf/detail/gebf_layouts.hpp"
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/filter.hpp"
 
 namespace tlbf {
@@ -215,7 +216,9 @@ class BasicGuardedEpochFilter final : public GuardedEpochFilter {
     add(p);
     return true;
   }
-  void prefetch(const KeyHash& h) const override { layout_.prefetch(h); }
+  void prefetch(const KeyHash& h) const override {
+    if ((s_.r + 1) * s_.segment_bits > detail::kPrefetchFromBits) layout_.prefetch(h);
+  }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 
  private:

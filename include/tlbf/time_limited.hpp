@@ -160,6 +160,7 @@
 #include "tlbf/config.hpp"
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/detail/level_scan.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/detail/run_cells.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
@@ -181,7 +182,7 @@ class TimeLimitedFilter final : public WindowFilter {
   // prefetches each key's cells (bit-sliced), the query fetches each surviving run's next
   // word while it tests the current level (slice-major). In cache a hint costs about as many
   // instructions as the read it fetches for.
-  static constexpr std::uint64_t kPrefetchingQueryBits = std::uint64_t{1} << 23;  // 1 MiB
+  static constexpr std::uint64_t kPrefetchingQueryBits = detail::kPrefetchFromBits;
   // The era policy (shift step 3): the most live eras, the factor by which one generation's
   // rate starts a new size at once, and the drift below the era's rate that starts one after
   // a whole span (above it, the headroom: past it generations end by count, adding slices);
@@ -283,10 +284,12 @@ class TimeLimitedFilter final : public WindowFilter {
     }
     return n;
   }
-  // Bit-sliced: the key's k cells in the newest era and in older ones past the cache size
-  // (kPrefetchingQueryBits; a small era stays cached). Slice-major: probe 0 of every run
+  // Nothing while the filter fits the cache (kPrefetchingQueryBits). Bit-sliced: the key's k
+  // cells in the newest era and in older ones past that size (a small era stays cached).
+  // Slice-major: probe 0 of every run
   // accepted at the latest time seen, the query's first level.
   void prefetch(const KeyHash& h) const override {
+    if (total_bits_ <= kPrefetchingQueryBits) return;
     if (sliced_) {
       Probes at;
       locate(h, at);
@@ -296,7 +299,7 @@ class TimeLimitedFilter final : public WindowFilter {
     const std::uint64_t x0 = detail::run_probe0(h);
     const Slice* s = slices_.data() + (slices_.size() - 1);
     for (std::size_t j = accepted_runs(detail::sat_sub(latest_, span_)); j > 0; --j, --s)
-      __builtin_prefetch(site(*s, x0).word);
+      detail::prefetch(site(*s, x0).word);
   }
   void accept(FilterVisitor& v) override { v.visit(*this); }
 

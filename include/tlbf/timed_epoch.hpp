@@ -56,6 +56,7 @@
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
 #include "tlbf/detail/level_scan.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/filter.hpp"
 
 namespace tlbf {
@@ -109,6 +110,7 @@ class TimedEpochFilter final : public WindowFilter {
   }
   // Probe 0 of every block consulted at the latest time seen: the query's first level.
   void prefetch(const KeyHash& h) const override {
+    if (used_bits_ <= detail::kPrefetchFromBits) return;
     with_probes(h, [&](auto& probes) {
       for (const Slot& s : slots_) {
         if (!consulted(s, latest_)) continue;

@@ -31,6 +31,7 @@
 #include "tlbf/detail/gebf_math.hpp"
 #include "tlbf/detail/gebf_segment.hpp"
 #include "tlbf/detail/level_scan.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/hash.hpp"
 
 namespace tlbf::detail {
@@ -160,13 +161,13 @@ class SeparateSegments {
     return any_candidate_all_hit(
         segments_, [this](std::size_t) { return k_; },
         [&](std::size_t s, std::uint32_t i) { return (words_[s * segment_words_ + p.at[i].word] & p.at[i].mask) != 0; },
-        [&](std::size_t s, std::uint32_t i) { __builtin_prefetch(&words_[s * segment_words_ + p.at[i].word]); });
+        [&](std::size_t s, std::uint32_t i) { detail::prefetch(&words_[s * segment_words_ + p.at[i].word]); });
   }
   // Probe 0 of every segment.
   void prefetch(KeyHash h) const {
     Probe first;
     gebf_probes(h, 1, bits_, Blocked, scheme_, &first);
-    for (std::uint32_t s = 0; s < segments_; ++s) __builtin_prefetch(&words_[s * segment_words_ + first.word]);
+    for (std::uint32_t s = 0; s < segments_; ++s) detail::prefetch(&words_[s * segment_words_ + first.word]);
   }
   void set(const Positions& p, std::uint32_t segment) { set_all(words_.data() + segment * segment_words_, p.at, k_); }
   void clear(std::uint32_t segment) {

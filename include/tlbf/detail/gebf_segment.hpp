@@ -31,6 +31,7 @@
 
 #include "tlbf/checks.hpp"
 #include "tlbf/detail/gebf_math.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
@@ -140,7 +141,7 @@ class KeyProbes {
     if constexpr (Blocked) words += reduce(h_.hi, bits / kGebfBlockBits) * (kGebfBlockBits / 64);
     while (i >= n_) extend();
     const std::uint64_t pos = Blocked ? v_[i] : reduce(v_[i], bits);
-    __builtin_prefetch(words + (pos >> 6));
+    detail::prefetch(words + (pos >> 6));
   }
   // Sets probes 0..k-1 (k <= kGebfMaxK) in the segment of `bits` bits at `words`: the insert
   // that follows a query reuses the probe hashes the query computed.
@@ -215,7 +216,7 @@ class SlicedCells {
 
   // Fetches the first byte cell(p) reads (a hint).
   void prefetch(std::uint64_t p) const {
-    __builtin_prefetch(reinterpret_cast<const unsigned char*>(words_.data()) + ((p * cell_bits_) >> 3));
+    detail::prefetch(reinterpret_cast<const unsigned char*>(words_.data()) + ((p * cell_bits_) >> 3));
   }
 
   void set(std::uint64_t p, std::uint32_t segment) {

@@ -28,6 +28,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tlbf/detail/prefetch.hpp"
+
 namespace tlbf::detail {
 
 // True iff some candidate c < n has hit(c, p) for every p < len(c). len(c) must be >= 1;
@@ -122,7 +124,7 @@ inline bool any_run_all_hit_prefetching(std::size_t n, std::uint32_t len, Locate
     for (std::size_t c = count; c-- > 0;) {
       const ProbeSite here = locate(base + c, 0u);
       next[c] = locate(base + c, 1u);
-      __builtin_prefetch(next[c].word);
+      detail::prefetch(next[c].word);
       alive = 2 * alive + static_cast<std::uint64_t>(here.hit());
     }
     for (std::uint32_t p = 1; alive != 0; ++p) {
@@ -133,7 +135,7 @@ inline bool any_run_all_hit_prefetching(std::size_t n, std::uint32_t len, Locate
         const ProbeSite here = next[c];
         if (p + 1 < len) {
           next[c] = locate(base + c, p + 1);
-          __builtin_prefetch(next[c].word);
+          detail::prefetch(next[c].word);
         }
         const std::uint64_t miss = static_cast<std::uint64_t>(here.hit()) - 1;
         survivors ^= rest & (0 - rest) & miss;

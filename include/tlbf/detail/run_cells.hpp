@@ -30,6 +30,7 @@
 
 #include "tlbf/detail/age_partitioned.hpp"
 #include "tlbf/detail/large_pages.hpp"
+#include "tlbf/detail/prefetch.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/types.hpp"
 
@@ -171,7 +172,7 @@ class RunCells {
     return (w[0] >> s) | ((w[1] << 1) << (63 - s));
   }
   void set(std::uint64_t at) { set_bit(words_.data(), at); }
-  void prefetch_bit(std::uint64_t at) const { __builtin_prefetch(&words_[at >> 6]); }
+  void prefetch_bit(std::uint64_t at) const { detail::prefetch(&words_[at >> 6]); }
 
   // The APBF's verbs, for S <= 64: the generation-keyed probes of run_probes(), whether one of
   // runs 0..runs-1 holds all k bits (bits a read takes from the next cell land at j >= S -
