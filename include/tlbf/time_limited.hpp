@@ -286,8 +286,8 @@ class TimeLimitedFilter final : public WindowFilter {
   }
   // Nothing while the filter fits the cache (kPrefetchingQueryBits). Bit-sliced: the key's k
   // cells in the newest era and in older ones past that size (a small era stays cached).
-  // Slice-major: probe 0 of every run
-  // accepted at the latest time seen, the query's first level.
+  // Slice-major: probe 0 of every run accepted at the latest time seen, the query's first
+  // level.
   void prefetch(const KeyHash& h) const override {
     if (total_bits_ <= kPrefetchingQueryBits) return;
     if (sliced_) {

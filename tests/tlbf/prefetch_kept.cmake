@@ -12,7 +12,6 @@ endif()
 string(REGEX REPLACE "\n[0-9a-f]+ <([^>]+)>:\n" "\n@@\\1\n" asm "${asm}")
 string(REPLACE ";" "," asm "${asm}")
 string(REPLACE "\n@@" ";@@" functions "${asm}")
-set(code_of "")
 foreach(f IN LISTS functions)
   if(f MATCHES "^@@([^\n]+)\n(.*)$")
     set(name "${CMAKE_MATCH_1}")
@@ -21,8 +20,9 @@ foreach(f IN LISTS functions)
     list(APPEND names "${name}")
   endif()
 endforeach()
-# prefetch_in(name out): whether the function or one it calls or jumps to (in this object)
-# holds a prefetch instruction (x86 prefetch*, AArch64 prfm).
+# prefetch_in(name out seen): whether the function or one it calls or jumps to (in this
+# object; `seen` the ones already searched) holds a prefetch instruction (x86 prefetch*,
+# AArch64 prfm).
 function(prefetch_in name out seen)
   string(MAKE_C_IDENTIFIER "${name}" id)
   set(body "${body_${id}}")
