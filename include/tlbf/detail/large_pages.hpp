@@ -2,7 +2,8 @@
 // An allocator for the filters' large bit arrays: an array of at least kLargeBytes starts on
 // a 2 MiB boundary and, on Linux, is marked for transparent huge pages (madvise), so that a
 // probe into a filter of tens of megabytes does not also miss the TLB (a page walk per
-// probe with 4 KiB pages). Smaller arrays come from operator new as usual. A host may turn
+// probe with 4 KiB pages). On Linux arrays from kMappedBytes are mappings of their own, given
+// back to the system when freed; smaller ones come from operator new. A host may turn
 // the hint off (use_large_pages(false)): the Redis module does, as a forked save would copy
 // 2 MiB for each page the server writes meanwhile.
 //
@@ -35,29 +36,33 @@ struct LargePageAllocator {
   using value_type = T;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kLargeBytes = std::size_t{4} << 20;
+  static constexpr std::size_t kMappedBytes = std::size_t{256} << 10;
 
   LargePageAllocator() = default;
   template <class U>
   LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
 
   T* allocate(std::size_t n) {
-    if (n > (static_cast<std::size_t>(-1) - kHugePage) / sizeof(T)) throw std::bad_alloc();
+    if (n > (static_cast<std::size_t>(-1) - 2 * kHugePage) / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < kLargeBytes) return static_cast<T*>(::operator new(bytes));
-    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = std::aligned_alloc(kHugePage, rounded);
-    if (p == nullptr) throw std::bad_alloc();
+    if (!mapped(bytes)) return static_cast<T*>(::operator new(bytes));
+    void* p = map(bytes);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (large_pages_wanted().load(std::memory_order_relaxed))
-      ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: refused (no THP), the pages stay small
+    if (bytes >= kLargeBytes && large_pages_wanted().load(std::memory_order_relaxed))
+      ::madvise(p, span(bytes), MADV_HUGEPAGE);  // a hint: refused (no THP), the pages stay small
 #endif
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
-    if (n * sizeof(T) < kLargeBytes) {
+    const std::size_t bytes = n * sizeof(T);
+    if (!mapped(bytes)) {
       ::operator delete(p);
     } else {
+#if defined(__linux__)
+      ::munmap(p, span(bytes));
+#else
       std::free(p);
+#endif
     }
   }
   template <class U>
@@ -67,6 +72,61 @@ struct LargePageAllocator {
   template <class U>
   bool operator!=(const LargePageAllocator<U>&) const noexcept {
     return false;
+  }
+
+  // Gives the pages of `v` past its size back to the system when its array is a mapping of
+  // its own, keeping the capacity (address space, no copy); otherwise shrinks it to fit.
+  template <class Vector>
+  static void release_unused(Vector& v) {
+#if defined(__linux__)
+    if (mapped(v.capacity() * sizeof(T))) {
+      const auto base = reinterpret_cast<std::uintptr_t>(v.data());
+      const std::uintptr_t from = (base + v.size() * sizeof(T) + kPage - 1) / kPage * kPage;
+      const std::uintptr_t end = base + span(v.capacity() * sizeof(T));
+      if (end > from) ::madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
+      return;
+    }
+#endif
+    v.shrink_to_fit();
+  }
+
+ private:
+  static constexpr std::size_t kPage = 4096;
+  // Which arrays are mapped on their own (the rest come from operator new) and how many
+  // bytes from their start: whole huge pages from kLargeBytes, whole pages from kMappedBytes
+  // (Linux; elsewhere only the large ones, through aligned_alloc).
+  static bool mapped(std::size_t bytes) {
+#if defined(__linux__)
+    return bytes >= kMappedBytes;
+#else
+    return bytes >= kLargeBytes;
+#endif
+  }
+  static std::size_t span(std::size_t bytes) {
+    const std::size_t unit = bytes >= kLargeBytes ? kHugePage : kPage;
+    return (bytes + unit - 1) / unit * unit;
+  }
+  // span(bytes) bytes, on a huge-page boundary when large. On Linux a mapping of its own,
+  // which deallocate() unmaps: from malloc, freeing a large block raises glibc's mmap
+  // threshold to its size, later ones come from the heap, and a heap that re-layouts leave
+  // full of freed blocks stays resident (a filter capped at 16 MiB held 38 MiB).
+  static void* map(std::size_t bytes) {
+    const std::size_t length = span(bytes);
+#if defined(__linux__)
+    const std::size_t slack = bytes >= kLargeBytes ? kHugePage : 0;
+    void* m = ::mmap(nullptr, length + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw std::bad_alloc();
+    if (slack == 0) return m;
+    const auto start = reinterpret_cast<std::uintptr_t>(m);
+    const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+    if (aligned != start) ::munmap(m, aligned - start);  // the unaligned head, then the tail past the array
+    if (start + slack != aligned) ::munmap(reinterpret_cast<void*>(aligned + length), start + slack - aligned);
+    return reinterpret_cast<void*>(aligned);
+#else
+    void* p = std::aligned_alloc(kHugePage, length);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+#endif
   }
 };
 

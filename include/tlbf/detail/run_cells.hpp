@@ -383,7 +383,7 @@ class RunCells {
     } else {
       for (std::uint64_t i = 0; i < units; ++i) move(i);
       words_.resize(words + 1);
-      words_.shrink_to_fit();
+      Words::allocator_type::release_unused(words_);  // no second copy of the cells
     }
     words_[words] = 0;
     slots_ = slots;
