@@ -36,7 +36,7 @@ struct LargePageAllocator {
   using value_type = T;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kLargeBytes = std::size_t{4} << 20;
-  static constexpr std::size_t kMappedBytes = std::size_t{256} << 10;
+  static constexpr std::size_t kMappedBytes = std::size_t{1} << 20;
 
   LargePageAllocator() = default;
   template <class U>
