@@ -430,7 +430,7 @@ class TimeLimitedFilter final : public WindowFilter {
     KeyHash h;
     std::uint64_t epoch;
     std::uint64_t slots;
-    std::uint64_t cell[detail::RunCells::kMaxSlices];
+    std::uint64_t cell[detail::RunCells::kMaxSlices];  // k <= 63 (k + l <= 64): room for k rounded up to 4
     std::uint64_t x[detail::RunCells::kMaxSlices];
     std::uint64_t bit(std::uint32_t p) const { return cell[p] * slots; }
   };
@@ -803,25 +803,10 @@ class TimeLimitedFilter final : public WindowFilter {
     relocate(at);
   }
   // The key's cells in the newest era (again, after the layout changed): probe value x_p of
-  // detail::run_probe() made and reduced in one pass.
+  // detail::run_probe() made and reduced in one pass; the values kept only for older eras.
   void relocate(Probes& at) const {
     const detail::RunCells& c = eras_.back().cells;
-    const std::uint64_t cells = c.cells(), step = at.h.hi;
-    const std::uint32_t k = k_;
-    std::uint64_t x = at.h.lo;
-    std::uint32_t p = 0;
-    if (eras_.size() > 1) {
-      for (; p < k; ++p, x += step) {
-        at.x[p] = detail::mix_probe(x + detail::kCubic.v[p]);
-        at.cell[p] = reduce(at.x[p], cells);
-      }
-    } else {
-      for (; p + 2 <= k; p += 2, x += 2 * step) {
-        at.cell[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells);
-        at.cell[p + 1] = reduce(detail::mix_probe(x + step + detail::kCubic.v[p + 1]), cells);
-      }
-      if (p < k) at.cell[p] = reduce(detail::mix_probe(x + detail::kCubic.v[p]), cells);
-    }
+    detail::probe_cells(at.h, k_, c.cells(), eras_.size() > 1 ? at.x : nullptr, at.cell, isa_);
     at.slots = c.slots();
     at.epoch = epoch_;
   }
@@ -1573,6 +1558,7 @@ class TimeLimitedFilter final : public WindowFilter {
   // -ln(1 - f) for the fill f a bit-sliced slice may reach (set_fill_target()); only the
   // generation size is made from it, at each shift, so it is not saved.
   double fill_log_ = detail::kLn2 / kHeadroom;
+  detail::AgeIsa isa_ = detail::best_age_isa();  // for relocate(): the probes four at a time with AVX2
   // insert_if_absent()'s last count of accepted runs, where its next count starts (never more
   // than the runs there are; not saved: a loaded filter starts from 0).
   std::size_t runs_hint_ = 0;

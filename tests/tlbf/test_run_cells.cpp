@@ -144,6 +144,37 @@ TEST_SUITE("run_cells") {
     }
   }
 
+  TEST_CASE("probe_cells() gives run_probe() and its cell in every instruction set this processor runs") {
+    using tlbf::detail::AgeIsa;
+    std::mt19937_64 rng(11);
+    std::vector<AgeIsa> isas{AgeIsa::portable};
+    if (tlbf::detail::best_age_isa() == AgeIsa::avx2) isas.push_back(AgeIsa::avx2);
+    MESSAGE("probe variants checked: " << isas.size() << " (portable, AVX2 where the processor has it)");
+    // Cell counts at the edges of the four-at-a-time path (1, 2^32 - 1) and past it (2^32 on:
+    // one at a time), and random ones of every magnitude.
+    std::vector<std::uint64_t> counts{1, 2, 64, 4096, 0x80000000ULL, 0xffffffffULL, 0x100000000ULL, ~std::uint64_t{0}};
+    for (int i = 0; i < 200; ++i) counts.push_back((rng() >> (rng() % 64)) | 1);
+    for (const std::uint64_t cells : counts) {
+      for (const std::uint32_t k : {1u, 3u, 4u, 5u, 21u, 63u}) {
+        const tlbf::KeyHash h{rng(), rng()};
+        for (const AgeIsa isa : isas) {
+          CAPTURE(cells);
+          CAPTURE(k);
+          CAPTURE(static_cast<int>(isa));
+          std::uint64_t x[64], cell[64], only[64];
+          tlbf::detail::probe_cells(h, k, cells, x, cell, isa);
+          tlbf::detail::probe_cells(h, k, cells, nullptr, only, isa);
+          bool same = true;
+          for (std::uint32_t p = 0; p < k; ++p) {
+            const std::uint64_t want = tlbf::detail::run_probe(h, p);
+            same = same && x[p] == want && cell[p] == tlbf::reduce(want, cells) && only[p] == cell[p];
+          }
+          CHECK(same);
+        }
+      }
+    }
+  }
+
   TEST_CASE("between widths that are powers of two, cells move a word at a time, as at any width") {
     std::mt19937_64 rng(4);
     for (std::uint32_t from = 1; from <= 64; from *= 2)

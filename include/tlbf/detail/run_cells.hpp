@@ -124,6 +124,53 @@ inline void age_cells_128(std::uint64_t* w, std::uint64_t n, AgeIsa isa) {
   }
 }
 
+// A key's k probe values x_p = mix_probe(h.lo + p h.hi + kCubic[p]) (run_probe()) and their
+// cells reduce(x_p, cells), into x[0..k) (unless null) and cell[0..k). With AVX2 and cells
+// below 2^32, four probes at a time: the 64-bit products from 32-bit ones, exact (the tests
+// compare both with run_probe()), about 8 ns less a key at k = 21 than one at a time. Both
+// arrays need room for k rounded up to 4, and k + 3 < kProbeTable.
+#if defined(TLBF_AGE_AVX2)
+template <bool kWithX>
+[[gnu::target("avx2")]] inline void probe_cells_avx2(KeyHash h, std::uint32_t k, std::uint64_t cells, std::uint64_t* x,
+                                                     std::uint64_t* cell) {
+  const __m256i mul_lo = _mm256_set1_epi64x(0x6659fd93), mul_hi = _mm256_set1_epi64x(0xd6e8feb8);  // mix_probe()'s
+  const __m256i n = _mm256_set1_epi64x(static_cast<long long>(cells));
+  const std::uint64_t lo = h.lo, step = h.hi;
+  __m256i base = _mm256_set_epi64x(static_cast<long long>(lo + 3 * step), static_cast<long long>(lo + 2 * step),
+                                   static_cast<long long>(lo + step), static_cast<long long>(lo));
+  const __m256i step4 = _mm256_set1_epi64x(static_cast<long long>(4 * step));
+  for (std::uint32_t p = 0; p < k; p += 4) {
+    __m256i v = _mm256_add_epi64(base, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kCubic.v + p)));
+    base = _mm256_add_epi64(base, step4);
+    v = _mm256_xor_si256(v, _mm256_srli_epi64(v, 32));
+    // v * mul mod 2^64 = lo(v) lo(mul) + ((hi(v) lo(mul) + lo(v) hi(mul)) << 32)
+    const __m256i cross =
+        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(v, 32), mul_lo), _mm256_mul_epu32(v, mul_hi));
+    const __m256i y = _mm256_add_epi64(_mm256_mul_epu32(v, mul_lo), _mm256_slli_epi64(cross, 32));
+    // (y cells) >> 64 = (hi(y) cells + (lo(y) cells >> 32)) >> 32 for cells < 2^32
+    const __m256i t =
+        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(y, 32), n), _mm256_srli_epi64(_mm256_mul_epu32(y, n), 32));
+    if (kWithX) _mm256_storeu_si256(reinterpret_cast<__m256i*>(x + p), y);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cell + p), _mm256_srli_epi64(t, 32));
+  }
+}
+#endif
+inline void probe_cells(KeyHash h, std::uint32_t k, std::uint64_t cells, std::uint64_t* x, std::uint64_t* cell,
+                        AgeIsa isa) {
+#if defined(TLBF_AGE_AVX2)
+  if (isa == AgeIsa::avx2 && cells >> 32 == 0) {
+    if (x != nullptr) return probe_cells_avx2<true>(h, k, cells, x, cell);
+    return probe_cells_avx2<false>(h, k, cells, x, cell);
+  }
+#endif
+  std::uint64_t v = h.lo;
+  for (std::uint32_t p = 0; p < k; ++p, v += h.hi) {
+    const std::uint64_t y = mix_probe(v + kCubic.v[p]);
+    if (x != nullptr) x[p] = y;
+    cell[p] = reduce(y, cells);
+  }
+}
+
 class RunCells {
  public:
   // The most slices the APBF keeps bit-sliced (k + l <= 64): one 64-bit read per probe holds
@@ -178,9 +225,8 @@ class RunCells {
   // runs 0..runs-1 holds all k bits (bits a read takes from the next cell land at j >= S -
   // p >= l + 1 >= runs after the shift by p, outside the mask), and run 0 taking the key.
   void locate(KeyHash h, std::uint32_t k, Key& at) const {
-    std::uint64_t x[kMaxSlices];
-    run_probes(h, k, x);
-    for (std::uint32_t p = 0; p < k; ++p) at.bit[p] = cell_of(x[p]);
+    probe_cells(h, k, cells_, nullptr, at.bit, best_age_isa());  // k < S <= 64: room for k rounded up to 4
+    for (std::uint32_t p = 0; p < k; ++p) at.bit[p] *= slots_;
   }
   bool any_run_holds(const Key& at, std::uint32_t k, std::uint32_t runs) const {
     if (runs == 0) return false;
