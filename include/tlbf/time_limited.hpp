@@ -868,13 +868,28 @@ class TimeLimitedFilter final : public WindowFilter {
   // bits past the runs' slots are masked off.
   bool wide_era_holds(const Probes& at, std::size_t runs) const {
     const detail::RunCells& c = eras_.back().cells;
+    // 128 slots (kWideSlots, a burst's era): a cell is words 2x and 2x + 1, read from slot p
+    // with no bit index to split (p < 63). Runs 64 + j < runs <= 129 - k read slot 64 + j + p
+    // <= 127, in the cell's high word: the next cell's bits would be masked off.
+    if (c.slots() == 128) {
+      const std::uint64_t* w = c.data();
+      return wide_cells_hold(runs, [&](std::uint32_t p, std::uint64_t& low, std::uint64_t& high) {
+        const std::uint64_t* q = w + 2 * at.cell[p];
+        low &= (q[0] >> p) | ((q[1] << 1) << (63 - p));
+        high &= q[1] >> p;
+      });
+    }
+    return wide_cells_hold(runs, [&](std::uint32_t p, std::uint64_t& low, std::uint64_t& high) {
+      low &= c.bits64(at.bit(p) + p);
+      high &= c.bits64(at.bit(p) + 64 + p);
+    });
+  }
+  template <class Read>
+  bool wide_cells_hold(std::size_t runs, Read&& read) const {
     std::uint64_t low = ~std::uint64_t{0}, high = low_bits(runs - 64);
     const std::uint32_t k = k_;
     for (std::uint32_t p0 = 0; p0 < k; p0 += 8) {
-      for (std::uint32_t p = p0; p < std::min(k, p0 + 8); ++p) {
-        low &= c.bits64(at.bit(p) + p);
-        high &= c.bits64(at.bit(p) + 64 + p);
-      }
+      for (std::uint32_t p = p0; p < std::min(k, p0 + 8); ++p) read(p, low, high);
       if ((low | high) == 0) return false;
     }
     return true;
