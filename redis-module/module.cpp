@@ -444,7 +444,8 @@ struct CommandSpec {
 };
 
 int load(rm::Ctx* ctx, rm::String** argv, int argc) {
-  tlbf::use_large_pages(false);  // a forked save copies a whole huge page for each write
+  tlbf::use_large_pages(false);   // a forked save copies a whole huge page for each write
+  tlbf::use_own_mappings(false);  // the filters' arrays in the server's allocator, counted by it
   // 1. Every API function, by name; a server without one of them cannot run the module.
   if (const char* missing = rm::bind(ctx)) {
     if (rm::Log) rm::Log(ctx, "warning", "tlbf: this server lacks %s; Redis 7.0 or later is needed", missing);

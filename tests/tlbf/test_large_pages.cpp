@@ -91,6 +91,15 @@ TEST_SUITE("large_pages") {
     }
   }
 
+  TEST_CASE("the choice of mappings or malloc is fixed at the first mapped array") {
+    Alloc a;
+    std::uint64_t* p = a.allocate(Alloc::kMappedBytes / 8);  // fixes it, at mappings unless already fixed
+    CHECK(tlbf::use_own_mappings(true));                       // what it is: accepted
+    CHECK_FALSE(tlbf::use_own_mappings(false));                // too late: refused, nothing changes
+    a.deallocate(p, Alloc::kMappedBytes / 8);                  // freed as it was obtained
+    CHECK(resident_pages(p, Alloc::kMappedBytes) == -1);
+  }
+
   TEST_CASE("narrowing a mapped array gives its tail pages back and keeps its words") {
     std::vector<std::uint64_t, Alloc> v(2 * kLargeWords, 5);
     const std::uint64_t* data = v.data();

@@ -3,7 +3,8 @@
 // a 2 MiB boundary and, on Linux, is marked for transparent huge pages (madvise), so that a
 // probe into a filter of tens of megabytes does not also miss the TLB (a page walk per
 // probe with 4 KiB pages). On Linux arrays from kMappedBytes are mappings of their own, given
-// back to the system when freed; smaller ones come from operator new. A host may turn
+// back to the system when freed (unless the host chose malloc, use_own_mappings()); smaller
+// ones come from operator new. A host may turn
 // the hint off (use_large_pages(false)): the Redis module does, as a forked save would copy
 // 2 MiB for each page the server writes meanwhile.
 //
@@ -31,6 +32,26 @@ inline std::atomic<bool>& large_pages_wanted() {
 }
 inline void use_large_pages(bool on) { large_pages_wanted().store(on, std::memory_order_relaxed); }
 
+// Whether arrays from kMappedBytes are mappings of their own (Linux) or come from malloc: a
+// host whose allocator accounts for the memory it serves (the Redis module: jemalloc's
+// counts, MEMORY STATS) asks for malloc before its first filter. The choice is fixed at the
+// first such array, so that every array is freed the way it was obtained: asking later
+// changes nothing and returns false.
+inline std::atomic<int>& mapping_choice() {
+  static std::atomic<int> choice{0};  // 0 not fixed yet, 1 mappings, 2 malloc
+  return choice;
+}
+inline bool use_own_mappings(bool on) {
+  int unset = 0;
+  const int want = on ? 1 : 2;
+  return mapping_choice().compare_exchange_strong(unset, want) || unset == want;
+}
+inline bool own_mappings() {
+  int unset = 0;
+  mapping_choice().compare_exchange_strong(unset, 1);  // fixed now, at the default if no host chose
+  return mapping_choice().load() == 1;
+}
+
 template <class T>
 struct LargePageAllocator {
   using value_type = T;
@@ -55,15 +76,14 @@ struct LargePageAllocator {
   }
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
-    if (!mapped(bytes)) {
-      ::operator delete(p);
-    } else {
+    if (!mapped(bytes)) return ::operator delete(p);
 #if defined(__linux__)
+    if (own_mappings()) {
       ::munmap(p, span(bytes));
-#else
-      std::free(p);
-#endif
+      return;
     }
+#endif
+    std::free(p);
   }
   template <class U>
   bool operator==(const LargePageAllocator<U>&) const noexcept {
@@ -79,7 +99,7 @@ struct LargePageAllocator {
   template <class Vector>
   static void release_unused(Vector& v) {
 #if defined(__linux__)
-    if (mapped(v.capacity() * sizeof(T))) {
+    if (mapped(v.capacity() * sizeof(T)) && own_mappings()) {
       const auto base = reinterpret_cast<std::uintptr_t>(v.data());
       const std::uintptr_t from = (base + v.size() * sizeof(T) + kPage - 1) / kPage * kPage;
       const std::uintptr_t end = base + span(v.capacity() * sizeof(T));
@@ -92,12 +112,12 @@ struct LargePageAllocator {
 
  private:
   static constexpr std::size_t kPage = 4096;
-  // Which arrays are mapped on their own (the rest come from operator new) and how many
-  // bytes from their start: whole huge pages from kLargeBytes, whole pages from kMappedBytes
-  // (Linux; elsewhere only the large ones, through aligned_alloc).
+  // Which arrays map() provides (the rest come from operator new): from kMappedBytes when
+  // they are mappings of their own (Linux, own_mappings()), else from kLargeBytes
+  // (aligned_alloc); and how many bytes from their start, whole huge pages from kLargeBytes.
   static bool mapped(std::size_t bytes) {
 #if defined(__linux__)
-    return bytes >= kMappedBytes;
+    return bytes >= kMappedBytes ? own_mappings() : bytes >= kLargeBytes;
 #else
     return bytes >= kLargeBytes;
 #endif
@@ -107,12 +127,18 @@ struct LargePageAllocator {
     return (bytes + unit - 1) / unit * unit;
   }
   // span(bytes) bytes, on a huge-page boundary when large. On Linux a mapping of its own,
-  // which deallocate() unmaps: from malloc, freeing a large block raises glibc's mmap
-  // threshold to its size, later ones come from the heap, and a heap that re-layouts leave
-  // full of freed blocks stays resident (a filter capped at 16 MiB held 38 MiB).
+  // which deallocate() unmaps, unless a host chose malloc: from malloc, freeing a large
+  // block raises glibc's mmap threshold to its size, later ones come from the heap, and a
+  // heap that re-layouts leave full of freed blocks stays resident (a filter capped at 16
+  // MiB held 38 MiB).
   static void* map(std::size_t bytes) {
     const std::size_t length = span(bytes);
 #if defined(__linux__)
+    if (!own_mappings()) {  // malloc's, aligned as before
+      void* p = std::aligned_alloc(kHugePage, length);
+      if (p == nullptr) throw std::bad_alloc();
+      return p;
+    }
     const std::size_t slack = bytes >= kLargeBytes ? kHugePage : 0;
     void* m = ::mmap(nullptr, length + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) throw std::bad_alloc();
@@ -133,5 +159,6 @@ struct LargePageAllocator {
 }  // namespace tlbf::detail
 
 namespace tlbf {
-using detail::use_large_pages;  // for hosts: the program leaves it on, the Redis module turns it off
+using detail::use_large_pages;   // for hosts: the program leaves it on, the Redis module turns it off
+using detail::use_own_mappings;  // likewise
 }  // namespace tlbf
