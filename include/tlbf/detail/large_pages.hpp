@@ -4,9 +4,9 @@
 // probe into a filter of tens of megabytes does not also miss the TLB (a page walk per
 // probe with 4 KiB pages). On Linux arrays from kMappedBytes are mappings of their own, given
 // back to the system when freed (unless the host chose malloc, use_own_mappings()); smaller
-// ones come from operator new. A host may turn
-// the hint off (use_large_pages(false)): the Redis module does, as a forked save would copy
-// 2 MiB for each page the server writes meanwhile.
+// ones come from operator new. A host may turn the hint off (use_large_pages(false)): the
+// Redis module does, as a forked save would copy 2 MiB for each page the server writes
+// meanwhile.
 //
 // Invariant: deallocate(p, n) frees p the way allocate(n) obtained it (the choice depends on
 // n alone), and the memory is uninitialised as with std::allocator; pages never written stay
