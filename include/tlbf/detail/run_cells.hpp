@@ -163,9 +163,8 @@ inline void probe_cells(KeyHash h, std::uint32_t k, std::uint64_t cells, std::ui
     return probe_cells_avx2<false>(h, k, cells, x, cell);
   }
 #endif
-  std::uint64_t v = h.lo;
-  for (std::uint32_t p = 0; p < k; ++p, v += h.hi) {
-    const std::uint64_t y = mix_probe(v + kCubic.v[p]);
+  for (std::uint32_t p = 0; p < k; ++p) {
+    const std::uint64_t y = run_probe(h, p);
     if (x != nullptr) x[p] = y;
     cell[p] = reduce(y, cells);
   }
