@@ -12,7 +12,34 @@ describe_machine() {
     "L2 $(lscpu 2>/dev/null | sed -n 's/^L2 cache: *//p'), L3 $(lscpu 2>/dev/null | sed -n 's/^L3 cache: *//p')"
   # Other work on the machine slows every row alike only roughly; say how busy it was.
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  cpu_speeds
   MACHINE_CPU_AT_START=$(cpu_ticks)
+}
+
+# cpu_speeds: the same single-threaded loop (gawk, 5e6 additions) pinned to each CPU in turn,
+# three rounds, medians in seconds, and how much slower the slowest CPU is than the fastest.
+# A virtual machine's CPUs need not run alike (another guest may share one's core): a row on
+# one thread then runs at the speed of the CPU the scheduler gave it, and a --threads 2 row
+# at the pace of the slower of its two. PIN_CPU=N (run_timed) runs every row on CPU N.
+cpu_speeds() {
+  command -v taskset >/dev/null || { echo "per-CPU speed: taskset not found"; return 0; }
+  local cpus c r line
+  cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
+    awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }')
+  declare -A took=()
+  for r in 1 2 3; do
+    for c in $cpus; do
+      took[$c]+="$( { /usr/bin/time -f '%e' taskset -c "$c" gawk 'BEGIN { for (i = 0; i < 5e6; i++) s += i }'; } 2>&1) "
+    done
+  done
+  line=""
+  for c in $cpus; do
+    # shellcheck disable=SC2086
+    line+="cpu$c $(median ${took[$c]}) s, "
+  done
+  echo "per-CPU speed (one gawk loop pinned to each, median of 3): ${line%, };" \
+    "$(echo "$line" | tr ',' '\n' | awk '{ if ($2 != "") { v = $2 + 0; if (!n++ || v < lo) lo = v; if (v > hi) hi = v } }
+      END { printf "the slowest takes %.2f x the fastest", (lo > 0 ? hi / lo : 0) }')"
 }
 
 # cpu_ticks: "BUSY TOTAL", the machine's CPU time so far (all processes) from /proc/stat.
@@ -28,6 +55,7 @@ describe_load_at_end() {
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); CPU busy over the run:" \
     "$(awk -v b="$((busy1 - busy0))" -v t="$((total1 - total0))" 'BEGIN { printf "%.0f %%", t ? 100 * b / t : 0 }')" \
     "of $(nproc 2>/dev/null || echo '?') cores"
+  cpu_speeds
 }
 
 # The filter's memory lines of tlbf-dedup --stats, joined into one.
@@ -51,7 +79,9 @@ run_timed() {
   out=$(mktemp)
   t0=$EPOCHREALTIME
   # run.sh sets pipefail, so a failing command is not hidden behind the reader's success.
-  /usr/bin/time -f '%M %U %S' -o "$out" bash -c "exec $1" 2>/dev/null | wc -l >"${2:-/dev/null}" || status=$?
+  local pin=()
+  [ -n "${PIN_CPU:-}" ] && pin=(taskset -c "$PIN_CPU")
+  /usr/bin/time -f '%M %U %S' -o "$out" "${pin[@]}" bash -c "exec $1" 2>/dev/null | wc -l >"${2:-/dev/null}" || status=$?
   t1=$EPOCHREALTIME
   if [ "$status" -ne 0 ]; then
     echo "fail $status"

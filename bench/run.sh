@@ -37,6 +37,9 @@
 # the tight window) is built beside this tree, RelWithDebInfo, into $BUILD_DIR-BASELINE_COMMIT,
 # and is the baseline; BASELINE_COMMIT=none runs without one. The program's own scaling table
 # (bench/scaling_table.bash, 10^7 keys; SKIP_PROGRAM_SCALING=1 skips it) has a row for it too.
+# PIN_CPU=N runs every timed command on CPU N alone (taskset; the program then takes one
+# thread): the machine lines give each CPU's speed, and where they differ a row's time
+# depends on the CPU the scheduler picked, a --threads 2 row's on the slower of the two.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
