@@ -21,6 +21,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace tlbf::detail {
@@ -101,7 +102,8 @@ struct LargePageAllocator {
 #if defined(__linux__)
     if (mapped(v.capacity() * sizeof(T)) && own_mappings()) {
       const auto base = reinterpret_cast<std::uintptr_t>(v.data());
-      const std::uintptr_t from = (base + v.size() * sizeof(T) + kPage - 1) / kPage * kPage;
+      const std::size_t page = system_page();
+      const std::uintptr_t from = (base + v.size() * sizeof(T) + page - 1) / page * page;
       const std::uintptr_t end = base + span(v.capacity() * sizeof(T));
       if (end > from) ::madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
       return;
@@ -112,6 +114,16 @@ struct LargePageAllocator {
 
  private:
   static constexpr std::size_t kPage = 4096;
+#if defined(__linux__)
+  // madvise() wants the system's page boundaries (16 or 64 KiB on some arm64 kernels).
+  static std::size_t system_page() {
+    static const std::size_t page = [] {
+      const long p = ::sysconf(_SC_PAGESIZE);
+      return p > 0 ? static_cast<std::size_t>(p) : kPage;
+    }();
+    return page;
+  }
+#endif
   // Which arrays map() provides (the rest come from operator new): from kMappedBytes when
   // they are mappings of their own (Linux, own_mappings()), else from kLargeBytes
   // (aligned_alloc); and how many bytes from their start, whole huge pages from kLargeBytes.
