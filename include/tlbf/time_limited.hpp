@@ -1113,23 +1113,29 @@ class TimeLimitedFilter final : public WindowFilter {
   // receive, when that is more than the even share rem / (k - pos). Never more than rem, so
   // no slice passes half full whatever the later generations take; never negative, never
   // wraps (reserve <= 2^43, k <= 1024).
-  std::uint64_t updates_left(std::size_t pos, std::uint64_t reserve) const {
-    const Slice& s = at(pos);
-    const std::uint64_t cap = capacity(s.bits);
-    const std::uint64_t filled = fill_inserts(s);
+  // `cap` is capacity() of the slice's size. A slice that may take `below` or more is only
+  // shown to (no division): next_generation() wants the least over the positions.
+  std::uint64_t updates_left(std::size_t pos, std::uint64_t cap, std::uint64_t reserve, std::uint64_t below) const {
+    const std::uint64_t filled = fill_inserts(at(pos));
     const std::uint64_t rem = filled >= cap ? 0 : cap - filled;
     const std::uint64_t held = (k_ - 1 - pos) * reserve;
+    if (held < rem && rem - held >= below) return rem - held;
     return std::max(rem / (k_ - pos), held < rem ? rem - held : 0);
   }
   // Eq. 5 with the relaxed eq. 4, at least 1. The reserve is the generation slice 0 was
   // sized for (its capacity over k and the headroom): a generation of a steady stream then
   // ends by count only when the inserts of the slice's k generations together pass the
   // headroom, not when one generation passes its even share, so a small headroom keeps the
-  // generations ending by time (shift step 1).
+  // generations ending by time (shift step 1). At each shift, so the capacity is computed once
+  // a slice size (an era's slices share theirs).
   std::uint64_t next_generation() const {
-    const auto reserve = static_cast<std::uint64_t>(static_cast<double>(capacity(at(0).bits)) / (k_ * kHeadroom));
+    std::uint64_t size = at(0).bits, cap = capacity(size);
+    const auto reserve = static_cast<std::uint64_t>(static_cast<double>(cap) / (k_ * kHeadroom));
     std::uint64_t g = std::numeric_limits<std::uint64_t>::max();
-    for (std::size_t pos = 0; pos < k_; ++pos) g = std::min(g, updates_left(pos, reserve));
+    for (std::size_t pos = 0; pos < k_; ++pos) {
+      if (at(pos).bits != size) cap = capacity(size = at(pos).bits);
+      g = std::min(g, updates_left(pos, cap, reserve, g));
+    }
     return std::max<std::uint64_t>(g, 1);
   }
 
