@@ -416,6 +416,57 @@ class TimeLimitedFilter final : public WindowFilter {
     Time stamp = kNever;     // last update
     Time own_last = kNever;  // last insert of the generation that opened this slice
   };
+  // The slices, oldest first, in one array: dropping the oldest moves the start, and the
+  // live ones are moved down only when the dropped ones outnumber them, so a shift does not
+  // move every slice (at 10^3 live keys a shift comes every 23 records).
+  class SliceList {
+   public:
+    std::size_t size() const { return v_.size() - head_; }
+    bool empty() const { return size() == 0; }
+    Slice& operator[](std::size_t i) { return v_[head_ + i]; }
+    const Slice& operator[](std::size_t i) const { return v_[head_ + i]; }
+    const Slice& at(std::size_t i) const {
+      if (i >= size()) throw std::out_of_range("tlbf: no such slice");
+      return (*this)[i];
+    }
+    Slice& front() { return v_[head_]; }
+    const Slice& front() const { return v_[head_]; }
+    Slice& back() { return v_.back(); }
+    const Slice& back() const { return v_.back(); }
+    Slice* data() { return v_.data() + head_; }
+    const Slice* data() const { return v_.data() + head_; }
+    Slice* begin() { return data(); }
+    Slice* end() { return v_.data() + v_.size(); }
+    const Slice* begin() const { return data(); }
+    const Slice* end() const { return v_.data() + v_.size(); }
+    void assign(std::size_t n, const Slice& x) {
+      v_.assign(n, x);
+      head_ = 0;
+    }
+    void resize(std::size_t n) {
+      compact();
+      v_.resize(n);
+    }
+    void emplace_back() {
+      if (head_ >= size()) compact();
+      v_.emplace_back();
+    }
+    SliceList& operator=(std::vector<Slice>&& v) {
+      v_ = std::move(v);
+      head_ = 0;
+      return *this;
+    }
+    // Drops the oldest slice (its words freed: the caller took what it keeps).
+    void pop_front() { v_[head_++] = Slice{}; }
+
+   private:
+    void compact() {
+      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    std::vector<Slice> v_;
+    std::size_t head_ = 0;
+  };
   // Consecutive slices of one size, bit-sliced: `slices` of them, the newest in slot 0.
   struct Era {
     detail::RunCells cells;
@@ -749,7 +800,8 @@ class TimeLimitedFilter final : public WindowFilter {
   }
   // The query stops at the first run it does not accept, which is right only while the
   // runs' last inserts do not increase with age.
-  static void check_loaded_runs(const std::vector<Slice>& v) {
+  template <class Slices>
+  static void check_loaded_runs(const Slices& v) {
     for (std::size_t i = 1; i < v.size(); ++i)
       if (v[i - 1].own_last > v[i].own_last) throw state_error("state: tlbf generations out of order");
   }
@@ -761,7 +813,8 @@ class TimeLimitedFilter final : public WindowFilter {
   // age (check_loaded_runs()), so the accepted ones are the first J and J is found by
   // bisection (about log2(l) steps instead of l + 1), in a form the compiler makes
   // branch-free: on a stream about half of the steps go each way.
-  static std::size_t accepted_in(const std::vector<Slice>& v, std::uint32_t k, Time threshold) {
+  template <class Slices>
+  static std::size_t accepted_in(const Slices& v, std::uint32_t k, Time threshold) {
     if (v.size() < k) return 0;
     const Slice* top = v.data() + (v.size() - 1);
     std::size_t first = 0;  // runs before `first` are accepted
@@ -999,7 +1052,8 @@ class TimeLimitedFilter final : public WindowFilter {
   // reads probe value x_p (detail::run_probe()), the same at every run of a level, so the
   // compiler makes it once per level, outside the loop over the survivors. Beyond the cache
   // (`bits` in all) each survivor's next word is fetched while the current level is tested.
-  bool slices_hold(const std::vector<Slice>& v, KeyHash h, std::size_t runs, std::uint64_t bits) const {
+  template <class Slices>
+  bool slices_hold(const Slices& v, KeyHash h, std::size_t runs, std::uint64_t bits) const {
     if (runs == 0) return false;
     const Slice* top = v.data() + (v.size() - 1);
     if (bits > kPrefetchingQueryBits)
@@ -1163,7 +1217,7 @@ class TimeLimitedFilter final : public WindowFilter {
       total_bits_ -= old.bits;
       if (old.words.capacity() > spare.capacity()) spare = std::move(old.words);
     }
-    slices_.erase(slices_.begin());
+    slices_.pop_front();
     runs_hint_ = std::min<std::size_t>(runs_hint_, slices_.size() >= k_ ? slices_.size() - k_ + 1 : 0);
   }
 
@@ -1554,10 +1608,10 @@ class TimeLimitedFilter final : public WindowFilter {
   Duration cell_ = 1;  // max(1, span / l): the grid generations keep to
   std::uint64_t min_bits_ = 0, max_slice_bits_ = 0, max_bits_ = 0;
   std::uint32_t max_slices_ = 0;
-  bool sliced_ = true;         // the bit-sliced layout (eras_), else slice-major (words in slices_)
-  std::vector<Slice> slices_;  // oldest first; slices_.back() is position 0
-  std::vector<Era> eras_;      // bit-sliced: oldest first, holding slices_ in order
-  std::uint64_t epoch_ = 0;    // bit-sliced: changes whenever a key's cells in the newest era may move
+  bool sliced_ = true;       // the bit-sliced layout (eras_), else slice-major (words in slices_)
+  SliceList slices_;         // oldest first; slices_.back() is position 0
+  std::vector<Era> eras_;    // bit-sliced: oldest first, holding slices_ in order
+  std::uint64_t epoch_ = 0;  // bit-sliced: changes whenever a key's cells in the newest era may move
   std::uint64_t total_bits_ = 0;
   std::uint64_t era_bits_ = 0;  // while loading: the eras' bits so far
   std::uint64_t peak_bits_ = 0;
