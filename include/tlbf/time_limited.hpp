@@ -1166,9 +1166,9 @@ class TimeLimitedFilter final : public WindowFilter {
   // remaining capacity less `reserve` inserts for each later generation the slice will
   // receive, when that is more than the even share rem / (k - pos). Never more than rem, so
   // no slice passes half full whatever the later generations take; never negative, never
-  // wraps (reserve <= 2^43, k <= 1024).
-  // `cap` is capacity() of the slice's size. A slice that may take `below` or more is only
-  // shown to (no division): next_generation() wants the least over the positions.
+  // wraps (reserve <= 2^43, k <= 1024). `cap` is capacity() of the slice's size. When the
+  // slice may take `below` or more, the result is only some value >= `below` (found without
+  // a division): next_generation() wants just the least over the positions.
   std::uint64_t updates_left(std::size_t pos, std::uint64_t cap, std::uint64_t reserve, std::uint64_t below) const {
     const std::uint64_t filled = fill_inserts(at(pos));
     const std::uint64_t rem = filled >= cap ? 0 : cap - filled;
