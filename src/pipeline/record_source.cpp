@@ -78,6 +78,7 @@ void RecordBatch::grow_keys() {
 std::string_view RecordBatch::keep(std::string& store, std::string_view v) {
   const char* before = store.data();
   const std::size_t used = store.size();
+  if (used + kAheadBytes < store.capacity()) prefetch_to_write(store.data() + used + kAheadBytes);
   store.append(v);
   if (store.data() != before && used > 0) {
     auto follow = [&](std::string_view& w) {

@@ -27,6 +27,23 @@ namespace tlbf_dedup {
 
 enum class InputFormat { auto_detect, lines, json };
 
+// Asks for the cache line at `p` in a state a store can take at once. Read ahead, a batch's
+// memory was last read by the judging thread on the other core, and a plain store waits for
+// that core to give the line up: without this the reading thread stalled some 125 ns a record
+// on the steady text (its CPU time 0.40-0.55 s against 0.25 for one thread doing everything).
+// PREFETCHW where the CPU has it; elsewhere the compiler's write prefetch.
+#if defined(__x86_64__)
+inline const bool kPrefetchW = [] {
+  __builtin_cpu_init();  // this may run before main(), among the static initialisers
+  return __builtin_cpu_supports("prfchw") != 0;
+}();
+inline void prefetch_to_write(const void* p) {
+  if (kPrefetchW) asm volatile("prefetchw %0" ::"m"(*static_cast<const char*>(p)));
+}
+#else
+inline void prefetch_to_write(const void* p) { __builtin_prefetch(p, 1); }
+#endif
+
 // One record and what the extractor made of it. The key and its hash of a record that has
 // one are in its batch (RecordBatch::keys(), hashes()), in record order.
 struct SourceRecord {
@@ -57,6 +74,10 @@ class RecordBatch {
   // in whole (the batch grows to it and is shrunk back when it is filled next).
   static constexpr std::size_t kBytes = std::size_t{512} << 10;
   static constexpr std::size_t kItems = 4096;
+  // How far ahead of the slot being filled its lines are asked for (prefetch_to_write()):
+  // records and keys, and bytes of copies.
+  static constexpr std::size_t kAheadItems = 8;
+  static constexpr std::size_t kAheadBytes = 512;
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -91,6 +112,7 @@ class RecordBatch {
   // A record of `bytes` at the end, whose other fields the caller sets (the slot is reused).
   SourceRecord& append(std::string_view record) {
     if (size_ == room_) grow();
+    if (size_ + kAheadItems < room_) prefetch_to_write(&records_[size_ + kAheadItems]);
     SourceRecord& r = records_[size_++];
     r.bytes = record;
     r.at = total_;
@@ -99,6 +121,10 @@ class RecordBatch {
   }
   void append_key(std::string_view key, tlbf::KeyHash hash) {
     if (keyed_ == key_room_) grow_keys();
+    if (keyed_ + kAheadItems < key_room_) {
+      prefetch_to_write(&keys_[keyed_ + kAheadItems]);
+      prefetch_to_write(&hashes_[keyed_ + kAheadItems]);
+    }
     keys_[keyed_] = key;
     hashes_[keyed_++] = hash;
   }
