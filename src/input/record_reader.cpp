@@ -97,8 +97,13 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
     }
     total_size_ += static_cast<std::uint64_t>(st.st_size);
   }
-  buf_.reset(static_cast<char*>(std::malloc(cap_ + kTailPadding)));
-  if (!buf_) throw std::bad_alloc();
+  if (cap_ >= kHugeBufferFrom) {
+    block_ = std::make_unique<HugeBlock>(cap_ + kTailPadding);
+    buf_ = std::unique_ptr<char, FreeBuffer>(reinterpret_cast<char*>(block_->data()), FreeBuffer{false});
+  } else {
+    buf_.reset(static_cast<char*>(std::malloc(cap_ + kTailPadding)));
+    if (!buf_) throw std::bad_alloc();
+  }
   std::memset(buf_.get() + cap_, 0, kTailPadding);
 }
 
@@ -211,12 +216,22 @@ bool RecordReader::fill(int hold_ms) {
   if (end_ == cap_) {
     // Full of open records, and below buffer_limit() (at it, check_open_records() has thrown).
     // The slide above left begin_ at 0. realloc() moves a large buffer's pages rather than
-    // copying them, so growing never holds the old buffer and the new one at once.
+    // copying them, so growing never holds the old buffer and the new one at once (but out of
+    // the first block, which the bytes are copied from).
     const std::size_t new_cap = std::min(cap_ * 2, std::max(cap_ + 1, buffer_limit()));
-    char* bigger = static_cast<char*>(std::realloc(buf_.get(), new_cap + kTailPadding));
-    if (!bigger) throw std::bad_alloc();
-    (void)buf_.release();
-    buf_.reset(bigger);
+    char* bigger = nullptr;
+    if (block_) {
+      bigger = static_cast<char*>(std::malloc(new_cap + kTailPadding));
+      if (!bigger) throw std::bad_alloc();
+      std::memcpy(bigger, buf_.get(), end_);
+      buf_ = std::unique_ptr<char, FreeBuffer>(bigger, FreeBuffer{});
+      block_.reset();
+    } else {
+      bigger = static_cast<char*>(std::realloc(buf_.get(), new_cap + kTailPadding));
+      if (!bigger) throw std::bad_alloc();
+      (void)buf_.release();
+      buf_.reset(bigger);
+    }
     std::memset(bigger + new_cap, 0, kTailPadding);
     cap_ = new_cap;
   }

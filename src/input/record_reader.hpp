@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/line_regex.hpp"
+#include "base/slab.hpp"
 #include "input/json_frames.hpp"
 
 namespace tlbf_dedup {
@@ -91,10 +92,20 @@ struct ReaderConfig {
   bool decompress = true;
 };
 
+// Frees a malloc'd buffer; a reader's large first buffer is in a block that owns it instead.
+struct FreeBuffer {
+  bool malloced = true;
+  void operator()(char* p) const {
+    if (malloced) std::free(p);
+  }
+};
+
 class RecordReader {
  public:
   // Bytes guaranteed readable after the end of every record (simdjson parses in place).
   static constexpr std::size_t kTailPadding = 64;
+  // A buffer of this size or more starts in a block of huge pages (base/slab.hpp).
+  static constexpr std::size_t kHugeBufferFrom = std::size_t{256} << 10;
 
   // `paths`: files read in order; empty or "-" means stdin. `terminator` is '\n' or '\0'.
   // Each input is a stream of records of its own: its last record ends at its end. When that
@@ -200,10 +211,8 @@ class RecordReader {
   bool input_uses_crlf_ = false;
   std::optional<std::int64_t> modified_ns_;  // the current input's modification time (modified_ns())
 
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> buf_;  // malloc'd, so that it can grow by realloc()
+  std::unique_ptr<HugeBlock> block_;       // huge pages: one fault for its first touch, not 256
+  std::unique_ptr<char, FreeBuffer> buf_;  // malloc'd once it grows, so that it grows by realloc()
   std::size_t cap_;
   std::size_t begin_ = 0;  // first byte not yet handed out
   std::size_t scan_ = 0;   // bytes before this (from begin_) hold no terminator

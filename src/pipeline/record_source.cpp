@@ -49,8 +49,31 @@ const volatile int kNeverStops = 0;
 
 }  // namespace
 
+RecordBatch::RecordBatch() : room_(kItems), key_room_(kItems) {
+  records_.resize(room_);  // in their slabs, so that grow() only ever leaves them
+  keys_.resize(key_room_);
+  hashes_.resize(key_room_);
+  bytes.reserve(slabs_[kByteSlab].size - 1);  // and its terminator
+}
+
+std::array<Slab, RecordBatch::kSlabs> RecordBatch::carve(std::byte* block) {
+  const std::size_t sizes[kByteSlab] = {kItems * sizeof(SourceRecord), kItems * sizeof(std::string_view),
+                                        kItems * sizeof(tlbf::KeyHash)};
+  std::array<Slab, kSlabs> slabs;
+  std::size_t at = 0;
+  for (int i = 0; i < kByteSlab; ++i) {
+    slabs[i] = {block + at, sizes[i]};
+    at += (sizes[i] + 63) / 64 * 64;
+  }
+  slabs[kByteSlab] = {block + at, kBlockBytes - at};
+  return slabs;
+}
+
 void RecordBatch::clear() {
-  if (bytes.capacity() > 2 * kBytes) std::string().swap(bytes);
+  if (bytes.capacity() >= slabs_[kByteSlab].size) {  // grown onto the heap: back into the slab
+    Store(bytes.get_allocator()).swap(bytes);
+    bytes.reserve(slabs_[kByteSlab].size - 1);
+  }
   bytes.clear();
   side.clear();
   size_ = keyed_ = 0;
@@ -75,7 +98,7 @@ void RecordBatch::grow_keys() {
   hashes_.resize(key_room_);
 }
 
-std::string_view RecordBatch::keep(std::string& store, std::string_view v) {
+std::string_view RecordBatch::keep(Store& store, std::string_view v) {
   const char* before = store.data();
   const std::size_t used = store.size();
   if (used + kAheadBytes < store.capacity()) prefetch_to_write(store.data() + used + kAheadBytes);

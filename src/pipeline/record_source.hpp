@@ -6,6 +6,7 @@
 // held until it is made are written once.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -20,6 +21,7 @@
 #endif
 
 #include "base/clock.hpp"
+#include "base/slab.hpp"
 #include "decide/key_hasher.hpp"
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
@@ -70,9 +72,19 @@ struct SourceRecord {
 
 // Records as the source hands them over. Every view points into the reader's buffer (records
 // read on the judging thread), into `bytes` (records copied: read ahead, or replayed) or into
-// `side` (keys and time texts that were not inside their record).
+// `side` (keys and time texts that were not inside their record). A batch's arrays start in
+// slabs of a huge-page block of its own (base/slab.hpp) and go to the heap when they outgrow
+// them; clear() takes the bytes back into theirs.
 class RecordBatch {
+  // Declared first: the containers below take their slabs from it.
+  static constexpr std::size_t kBlockBytes = std::size_t{2} << 20;
+  HugeBlock block_{kBlockBytes};
+  enum SlabIndex { kRecordSlab, kKeySlab, kHashSlab, kByteSlab, kSlabs };
+  std::array<Slab, kSlabs> slabs_ = carve(block_.data());
+
  public:
+  using Store = std::basic_string<char, std::char_traits<char>, SlabAllocator<char>>;
+
   // Read ahead, a batch is full at kBytes of records or kItems records, whichever comes first
   // (short records: each takes some 120 bytes besides its bytes). A longer record still goes
   // in whole (the batch grows to it and is shrunk back when it is filled next).
@@ -96,8 +108,8 @@ class RecordBatch {
   const std::string_view* keys() const { return keys_.data(); }
   const tlbf::KeyHash* hashes() const { return hashes_.data(); }
 
-  std::string bytes;
-  std::string side;
+  Store bytes{SlabAllocator<char>(&slabs_[kByteSlab])};
+  Store side;
   std::vector<std::string> names;  // the inputs the records name
   std::size_t named_input = 0;     // the reader's input_number() of names.back(); 0: none yet
   bool json = false;               // the records are JSON objects (else lines)
@@ -143,17 +155,26 @@ class RecordBatch {
   }
   // Appends `v` to `store` (bytes or side) and returns where it is now; the views of records
   // already in the batch follow the store when it moves.
-  std::string_view keep(std::string& store, std::string_view v);
+  std::string_view keep(Store& store, std::string_view v);
+
+  RecordBatch();
+  RecordBatch(const RecordBatch&) = delete;  // the containers point into the block
+  RecordBatch& operator=(const RecordBatch&) = delete;
 
  private:
+  template <class T>
+  using Array = std::vector<T, SlabAllocator<T>>;
+  // The slabs of a block: kItems records, keys and hashes, the rest for bytes.
+  static std::array<Slab, kSlabs> carve(std::byte* block);
   void grow();
   void grow_keys();
 
-  std::vector<SourceRecord> records_;  // the first size_ are the batch's
+  Array<SourceRecord> records_{SlabAllocator<SourceRecord>(&slabs_[kRecordSlab])};  // the first size_ are the batch's
   std::size_t size_ = 0, room_ = 0;
-  std::uint64_t total_ = 0;             // the bytes of the records
-  std::vector<std::string_view> keys_;  // the first keyed_ are the batch's
-  std::vector<tlbf::KeyHash> hashes_;
+  std::uint64_t total_ = 0;  // the bytes of the records
+  Array<std::string_view> keys_{
+      SlabAllocator<std::string_view>(&slabs_[kKeySlab])};  // the first keyed_ are the batch's
+  Array<tlbf::KeyHash> hashes_{SlabAllocator<tlbf::KeyHash>(&slabs_[kHashSlab])};
   std::size_t keyed_ = 0, key_room_ = 0;
   std::uint32_t name_ = 0;
 };

@@ -2,6 +2,7 @@
 // record, several inputs, buffer growth for long records, and the input-pause hook.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <string>
@@ -100,6 +101,24 @@ TEST_SUITE("record_reader") {
     CHECK(got[2].text == "t");
     CHECK(got[3].text == big);
     CHECK(got[3].term == 0);
+  }
+
+  TEST_CASE("a large first buffer (huge pages) grows out of its block with its bytes") {
+    const std::size_t size = RecordReader::kHugeBufferFrom;
+    std::string big(3 * size, 'x');
+    for (std::size_t i = 0; i < big.size(); i += 991) big[i] = static_cast<char>('a' + i % 26);
+    std::string contents;
+    for (int i = 0; contents.size() < size / 2; ++i) contents += "line-" + std::to_string(i) + "\n";
+    const std::size_t lines = static_cast<std::size_t>(std::count(contents.begin(), contents.end(), '\n'));
+    contents += big + "\nlast\n";
+    TempFile f(contents);
+    RecordReader r({f.path()}, '\n', size);
+    auto got = read_all(r);
+    REQUIRE(got.size() == lines + 2);
+    CHECK(got[0].text == "line-0");
+    CHECK(got[lines - 1].text == "line-" + std::to_string(lines - 1));
+    CHECK(got[lines].text == big);
+    CHECK(got[lines + 1].text == "last");
   }
 
   TEST_CASE("handed-out records stay unchanged until the buffer-reuse hook runs") {
