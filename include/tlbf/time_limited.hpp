@@ -530,8 +530,7 @@ class TimeLimitedFilter final : public WindowFilter {
     for (Slice& x : slices_) init_slice(x, bits);
     if (sliced_) {
       eras_.assign(1, Era{});
-      eras_[0].cells.reset(k_, bits);
-      eras_[0].cells.reserve_slots(k_ + l_);  // widened in place, its pages taken as written
+      eras_[0].cells.reset(k_, bits, k_ + l_);  // widened in place, its pages taken as written
       eras_[0].slices = k_;
     }
     seq_next_ = std::max<std::uint64_t>(seq_next_, slices_.size());
@@ -1571,8 +1570,7 @@ class TimeLimitedFilter final : public WindowFilter {
           eras_.emplace_back();
           newest = &eras_.back();
         }
-        newest->cells.reset(1, move.bits);
-        newest->cells.reserve_slots(k_ + l_);  // it widens in place to the k + l of a steady stream
+        newest->cells.reset(1, move.bits, k_ + l_);  // it widens in place to the k + l of a steady stream
         break;
       case EraMove::join:
         newest->cells.age_into(slots);

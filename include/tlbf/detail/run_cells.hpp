@@ -181,12 +181,15 @@ class RunCells {
     std::uint64_t bit[kMaxSlices];
   };
 
-  void reset(std::uint32_t slots, std::uint64_t cells) {
-    reserved_ = 0;
+  // Empty cells, `slots` wide, with room for `reserve` slots (reserve_slots()) taken first:
+  // the zeros are written once, where the cells stay (a page fault each page).
+  void reset(std::uint32_t slots, std::uint64_t cells, std::uint32_t reserve = 0) {
+    reserved_ = reserve;
     slots_ = slots;
     cells_ = cells;
+    Words().swap(words_);
+    words_.reserve(words_to_reserve(slots_, cells_));
     words_.assign(word_count() + 1, 0);
-    words_.shrink_to_fit();
     build_keep();
   }
   std::uint32_t slots() const { return slots_; }
