@@ -47,13 +47,22 @@ bool inside(std::string_view v, const char* begin, std::size_t size) {
 // The stop flag of an outlet that is stopped otherwise.
 const volatile int kNeverStops = 0;
 
+// A batch's room grown by half, to `items` at most from below it: its arrays leave their
+// slabs only for batches of more records than that.
+std::size_t grown(std::size_t room, std::size_t items) {
+  const std::size_t more = room + room / 2 + 64;
+  return room < items ? std::min(more, items) : more;
+}
+
 }  // namespace
 
-RecordBatch::RecordBatch() : room_(kItems), key_room_(kItems) {
-  records_.resize(room_);  // in their slabs, so that grow() only ever leaves them
-  keys_.resize(key_room_);
-  hashes_.resize(key_room_);
-  bytes.reserve(slabs_[kByteSlab].size - 1);  // and its terminator
+// The arrays take their slabs at once and grow() stops at kItems, which they hold; the
+// copies take theirs when the first is kept. Nothing is written: a batch never filled takes
+// no memory.
+RecordBatch::RecordBatch() {
+  records_.reserve(kItems);
+  keys_.reserve(kItems);
+  hashes_.reserve(kItems);
 }
 
 std::array<Slab, RecordBatch::kSlabs> RecordBatch::carve(std::byte* block) {
@@ -70,10 +79,7 @@ std::array<Slab, RecordBatch::kSlabs> RecordBatch::carve(std::byte* block) {
 }
 
 void RecordBatch::clear() {
-  if (bytes.capacity() >= slabs_[kByteSlab].size) {  // grown onto the heap: back into the slab
-    Store(bytes.get_allocator()).swap(bytes);
-    bytes.reserve(slabs_[kByteSlab].size - 1);
-  }
+  if (bytes.capacity() >= slabs_[kByteSlab].size) Store(bytes.get_allocator()).swap(bytes);  // off the heap
   bytes.clear();
   side.clear();
   size_ = keyed_ = 0;
@@ -88,17 +94,19 @@ void RecordBatch::clear() {
 }
 
 void RecordBatch::grow() {
-  room_ = room_ + room_ / 2 + 64;
+  room_ = grown(room_, kItems);
   records_.resize(room_);
 }
 
 void RecordBatch::grow_keys() {
-  key_room_ = key_room_ + key_room_ / 2 + 64;
+  key_room_ = grown(key_room_, kItems);
   keys_.resize(key_room_);
   hashes_.resize(key_room_);
 }
 
 std::string_view RecordBatch::keep(Store& store, std::string_view v) {
+  const std::size_t room = store.get_allocator().room();  // the store's slab, with its terminator
+  if (room > store.capacity() + 1) store.reserve(room - 1);
   const char* before = store.data();
   const std::size_t used = store.size();
   if (used + kAheadBytes < store.capacity()) prefetch_to_write(store.data() + used + kAheadBytes);

@@ -182,6 +182,26 @@ TEST_SUITE("record_source") {
     CHECK(c.end == f.path());
   }
 
+  TEST_CASE("a batch holds more than kItems records, its arrays moved past their slabs") {
+    RecordBatch b;
+    const std::size_t n = RecordBatch::kItems + 100;
+    std::vector<std::string> texts;
+    for (std::size_t i = 0; i < n; ++i) texts.push_back("r" + std::to_string(i) + "\n");
+    for (std::size_t i = 0; i < n; ++i) {
+      SourceRecord& r = b.append(b.keep(b.bytes, texts[i]));
+      r.number = i;
+      b.append_key(r.bytes.substr(0, 1), {i, i});
+    }
+    REQUIRE(b.size() == n);
+    REQUIRE(b.keyed() == n);
+    for (std::size_t i : {std::size_t{0}, RecordBatch::kItems - 1, RecordBatch::kItems, n - 1}) {
+      CHECK(b[i].bytes == texts[i]);
+      CHECK(b[i].number == i);
+      CHECK(b.hashes()[i].lo == i);
+      CHECK(b.keys()[i] == "r");
+    }
+  }
+
   TEST_CASE("a batch's views follow its copies when they move, and a grown batch is shrunk back") {
     RecordBatch b;
     const std::string_view bytes = b.keep(b.bytes, "abc def\n");
