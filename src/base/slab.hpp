@@ -68,8 +68,9 @@ class SlabAllocator {
   Slab* slab_ = nullptr;
 };
 
-// A block of `bytes` (rounded up to whole huge pages) on a huge-page boundary, marked for
-// huge pages where the system has them; pages never touched stay unbacked.
+// A block of at least `bytes` on a huge-page boundary (4 MiB of address space at least, the
+// library's threshold for the hint), marked for huge pages where the system has them; pages
+// never touched stay unbacked.
 class HugeBlock {
  public:
   explicit HugeBlock(std::size_t bytes) : bytes_(std::max(bytes, Allocator::kLargeBytes)) {

@@ -105,10 +105,10 @@ void RecordBatch::grow_keys() {
 }
 
 std::string_view RecordBatch::keep(Store& store, std::string_view v) {
-  const std::size_t room = store.get_allocator().room();  // the store's slab, with its terminator
-  if (room > store.capacity() + 1) store.reserve(room - 1);
   const char* before = store.data();
   const std::size_t used = store.size();
+  const std::size_t room = store.get_allocator().room();  // the store's slab, with its terminator
+  if (room > store.capacity() + 1) store.reserve(room - 1);
   if (used + kAheadBytes < store.capacity()) prefetch_to_write(store.data() + used + kAheadBytes);
   store.append(v);
   if (store.data() != before && used > 0) {

@@ -202,6 +202,16 @@ TEST_SUITE("record_source") {
     }
   }
 
+  TEST_CASE("views into copies held before the store took its slab follow it there") {
+    RecordBatch b;
+    b.bytes.assign("abc\n");  // in the string itself, below its slab
+    b.append(std::string_view(b.bytes));
+    const std::string_view second = b.keep(b.bytes, "def\n");
+    CHECK(b[0].bytes == "abc\n");
+    CHECK(b[0].bytes.data() == b.bytes.data());
+    CHECK(second == "def\n");
+  }
+
   TEST_CASE("a batch's views follow its copies when they move, and a grown batch is shrunk back") {
     RecordBatch b;
     const std::string_view bytes = b.keep(b.bytes, "abc def\n");
