@@ -67,8 +67,10 @@
 //     kept within two Poisson standard deviations of the first estimate (so a change of
 //     rate is still followed from one generation). tg is limited to 4 times what the ending
 //     generation could take, so a generation that ends within one clock tick cannot ask
-//     for an unbounded slice, and raised by 3% of headroom so a steady stream ends its
-//     generations by time, keeping k + l slices, rather than by count a little early.
+//     for an unbounded slice (bit-sliced: 16 times for a rate measured over a cell or more;
+//     2 times for one beyond 4 measured over less, a backlog: kMaxGrowthSliced), and raised
+//     by 3% of headroom so a steady stream ends its generations by time, keeping k + l
+//     slices, rather than by count a little early.
 //  2. Slices among the new positions 1..k-1 that have expired are cleared (their keys are all
 //     older than the span, and no accepted run includes them).
 //  3. New slice size. Slice-major (eqs. 7-8): with u_i = floor((m_i ln2 - n_i)/(k - i))
@@ -178,6 +180,14 @@ class TimeLimitedFilter final : public WindowFilter {
   // Bit-sliced: the growth limit of a rate measured over a cell or more, which is no clock
   // artefact; a burst then takes one era of its own size rather than a ladder of 4x steps.
   static constexpr double kMaxGrowthMeasured = 16.0;
+  // Bit-sliced: the growth limit of a rate beyond kMaxGrowth measured over less than a cell
+  // (and more than 1/1024 of one): a backlog of unknown length, such as a file read without
+  // event times or a bulk load. An era's slices share one size, so each step multiplies the
+  // memory of all of them, not the new slice's: a backlog that stops soon after a step holds
+  // k slices sized for a pace it did not keep. At 4 a step that was 310-2,000 bits per key
+  // (10^5 to 3 x 10^6 keys, -e 1e-5); at 2, 88-143 (bench/eras.cpp). A rate within one
+  // step's reach is still taken in one step.
+  static constexpr double kMaxGrowthSliced = 2.0;
   // Slices of more bits than this in all are taken to be beyond the L2 cache: the batch
   // prefetches each key's cells (bit-sliced), the query fetches each surviving run's next
   // word while it tests the current level (slice-major). In cache a hint costs about as many
@@ -1273,8 +1283,12 @@ class TimeLimitedFilter final : public WindowFilter {
       tg = std::clamp(static_cast<double>(oldest.inserts) * static_cast<double>(span_) / (static_cast<double>(d) * l_),
                       tg * (1.0 - band), tg * (1.0 + band));
     }
-    const double growth = sliced_ && r.duration >= cell_ ? kMaxGrowthMeasured : kMaxGrowth;
-    return std::min(tg, growth * std::max({r.inserts / r.generations, r.allowed, 1.0})) * kHeadroom;
+    const double base = std::max({r.inserts / r.generations, r.allowed, 1.0});
+    double growth = sliced_ && r.duration >= cell_ ? kMaxGrowthMeasured : kMaxGrowth;
+    // Bit-sliced, a rate beyond one step's reach, measured over less than a cell (but not
+    // within one clock tick, which grows by new eras) is a backlog of unknown length.
+    if (sliced_ && r.duration < cell_ && r.duration >= cell_ / 1024 && tg > growth * base) growth = kMaxGrowthSliced;
+    return std::min(tg, growth * base) * kHeadroom;
   }
 
   void shift(Time now) {

@@ -1127,6 +1127,29 @@ TEST_SUITE("time_limited") {
     CHECK(missed == 0);
   }
 
+  TEST_CASE("a backlog inside the first cell sizes the filter near its keys, not 4x a step ahead of them") {
+    // A file read without event times: keys 1 us apart in a 60 s window, sized for 100,000
+    // (the program's default), every generation ended by count. An era's slices share one
+    // size, so growing 4x a step held k slices sized for a rate the backlog stopped short of:
+    // 330-2,000 bits per key at these sizes; 2x a step holds 52-103 (steady: 30 and 48).
+    for (const double e : {1e-3, 1e-5}) {
+      for (const std::uint64_t n : {100000, 300000}) {
+        CAPTURE(e);
+        CAPTURE(n);
+        TimeLimitedFilter f(time_config(60 * kSec, e, 100000));
+        Time now = kSec;
+        for (std::uint64_t i = 0; i < n; ++i) f.insert_if_absent(key(i), now += tlbf::kMicrosecond);
+        std::uint64_t missed = 0;
+        for (std::uint64_t i = 0; i < n; ++i) missed += !f.may_contain(key(i), now);
+        CHECK(missed == 0);
+        CHECK(f.era_count() <= TimeLimitedFilter::kMaxEras);
+        const double bits_per_key = static_cast<double>(f.stats(now).bits_allocated) / static_cast<double>(n);
+        MESSAGE(bits_per_key << " bits per key");
+        CHECK(bits_per_key <= 120);
+      }
+    }
+  }
+
   TEST_CASE("an era a little past its sizing keeps at most a fifth of its slots empty, and a burst widens it at once") {
     // A rate 11 % above the capacity: generations end by count and the era passes k + l
     // slices in its first window. Widened straight to 128 slots it held 60 bits per key
@@ -1350,14 +1373,14 @@ TEST_SUITE("time_limited") {
   TEST_CASE("damaged saved state is refused or still loads into a working filter") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      tlbf::FilterConfig cfg = in_layout(time_config(kSec, 50, 3, 2), layout);
+      tlbf::FilterConfig cfg = in_layout(time_config(kSec, 1000, 3, 2), layout);
       cfg.max_memory_bytes = 1 << 20;
       cfg.max_slices = 64;
       TimeLimitedFilter f(cfg);
       Time now = 0;
-      // Two rates, so that the bit-sliced filter holds two eras (the first, sized for 50 keys
-      // a span, is upsampled while young; the drop to a twentieth of the rate starts a
-      // second: the first era's full slices cannot be folded).
+      // Two rates, so that the bit-sliced filter holds two eras (the first, sized for 1,000
+      // keys a span, grows to the 10,000 of the first rate; the drop to a twentieth of it
+      // starts a second: the first era's full slices cannot be folded).
       for (std::uint64_t i = 0; i < 3000; ++i) f.insert(key(i), now += i < 2000 ? kMs / 10 : 2 * kMs);
       if (layout == tlbf::TlbfLayout::bit_sliced) CHECK(f.era_count() == 2);
       filter_checks::check_damaged_state(f, kTag, now, kMs);
