@@ -65,13 +65,17 @@ double quantile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(at)];
 }
 
-Result run(const Profile& p, double error_rate) {
+tlbf::FilterConfig config(Duration span, double error_rate, std::uint64_t capacity) {
   tlbf::FilterConfig cfg;
   cfg.algorithm = tlbf::Algorithm::tlbf;
-  cfg.span = kSec;
+  cfg.span = span;
   cfg.error_rate = error_rate;
-  cfg.capacity = 20000;
-  tlbf::TimeLimitedFilter f(cfg);
+  cfg.capacity = capacity;
+  return cfg;
+}
+
+Result run(const Profile& p, double error_rate) {
+  tlbf::TimeLimitedFilter f(config(kSec, error_rate, 20000));
   Result r;
   std::deque<Time> live;  // insert times of the last span
   std::vector<double> bits_per_key;
@@ -99,12 +103,7 @@ struct Backlog {
 };
 
 Backlog backlog(std::uint64_t keys, double error_rate) {
-  tlbf::FilterConfig cfg;
-  cfg.algorithm = tlbf::Algorithm::tlbf;
-  cfg.span = 60 * kSec;
-  cfg.error_rate = error_rate;
-  cfg.capacity = 100000;
-  tlbf::TimeLimitedFilter f(cfg);
+  tlbf::TimeLimitedFilter f(config(60 * kSec, error_rate, 100000));
   Backlog r;
   std::uint64_t peak = 0;
   Time now = kSec;

@@ -1268,6 +1268,10 @@ class TimeLimitedFilter final : public WindowFilter {
     return r;
   }
 
+  // A rate measured over less than 1/1024 of a cell: inserts the clock cannot tell apart
+  // (a burst within one tick), no rate at all.
+  bool within_a_tick(Duration measured_over) const { return measured_over < cell_ / 1024; }
+
   // Step 1: the target generation, inserts per span / l, with the headroom.
   double target_generation(Time now, Duration& measured_over) const {
     const RateSample r = recent_rate(now);
@@ -1287,7 +1291,7 @@ class TimeLimitedFilter final : public WindowFilter {
     double growth = sliced_ && r.duration >= cell_ ? kMaxGrowthMeasured : kMaxGrowth;
     // Bit-sliced, a rate beyond one step's reach, measured over less than a cell (but not
     // within one clock tick, which grows by new eras) is a backlog of unknown length.
-    if (sliced_ && r.duration < cell_ && r.duration >= cell_ / 1024 && tg > growth * base) growth = kMaxGrowthSliced;
+    if (sliced_ && r.duration < cell_ && !within_a_tick(r.duration) && tg > growth * base) growth = kMaxGrowthSliced;
     return std::min(tg, growth * base) * kHeadroom;
   }
 
@@ -1434,7 +1438,7 @@ class TimeLimitedFilter final : public WindowFilter {
     // before a cell's end) measured no rate: the era is kept and the next one measures it.
     // Else a stream starting on a cell's edge set off a ladder of eras, each sized from the
     // short generations of the last, all live for the first window.
-    if (gen_left_ > 0 && measured_over < cell_ / 1024) return {};
+    if (gen_left_ > 0 && within_a_tick(measured_over)) return {};
     EraMove move;
     if (q >= kEraStep || q <= 1 / kEraStep) {
       drift_side_ = 0;
@@ -1451,7 +1455,7 @@ class TimeLimitedFilter final : public WindowFilter {
         const auto c = static_cast<std::uint64_t>(
             std::min(std::floor(q + 0.5), static_cast<double>(max_slice_bits_ / newest.bits())));
         const bool young = newest.slices <= 2 || (eras_.size() == 1 && seq_next_ <= std::uint64_t{k_} + 2);
-        if (c >= 2 && young && measured_over >= cell_ / 1024) return {EraMove::upsample, c, 0};
+        if (c >= 2 && young && !within_a_tick(measured_over)) return {EraMove::upsample, c, 0};
         // An era that holds a whole window's slices (k + l: the rate it was sized for held that
         // long) takes the slices of a faster rate while it stays within kWideSlots: their
         // generations end by count, each slice as full as the layout allows, and a short burst
@@ -1460,7 +1464,7 @@ class TimeLimitedFilter final : public WindowFilter {
         // that stays up past that starts eras as before. Not inserts the clock cannot tell
         // apart (they would fill the era by count at once), nor past max_slices.
         if (newest.slices >= std::uint64_t{k_} + l_ && newest.slices + 1 <= kWideSlots &&
-            slices_.size() + 1 < max_slices_ && measured_over >= cell_ / 1024) {
+            slices_.size() + 1 < max_slices_ && !within_a_tick(measured_over)) {
           move.burst = true;
           return move;
         }
