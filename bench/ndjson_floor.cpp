@@ -155,7 +155,7 @@ class Parser {
       record.data = p;
       record.size = n;
       if (reading_ == Reading::scan && tlbf_dedup::plain_ascii_record(record) &&
-          tlbf_dedup::flat_scan(record, names_, found_) && found_[1].string) {
+          tlbf_dedup::flat_scan(record, names_, found_, shape_) && found_[1].string) {
         ts = found_[0].text;
         id = found_[1].text;
       } else {
@@ -203,6 +203,7 @@ class Parser {
   od::parser parser_;
   const std::vector<std::string> names_{"ts", "id"};  // flat_scan()'s members, found_ in this order
   tlbf_dedup::FlatValue found_[2];
+  tlbf_dedup::FlatShape shape_;
 };
 
 }  // namespace

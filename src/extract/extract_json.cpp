@@ -263,7 +263,7 @@ class JsonExtractor final : public Extractor {
   // The record decided by flat_scan(), exactly as the lookups would decide it; false (nothing
   // done) for a record or a value the fast path leaves to them.
   bool read_flat(const Record& record, Extracted& out) {
-    if (!flat_scan(record, flat_names_, flat_found_.data())) return false;
+    if (!flat_scan(record, flat_names_, flat_found_.data(), flat_shape_)) return false;
     const FlatValue* parts = flat_found_.data() + (wants_time_ ? 1 : 0);
     // Everything is checked before the time parser runs: it keeps state (year rollover).
     if (wants_time_) {
@@ -334,6 +334,7 @@ class JsonExtractor final : public Extractor {
   bool flat_ = false;                    // every path may be read by flat_scan()
   std::vector<std::string> flat_names_;  // the time path if any, then the key paths
   std::vector<FlatValue> flat_found_;
+  FlatShape flat_shape_;     // the last flat record's members
   bool root_stale_ = false;  // the document was rewound since `root` was fetched
   std::vector<std::string> keys_;
   ExceptTree except_;

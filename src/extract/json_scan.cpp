@@ -120,18 +120,39 @@ bool same_bytes(std::string_view a, std::string_view b) {
   return true;
 }
 
-}  // namespace
+// Where the member scan found each member up to the last wanted one, for a FlatShape: the
+// bytes before its value start at `before`, the value at `value`. `fits` is false once a
+// member does not fit a shape (too many, or a container skipped).
+struct MemberTrace {
+  struct Seen {
+    const char* before;
+    const char* value;
+    bool string;
+    std::uint32_t wanted;
+  };
+  Seen seen[FlatShape::kMaxMembers];
+  std::size_t count = 0;
+  bool fits = true;
+};
+
+// The record's end without its trailing blanks, where both readings stop; null for a record
+// that is not `{...}` at its end, or whose next byte is '}' (simdjson's balance check then).
+const char* object_end(const Record& record) {
+  const char* p = record.data;
+  const char* end = record.data + record.size;
+  while (end > p && is_json_blank(end[-1])) --end;
+  if (end == p || end[-1] != '}' || record.data[record.size] == '}') return nullptr;
+  return end;
+}
 
 // The common record, read without simdjson: stage 1 indexes the whole record and On-Demand
 // navigation compares member names through the library's general iterator, rewinding for
 // each lookup; together four fifths of the extraction's instructions, for two members at the
 // front of the record. Values skipped on the way are skipped as On-Demand skips them, by
 // counting brackets, without validating them.
-bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found) {
+bool scan_members(const Record& record, const char* end, const std::vector<std::string>& names, FlatValue* found,
+                  MemberTrace* trace) {
   const char* p = record.data;
-  const char* end = record.data + record.size;
-  while (end > p && is_json_blank(end[-1])) --end;
-  if (end == p || end[-1] != '}' || record.data[record.size] == '}') return false;
   while (is_json_blank(*p)) ++p;
   if (*p++ != '{') return false;
   std::size_t missing = names.size();
@@ -139,6 +160,7 @@ bool flat_scan(const Record& record, const std::vector<std::string>& names, Flat
   auto skip_blanks = [&] {
     while (p < end && is_json_blank(*p)) ++p;
   };
+  const char* before = record.data;  // where the bytes before the next value begin
   for (;;) {
     skip_blanks();
     if (p == end || *p != '"') return false;
@@ -175,6 +197,7 @@ bool flat_scan(const Record& record, const std::vector<std::string>& names, Flat
           ++p;
         } while (depth > 0 && p < end);
         if (depth > 0) return false;
+        trace->fits = false;
         break;
       }
       case ',':
@@ -190,16 +213,98 @@ bool flat_scan(const Record& record, const std::vector<std::string>& names, Flat
         break;
     }
     value.found = true;
+    std::uint32_t wanted = 0;
+    bool done = false;
     for (std::size_t i = 0; i < names.size(); ++i) {
       if (found[i].found || !same_bytes(names[i], member)) continue;
       if (*start == '{' || *start == '[') return false;
       found[i] = value;
+      wanted |= i < 32 ? 1u << i : 0;
       // Once the last wanted member is read, nothing after it is: On-Demand stops there too.
-      if (--missing == 0) return true;
+      if (--missing == 0) done = true;
     }
+    if (trace->count < FlatShape::kMaxMembers)
+      trace->seen[trace->count++] = {before, start, value.string, wanted};
+    else
+      trace->fits = false;
+    if (done) return true;
+    before = p;
     skip_blanks();
     if (p == end || *p++ != ',') return false;
   }
+}
+
+// `n` bytes at p equal to those at `expected` (both readable 15 bytes past n).
+bool same_prefix(const char* p, const char* expected, std::size_t n) {
+#if defined(__SSE2__)
+  for (std::size_t i = 0; i < n; i += 16) {
+    const unsigned valid = n - i >= 16 ? 0xFFFFu : (1u << (n - i)) - 1;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(expected + i));
+    if ((~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b))) & valid) != 0) return false;
+  }
+  return true;
+#else
+  return std::memcmp(p, expected, n) == 0;
+#endif
+}
+
+}  // namespace
+
+bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found) {
+  const char* end = object_end(record);
+  MemberTrace trace;
+  return end && scan_members(record, end, names, found, &trace);
+}
+
+// Each member's bytes before its value are the shape's, so the member scan would take the
+// same steps over them (blanks, separator, name, colon: the name the same, so found for the
+// same names); each value then starts on a byte that is not blank (the scan skips blanks
+// before a value, so a blank there would have been in the shape's bytes) and is read as the
+// scan reads a string or a scalar. Anything else is left to the member scan.
+bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found, FlatShape& shape) {
+  const char* end = object_end(record);
+  if (!end) return false;
+  const char* p = record.data;
+  std::size_t j = 0;
+  for (; j < shape.count_; ++j) {
+    const FlatShape::Member& m = shape.members_[j];
+    if (static_cast<std::size_t>(end - p) <= m.size || !same_prefix(p, shape.bytes_ + m.begin, m.size)) break;
+    p += m.size;
+    FlatValue value;
+    value.found = true;
+    const char* start = p;
+    if (m.string) {
+      const char* close = *p == '"' ? next_quote(p + 1, end) : nullptr;
+      if (!close) break;
+      value.string = true;
+      value.text = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
+      p = close + 1;
+    } else {
+      if (kScalarEnds.at[static_cast<unsigned char>(*p)]) break;  // a blank, a quote, a structural byte
+      p = scalar_end(p, end);
+      if (p < end && *p == '"') break;
+      value.text = std::string_view(start, static_cast<std::size_t>(p - start));
+    }
+    for (std::uint32_t w = m.wanted; w != 0; w &= w - 1) found[__builtin_ctz(w)] = value;
+  }
+  if (j != 0 && j == shape.count_) return true;
+
+  MemberTrace trace;
+  if (!scan_members(record, end, names, found, &trace)) return false;
+  shape.count_ = 0;
+  if (!trace.fits || names.size() > 32) return true;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < trace.count; ++i) {
+    const MemberTrace::Seen& s = trace.seen[i];
+    const auto size = static_cast<std::size_t>(s.value - s.before);
+    if (size > FlatShape::kMaxBytes - at) return true;
+    std::memcpy(shape.bytes_ + at, s.before, size);
+    shape.members_[i] = {static_cast<std::uint8_t>(at), static_cast<std::uint8_t>(size), s.string, s.wanted};
+    at += size;
+  }
+  shape.count_ = trace.count;
+  return true;
 }
 
 }  // namespace tlbf_dedup

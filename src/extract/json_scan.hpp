@@ -4,6 +4,7 @@
 // functions, so the floor measures the program's own scan.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,31 @@ bool plain_ascii_record(const Record& record);
 // checks ("missing } at end", and the unbalanced-document check it makes when the byte after
 // the record is '}').
 bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found);
+
+// The members of the last record flat_scan() read through `shape`, up to its last wanted
+// one: the exact bytes before each value (the record's opening or a separator, then the
+// quoted name and the colon, blanks included) and the value's kind. Records of one source
+// mostly repeat these bytes around their values; such a record is read by comparing them,
+// and decided as the scan member by member decides it. A shape belongs to one `names`.
+class FlatShape {
+ public:
+  static constexpr std::size_t kMaxMembers = 8;
+  static constexpr std::size_t kMaxBytes = 128;
+
+ private:
+  friend bool flat_scan(const Record&, const std::vector<std::string>&, FlatValue*, FlatShape&);
+  struct Member {
+    std::uint8_t begin = 0, size = 0;  // its bytes in bytes_
+    bool string = false;               // a string (else a scalar; containers make no shape)
+    std::uint32_t wanted = 0;          // bit i: found[i] is this value
+  };
+  Member members_[kMaxMembers];
+  std::size_t count_ = 0;            // 0: no shape
+  char bytes_[kMaxBytes + 16] = {};  // 16 more: a comparison loads 16 bytes at a time
+};
+
+// flat_scan() that first tries the record against `shape`, and on a full read by the member
+// scan keeps that record's shape for the next. Decides every record as flat_scan() does.
+bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found, FlatShape& shape);
 
 }  // namespace tlbf_dedup
