@@ -161,7 +161,7 @@ class JsonExtractor final : public Extractor {
 
   Extracted extract(const Record& record) override {
     Extracted out;
-    if (flat_ && plain_ascii_record(record) && read_flat(record, out)) return out;
+    if (flat_ && (record.plain || plain_ascii_record(record)) && read_flat(record, out)) return out;
     od::document doc;
     if (parser_.iterate(record.data, record.size, record.size + RecordReader::kTailPadding).get(doc)) {
       out.status = ExtractStatus::malformed;

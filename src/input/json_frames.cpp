@@ -40,8 +40,10 @@ bool is_space(char c) { return is_blank(c) || c == '\n'; }
 // and no '}' or ']' inside it is followed by blanks and another '{' or '[' (a value after a
 // value is a record of its own). Whether the object closes at that last '}' or earlier, or
 // not at all, the record is then this line. npos otherwise. One pass finds the line end and
-// tests each closer before it (the last '}' is followed by the line end: it passes).
-std::size_t ndjson_line_end(std::string_view b, std::size_t from) {
+// tests each closer before it (the last '}' is followed by the line end: it passes), and
+// whether the bytes before the newline are a plain_ascii_record() (into `plain`), which the
+// JSON extractor would otherwise check in a second pass over them.
+std::size_t ndjson_line_end(std::string_view b, std::size_t from, bool& plain) {
   const char* p = b.data();
   const std::size_t n = b.size();
   auto value_follows = [&](std::size_t closer) {
@@ -50,27 +52,47 @@ std::size_t ndjson_line_end(std::string_view b, std::size_t from) {
     return j < n && (p[j] == '{' || p[j] == '[');
   };
   std::size_t nl = npos, i = from;
+  unsigned odd = 0, quotes = 0;  // the line's bytes that are not plain; its quotes' parity
 #if defined(__SSE2__)
+  // Whole blocks before the newline's: their bad bytes or-ed and their quotes xor-ed lane by
+  // lane, so the parity of all quotes is that of the lanes' bits at the end.
+  __m128i bad_lanes = _mm_setzero_si128(), quote_lanes = _mm_setzero_si128();
   for (; nl == npos && i + 16 <= n; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     const auto newlines = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
     // ']' is '}' with bit 5 clear.
     auto closers = static_cast<unsigned>(
         _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('}'))));
+    // Signed: bytes of 0x80 and above are negative, so below ' ' as the control bytes are.
+    const __m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
     if (newlines != 0) {
       nl = i + static_cast<std::size_t>(__builtin_ctz(newlines));
-      closers &= (1u << __builtin_ctz(newlines)) - 1;
+      const unsigned before = (1u << __builtin_ctz(newlines)) - 1;
+      closers &= before;
+      odd |= static_cast<unsigned>(_mm_movemask_epi8(bad)) & before;
+      quotes ^= static_cast<unsigned>(_mm_movemask_epi8(quote)) & before;
+    } else {
+      bad_lanes = _mm_or_si128(bad_lanes, bad);
+      quote_lanes = _mm_xor_si128(quote_lanes, quote);
     }
     for (; closers != 0; closers &= closers - 1)
       if (value_follows(i + static_cast<std::size_t>(__builtin_ctz(closers)))) return npos;
   }
+  odd |= static_cast<unsigned>(_mm_movemask_epi8(bad_lanes));
+  quotes ^= static_cast<unsigned>(_mm_movemask_epi8(quote_lanes));
 #endif
   for (; nl == npos && i < n; ++i) {
-    if (p[i] == '\n')
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c == '\n') {
       nl = i;
-    else if ((p[i] == '}' || p[i] == ']') && value_follows(i))
-      return npos;
+    } else {
+      odd |= c < 0x20 || c >= 0x80 || c == '\\';
+      quotes ^= c == '"';
+      if ((c == '}' || c == ']') && value_follows(i)) return npos;
+    }
   }
+  plain = odd == 0 && __builtin_parity(quotes) == 0;
   if (nl == npos || nl + 1 >= n || p[nl + 1] != '{') return npos;
   std::size_t last = nl;
   while (last > from && is_blank(p[last - 1])) --last;
@@ -214,7 +236,12 @@ JsonFrame JsonFramer::top_value(std::string_view b, bool at_end) {
     }
     pos_ = i;
     if (i == b.size() || b[i] != '{') return line_record(b, at_end);  // blank, scalar or other: a line
-    if (const std::size_t nl = ndjson_line_end(b, i); nl != npos) return line_until(nl, b);
+    bool plain = false;
+    if (const std::size_t nl = ndjson_line_end(b, i, plain); nl != npos) {
+      JsonFrame f = line_until(nl, b);
+      f.plain = plain && i == 0;  // the record starts at the line's first byte, a blank or not
+      return f;
+    }
     open_ = true;
     closed_ = false;
     first_newline_ = npos;

@@ -29,6 +29,9 @@ struct JsonFrame {
   // reader overwrites with LF, so every element of an array is written as a line.
   std::uint32_t term_len = 0;
   bool newline_over_separator = false;
+  // The record's bytes are a plain_ascii_record() (printable ASCII, no backslash, an even
+  // number of quotes); false: not known.
+  bool plain = false;
   std::size_t consumed = 0;  // every byte used from the start, the record's included
   std::string damage;
 };
@@ -80,7 +83,7 @@ class JsonFramer {
   // Reading a record: pos_ bytes of it scanned, with this state of the scan.
   bool open_ = false;
   std::size_t pos_ = 0;
-  std::size_t value_start_ = 0;  // a top-level value: where it starts after the line's blanks
+  std::size_t value_start_ = 0;    // a top-level value: where it starts after the line's blanks
   std::size_t first_newline_ = 0;  // a top-level value over several lines: where its first line ends
   int depth_ = 0;
   bool in_string_ = false, escape_ = false, scalar_ = false;

@@ -348,6 +348,7 @@ void RecordReader::hand_out_rest(Record& out) {
   out.data = buf_.get() + begin_;
   out.size = end_ - begin_;
   out.term_len = 0;
+  out.plain = false;
   if (next_path_ < paths_.size()) {  // (a stop empties the list of inputs)
     // end_ <= cap_ and the allocation has kTailPadding more bytes: room for two.
     char* after = buf_.get() + end_;
@@ -365,6 +366,7 @@ void RecordReader::hand_out_group(Record& out, bool next_is_start) {
   out.term_len = t;
   out.head_size = std::min(head_size_, out.size);
   out.continues = !start_line_ && record_in_input_ > 0;
+  out.plain = false;
   ++record_in_input_;
   begin_ += group_;
   group_ = 0;
@@ -395,7 +397,7 @@ bool RecordReader::next_line(Record& out) {
         out.data = base + begin_;
         out.size = out.head_size = size;
         out.term_len = term_len;
-        out.continues = false;
+        out.continues = out.plain = false;
         input_offset_ += pos + 1 - begin_;
         begin_ = pos + 1;
         scan_ = begin_;

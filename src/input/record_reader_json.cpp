@@ -47,6 +47,7 @@ void RecordReader::hand_out_frame(const JsonFrame& f, bool at_end, Record& out) 
   out.size = out.head_size = f.size;
   out.term_len = f.term_len;
   out.continues = false;
+  out.plain = f.plain;
   if (f.newline_over_separator) record[f.size] = '\n';
   begin_ += f.consumed;
   input_offset_ += f.consumed;

@@ -3,10 +3,13 @@
 // size the pieces of input come in.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "extract/json_scan.hpp"
 #include "input/json_frames.hpp"
+#include "input/record_reader.hpp"
 
 namespace {
 using tlbf_dedup::JsonFrame;
@@ -128,6 +131,46 @@ TEST_SUITE("json_frames") {
     CHECK(framed("{\"Other\":[1]}", {"Records"}).back().find("without the array member") != std::string::npos);
     CHECK(framed("{\"Records\":[{\"id\":1}", {"Records"}) ==
           V{"{\"id\":1}", "!the input ends inside an array (truncated?)"});
+  }
+
+  TEST_CASE("a record the framer calls plain is a plain_ascii_record(), and a common NDJSON line is one") {
+    // Random lines of bytes that matter to both (controls, high bytes, backslashes, quotes,
+    // closers, CR), each framed in a buffer padded as the reader's is, after a plain line.
+    std::uint64_t rng = 0x2545F4914F6CDD1D;
+    auto next = [&rng](std::size_t n) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      return static_cast<std::size_t>(rng % n);
+    };
+    const std::string alphabet = "{}[]\",:\\ \t\rab01\x01\x1f\x7f\x80\xff";
+    const std::string common = "{\"ts\":1763750000.001,\"id\":\"k1\",\"req\":{\"m\":\"GET\"},\"n\":2}";
+    std::size_t plain_frames = 0, common_plain = 0, common_fast = 0;
+    for (int i = 0; i < 4000; ++i) {
+      std::string line = next(4) == 0 ? " \t{" : "{";  // blanks before it are the record's too
+      common_fast += line[0] == '{';                   // (the fast framing needs the next line to start with '{')
+      for (std::size_t n = next(70); n > 0; --n) line += alphabet[next(alphabet.size())];
+      line += '}';
+      // Before a short start of the next line, its last bytes are read one by one, past the
+      // last whole block of the input.
+      const std::size_t after = next(3);
+      std::string buf = common + "\n" + line + (after == 0 ? "\n" + common + "\n" : after == 1 ? "\n" : "\n{");
+      buf.append(tlbf_dedup::RecordReader::kTailPadding, '\0');
+      const std::size_t size = buf.size() - tlbf_dedup::RecordReader::kTailPadding;
+      JsonFramer framer;
+      for (std::size_t begin = 0, n = 0; begin < size; ++n) {
+        const JsonFrame f = framer.next(std::string_view(buf).substr(begin, size - begin), true);
+        if (f.kind != JsonFrame::Kind::record) break;
+        tlbf_dedup::Record r;
+        r.data = buf.data() + begin + f.skip;
+        r.size = f.size;
+        INFO("line ", line, ", record ", n);
+        if (f.plain) REQUIRE(tlbf_dedup::plain_ascii_record(r));
+        plain_frames += f.plain;
+        common_plain += n == 0 && f.plain;
+        begin += f.consumed;
+      }
+    }
+    CHECK(common_plain == common_fast);
+    CHECK(plain_frames > common_plain);  // some random lines are plain too
   }
 
   TEST_CASE("an open record's size grows as it is read, so --max-record can bound it") {
