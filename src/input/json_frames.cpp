@@ -112,24 +112,27 @@ void JsonFramer::restart() {
   found_ = false;
 }
 
+// One frame built where the caller receives it: `f`, at the function's scope, is the only
+// value returned (named return value optimisation). Declared inside the loop, it was copied
+// out member by member on every record, the fields just stored loaded back at once.
 JsonFrame JsonFramer::next(std::string_view bytes, bool at_end) {
   std::size_t skipped = 0;
-  while (true) {
-    const std::string_view b = bytes.substr(skipped);
-    again_ = false;
-    JsonFrame f = where_ == Where::array
-                      ? (need_separator_ || !open_ ? array_separator(b, at_end) : array_element(b, at_end))
-                  : where_ == Where::wrapper ? wrapper(b, at_end)
-                  : path_.empty()            ? top_value(b, at_end)
-                                             : top_object(b, at_end);
-    if (again_) {
-      skipped += f.consumed;
-      continue;
-    }
-    f.skip += skipped;
-    f.consumed += skipped;
-    return f;
+  JsonFrame f = frame(bytes, at_end);
+  while (again_) {
+    skipped += f.consumed;
+    f = frame(bytes.substr(skipped), at_end);
   }
+  f.skip += skipped;
+  f.consumed += skipped;
+  return f;
+}
+
+JsonFrame JsonFramer::frame(std::string_view b, bool at_end) {
+  again_ = false;
+  return where_ == Where::array ? (need_separator_ || !open_ ? array_separator(b, at_end) : array_element(b, at_end))
+         : where_ == Where::wrapper ? wrapper(b, at_end)
+         : path_.empty()            ? top_value(b, at_end)
+                                    : top_object(b, at_end);
 }
 
 JsonFrame JsonFramer::more_after(std::size_t consumed) {

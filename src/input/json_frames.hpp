@@ -29,11 +29,13 @@ struct JsonFrame {
   // reader overwrites with LF, so every element of an array is written as a line.
   std::uint32_t term_len = 0;
   bool newline_over_separator = false;
-  // The record's bytes are a plain_ascii_record() (printable ASCII, no backslash, an even
-  // number of quotes); false: not known.
-  bool plain = false;
   std::size_t consumed = 0;  // every byte used from the start, the record's included
   std::string damage;
+  // The record's bytes are a plain_ascii_record() (printable ASCII, no backslash, an even
+  // number of quotes); false: not known. Apart from newline_over_separator: a frame copied
+  // member by member copies two flags side by side with one 16-bit load of the two byte
+  // stores just made, which the store buffer does not forward.
+  bool plain = false;
 };
 
 class JsonFramer {
@@ -56,6 +58,9 @@ class JsonFramer {
   enum class Where { top, wrapper, array };
   enum class Nav { member, name, colon, value, after, skip_value };
 
+  // The frame at the start of `b`, by where the framer is; with again_ set, it consumed
+  // `consumed` bytes and changed where the framer is, and next() goes on after them.
+  JsonFrame frame(std::string_view b, bool at_end);
   // Each reads from the start of `b`; a result with again_ set consumed `skip` bytes and
   // changed where the framer is, and next() goes on after them.
   JsonFrame top_value(std::string_view b, bool at_end);
