@@ -251,12 +251,6 @@ bool same_prefix(const char* p, const char* expected, std::size_t n) {
 
 }  // namespace
 
-bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found) {
-  const char* end = object_end(record);
-  MemberTrace trace;
-  return end && scan_members(record, end, names, found, &trace);
-}
-
 // Each member's bytes before its value are the shape's, so the member scan would take the
 // same steps over them (blanks, separator, name, colon: the name the same, so found for the
 // same names); each value then starts on a byte that is not blank (the scan skips blanks

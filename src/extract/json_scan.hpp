@@ -27,15 +27,6 @@ struct FlatValue {
 // record (the reader's tail padding).
 bool plain_ascii_record(const Record& record);
 
-// For a plain_ascii_record() `{"name":value,...}`, finds the first member named `names[i]`
-// (names compared as written, as find_field_unordered() does) for every i into found[i], and
-// returns false -- the caller then asks simdjson -- whenever the record is anything but what
-// simdjson's lookups would accept without an error: root not an object, a missing ':' or ',',
-// a member absent, a container where a wanted value is, or the root's end that simdjson
-// checks ("missing } at end", and the unbalanced-document check it makes when the byte after
-// the record is '}').
-bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found);
-
 // The members of the last record flat_scan() read through `shape`, up to its last wanted
 // one: the exact bytes before each value (the record's opening or a separator, then the
 // quoted name and the colon, blanks included) and the value's kind. Records of one source
@@ -58,8 +49,15 @@ class FlatShape {
   char bytes_[kMaxBytes + 16] = {};  // 16 more: a comparison loads 16 bytes at a time
 };
 
-// flat_scan() that first tries the record against `shape`, and on a full read by the member
-// scan keeps that record's shape for the next. Decides every record as flat_scan() does.
+// For a plain_ascii_record() `{"name":value,...}`, finds the first member named `names[i]`
+// (names compared as written, as find_field_unordered() does) for every i into found[i], and
+// returns false -- the caller then asks simdjson -- whenever the record is anything but what
+// simdjson's lookups would accept without an error: root not an object, a missing ':' or ',',
+// a member absent, a container where a wanted value is, or the root's end that simdjson
+// checks ("missing } at end", and the unbalanced-document check it makes when the byte after
+// the record is '}').
+// It first tries the record against `shape`, and after a full read member by member keeps
+// that record's shape for the next; either way the record is decided alike.
 bool flat_scan(const Record& record, const std::vector<std::string>& names, FlatValue* found, FlatShape& shape);
 
 }  // namespace tlbf_dedup
