@@ -38,11 +38,16 @@ struct JsonFrame {
   bool plain = false;
 };
 
+// How wide the blocks of the NDJSON line pass are: 16 bytes (SSE2, the baseline of x86-64),
+// or 32 (AVX2, chosen at run time where the processor has it). Both frame alike.
+enum class LineScan { narrow, wide };
+LineScan widest_line_scan();
+
 class JsonFramer {
  public:
   // `records_path`: the member names leading to the array of records (--records a.b is
   // {"a", "b"}); empty: records are top-level values, the elements of top-level arrays.
-  explicit JsonFramer(std::vector<std::string> records_path = {});
+  explicit JsonFramer(std::vector<std::string> records_path = {}, LineScan scan = widest_line_scan());
 
   // A new input starts: nothing is open.
   void restart();
@@ -84,11 +89,11 @@ class JsonFramer {
   JsonFrame close_object(std::size_t i);
 
   std::vector<std::string> path_;
+  LineScan scan_;
   Where where_ = Where::top;
   // Reading a record: pos_ bytes of it scanned, with this state of the scan.
   bool open_ = false;
   std::size_t pos_ = 0;
-  std::size_t value_start_ = 0;    // a top-level value: where it starts after the line's blanks
   std::size_t first_newline_ = 0;  // a top-level value over several lines: where its first line ends
   int depth_ = 0;
   bool in_string_ = false, escape_ = false, scalar_ = false;

@@ -17,8 +17,9 @@ using tlbf_dedup::JsonFramer;
 
 // The records of `input`, fed `piece` bytes more at a time as the reader does; each record
 // with its line end ("" or "\n" or "\r\n"), then "!damage" when the input is damaged.
-std::vector<std::string> frames(const std::string& input, std::size_t piece, std::vector<std::string> path = {}) {
-  JsonFramer framer(std::move(path));
+std::vector<std::string> frames(const std::string& input, std::size_t piece, std::vector<std::string> path = {},
+                                tlbf_dedup::LineScan scan = tlbf_dedup::widest_line_scan()) {
+  JsonFramer framer(std::move(path), scan);
   std::string buf = input;
   std::vector<std::string> out;
   std::size_t begin = 0, end = 0;
@@ -43,11 +44,22 @@ std::vector<std::string> frames(const std::string& input, std::size_t piece, std
   }
 }
 
-// The same frames whole and byte by byte.
+// The line scans this processor runs: 16-byte blocks always, 32-byte ones where it has AVX2.
+std::vector<tlbf_dedup::LineScan> line_scans() {
+  std::vector<tlbf_dedup::LineScan> scans{tlbf_dedup::LineScan::narrow};
+  if (tlbf_dedup::widest_line_scan() == tlbf_dedup::LineScan::wide)
+    scans.push_back(tlbf_dedup::LineScan::wide);
+  else
+    MESSAGE("no AVX2 here: the 32-byte line scan is not run");
+  return scans;
+}
+
+// The same frames whole and byte by byte, and whole with each line scan.
 std::vector<std::string> framed(const std::string& input, std::vector<std::string> path = {}) {
   const std::vector<std::string> whole = frames(input, input.size() + 1, path);
   CHECK(frames(input, 1, path) == whole);
   CHECK(frames(input, 7, path) == whole);
+  for (const tlbf_dedup::LineScan scan : line_scans()) CHECK(frames(input, input.size() + 1, path, scan) == whole);
   return whole;
 }
 
@@ -84,9 +96,10 @@ TEST_SUITE("json_frames") {
     for (const std::string line :
          {"{\"a\":1} {\"b\":2}", "{\"a\":1}\t[1]}", "{\"a\":{\"b\":1}", "{\"a\":\"} {\"}", "{\"a\":1}} x}\r",
           "{\"a\":1}{\"b\":2}  ", "{\"a\":[{}]}", "{]{}", "{\"a\":1] [2]}"}) {
-      // Each also after a member that puts its bytes and the line end past the first 16.
-      for (const std::string& pad :
-           {std::string(), "\"pad\":\"" + std::string(15, 'x') + "\",", std::string(40, ' ')}) {
+      // Each also after a member that puts its bytes and the line end past the first 16 or
+      // 32 (the blocks of the two line scans).
+      for (const std::string& pad : {std::string(), "\"pad\":\"" + std::string(15, 'x') + "\",",
+                                     "\"pad\":\"" + std::string(31, 'x') + "\",", std::string(40, ' ')}) {
         const std::string padded = line.substr(0, 1) + pad + line.substr(1);
         CAPTURE(padded);
         V alone = framed(padded + "\n");
@@ -141,13 +154,16 @@ TEST_SUITE("json_frames") {
       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
       return static_cast<std::size_t>(rng % n);
     };
-    const std::string alphabet = "{}[]\",:\\ \t\rab01\x01\x1f\x7f\x80\xff";
+    const std::string alphabet = "{}[]\",:\\ \t\rab01\x01\x1f\x7f\x80\xff", printable = "{}[]\",: ab01";
     const std::string common = "{\"ts\":1763750000.001,\"id\":\"k1\",\"req\":{\"m\":\"GET\"},\"n\":2}";
+    const std::vector<tlbf_dedup::LineScan> scans = line_scans();
     std::size_t plain_frames = 0, common_plain = 0, common_fast = 0;
     for (int i = 0; i < 4000; ++i) {
       std::string line = next(4) == 0 ? " \t{" : "{";  // blanks before it are the record's too
       common_fast += line[0] == '{';                   // (the fast framing needs the next line to start with '{')
-      for (std::size_t n = next(70); n > 0; --n) line += alphabet[next(alphabet.size())];
+      // Half of them of printable bytes only, so that their quotes decide whether they are plain.
+      const std::string& bytes = next(2) == 0 ? alphabet : printable;
+      for (std::size_t n = next(100); n > 0; --n) line += bytes[next(bytes.size())];
       line += '}';
       // Before a short start of the next line, its last bytes are read one by one, past the
       // last whole block of the input.
@@ -155,21 +171,29 @@ TEST_SUITE("json_frames") {
       std::string buf = common + "\n" + line + (after == 0 ? "\n" + common + "\n" : after == 1 ? "\n" : "\n{");
       buf.append(tlbf_dedup::RecordReader::kTailPadding, '\0');
       const std::size_t size = buf.size() - tlbf_dedup::RecordReader::kTailPadding;
-      JsonFramer framer;
-      for (std::size_t begin = 0, n = 0; begin < size; ++n) {
-        const JsonFrame f = framer.next(std::string_view(buf).substr(begin, size - begin), true);
-        if (f.kind != JsonFrame::Kind::record) break;
-        tlbf_dedup::Record r;
-        r.data = buf.data() + begin + f.skip;
-        r.size = f.size;
-        INFO("line ", line, ", record ", n);
-        if (f.plain) REQUIRE(tlbf_dedup::plain_ascii_record(r));
-        plain_frames += f.plain;
-        common_plain += n == 0 && f.plain;
-        begin += f.consumed;
+      // Each line scan frames alike: the same records, found plain alike.
+      std::vector<std::vector<std::size_t>> seen;
+      for (const tlbf_dedup::LineScan scan : scans) {
+        JsonFramer framer({}, scan);
+        seen.emplace_back();
+        for (std::size_t begin = 0, n = 0; begin < size; ++n) {
+          const JsonFrame f = framer.next(std::string_view(buf).substr(begin, size - begin), true);
+          if (f.kind != JsonFrame::Kind::record) break;
+          tlbf_dedup::Record r;
+          r.data = buf.data() + begin + f.skip;
+          r.size = f.size;
+          INFO("line ", line, ", record ", n, ", scan ", static_cast<int>(scan));
+          if (f.plain) REQUIRE(tlbf_dedup::plain_ascii_record(r));
+          seen.back().insert(seen.back().end(), {f.skip, f.size, f.consumed, f.plain});
+          plain_frames += f.plain;
+          common_plain += n == 0 && f.plain;
+          begin += f.consumed;
+        }
       }
+      INFO("line ", line);
+      for (const auto& frames_of_scan : seen) REQUIRE(frames_of_scan == seen.front());
     }
-    CHECK(common_plain == common_fast);
+    CHECK(common_plain == common_fast * scans.size());
     CHECK(plain_frames > common_plain);  // some random lines are plain too
   }
 
