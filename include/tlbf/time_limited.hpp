@@ -873,11 +873,8 @@ class TimeLimitedFilter final : public WindowFilter {
     at.epoch = epoch_;
   }
   // An older era's first probes only: a new key's query (eras_hold()) stops once its probes
-  // have cleared every run of a block of 64, after about log2(64) + 2 = 8 of them (each clears
-  // about half the runs still standing). All k of every era, 8 keys ahead, asked for more lines
-  // than a core keeps in flight: 10^7 live keys in four eras (the 10,000,000-line scaling
-  // input, Intel host) took 9.2-11.8 s against 8.8-10.1 s with the first 8 of each older era,
-  // in three sets of alternating runs, the same decisions.
+  // have cleared every run of a block of 64, after about log2(64) + 2 = 8 of them, and all k
+  // of every era, 8 keys ahead, ask for more lines than a core keeps in flight.
   static constexpr std::uint32_t kOlderEraPrefetches = 8;
   void prefetch_cells(const Probes& at) const {
     const detail::RunCells& c = eras_.back().cells;
