@@ -95,8 +95,8 @@ void declare_filter(CLI::App& app, ValueOptions& value) {
   value("-n,--window-count", "N", "count window: a duplicate when among the last N inserted keys");
   value("-e,--error-rate", "P", "target false-positive rate, 1e-12 to 0.5 (default 1e-5)");
   value("-c,--capacity", "N",
-        "expected distinct keys per window, for initial sizing (default 100000); for a window of far more, "
-        "its count starts the filter at its size");
+        "expected distinct keys per window, for initial sizing (default 100000); set it near a large window's "
+        "real count and the filter starts at that size");
   value("-a,--algorithm", "NAME", "tlbf (default with -w) | apbf (default with -n) | gebf | exact");
   value("--max-memory", "SIZE",
         "bound on the filter's memory: 512M, 2G (default 1G); when it binds the window shrinks, never the error rate");
