@@ -1127,6 +1127,35 @@ TEST_SUITE("time_limited") {
     CHECK(missed == 0);
   }
 
+  TEST_CASE("-c near the keys a window holds: one era of k + l slices from the start, and fewer bits") {
+    // The man page's advice for -c: the same stream as above, sized for the 100,000 keys the
+    // window holds instead of 1,000, never climbs: one era, k + l slices, less memory.
+    struct Run {
+      std::size_t most_eras = 0, slices = 0;
+      std::uint64_t bits = 0;
+    };
+    const auto run = [](std::uint64_t capacity) {
+      TimeLimitedFilter f(time_config(100 * kSec, 1e-5, capacity));
+      Run r;
+      for (std::uint64_t i = 0; i < 100000; ++i) {
+        f.insert_if_absent(key(i), static_cast<Time>(i) * kMs);
+        r.most_eras = std::max(r.most_eras, f.era_count());
+      }
+      r.slices = f.slice_count();
+      r.bits = f.stats(100 * kSec).bits_allocated;
+      CHECK(r.slices >= f.k() + f.l());
+      if (capacity == 100000) CHECK(r.slices == f.k() + f.l());
+      return r;
+    };
+    const Run sized = run(100000), climbed = run(1000);
+    MESSAGE("sized: " << sized.most_eras << " era(s), " << sized.slices << " slices, " << sized.bits
+                      << " bits; climbed: " << climbed.most_eras << ", " << climbed.slices << ", " << climbed.bits);
+    CHECK(sized.most_eras == 1);
+    CHECK(climbed.most_eras > 1);
+    CHECK(sized.slices < climbed.slices);
+    CHECK(sized.bits < climbed.bits);
+  }
+
   TEST_CASE("a backlog inside the first cell sizes the filter near its keys, not 4x a step ahead of them") {
     // A file read without event times: keys 1 us apart in a 60 s window, sized for 100,000
     // (the program's default), every generation ended by count. An era's slices share one
