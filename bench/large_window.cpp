@@ -89,8 +89,11 @@ double poisson(double mean, int x) {
   return std::exp(-mean + x * std::log(mean) - std::lgamma(static_cast<double>(x) + 1));
 }
 
-// E[f(X)^k] and E[f(X)]^k for X ~ Poisson(B ln2 / s).
-void run_rates(double b, std::uint32_t k, double s, double& blocked, double& unblocked) {
+// A run's false-positive rate, blocked E[f(X)^k] and unblocked E[f(X)]^k, for X ~ Poisson(B ln2 / s).
+struct Rates {
+  double blocked, unblocked;
+};
+Rates run_rates(double b, std::uint32_t k, double s) {
   const double mean = b * std::log(2.0) / s;
   const int top = static_cast<int>(mean + 20 * std::sqrt(mean) + 50);
   double ek = 0, e1 = 0;
@@ -100,8 +103,7 @@ void run_rates(double b, std::uint32_t k, double s, double& blocked, double& unb
     ek += p * std::pow(f, k);
     e1 += p * f;
   }
-  blocked = ek;
-  unblocked = std::pow(e1, k);
+  return {ek, std::pow(e1, k)};
 }
 
 }  // namespace
@@ -124,19 +126,15 @@ int main(int argc, char** argv) {
   fmt::print("\n== Blocking a key's k = {} probes into B one-word cells of an era ==\n", o.k);
   fmt::print("{:>6} {:>14} {:>24} {:>22}\n", "B", "lines a key", "rate at the same bits", "bits for the rate");
   for (double b : {32.0, 64.0, 128.0, 256.0, 512.0}) {
-    double blocked = 0, unblocked = 0;
-    run_rates(b, o.k, 1.0, blocked, unblocked);
-    const double target = unblocked;
-    double lo = 1.0, hi = 4.0;
+    const Rates same_bits = run_rates(b, o.k, 1.0);
+    double lo = 1.0, hi = 4.0;  // the bits factor s, by bisection
     for (int i = 0; i < 60; ++i) {
       const double mid = (lo + hi) / 2;
-      double bm = 0, um = 0;
-      run_rates(b, o.k, mid, bm, um);
-      (bm > target ? lo : hi) = mid;
+      (run_rates(b, o.k, mid).blocked > same_bits.unblocked ? lo : hi) = mid;
     }
     // Distinct lines among the block's B / 8 that k random probes touch, on average.
     const double block_lines = b / 8, lines = block_lines * (1 - std::pow(1 - 1 / block_lines, o.k));
-    fmt::print("{:>6.0f} {:>14.1f} {:>23.1f}x {:>21.2f}x\n", b, lines, blocked / unblocked, hi);
+    fmt::print("{:>6.0f} {:>14.1f} {:>23.1f}x {:>21.2f}x\n", b, lines, same_bits.blocked / same_bits.unblocked, hi);
   }
   return 0;
 }
