@@ -10,6 +10,6 @@ for a in "$@"; do
   if [ "$a" = --fast ]; then args+=(-L fast); else args+=("$a"); fi
 done
 install_missing "${PACKAGES[@]}"
-configure_and_build -DTLBF_BUILD_TESTS=ON
+configure_and_build -DTLBF_BUILD_TESTS=ON -DTLBF_BUILD_BENCH=ON
 cd "$BUILD_DIR"
 ctest --output-on-failure -j "$JOBS" "${args[@]}"
