@@ -7,15 +7,19 @@
 // UTC, with nanoseconds), parses to the same time; parse_auto only returns what one of the
 // fixed parsers returns; TimeParser strips brackets without changing the result; a time
 // written with the pattern "%Y-%m-%dT%H:%M:%S.%f%z" parses back through TimePattern; a date
-// only is a midnight (or, past 2262, the last time there is); over a sequence of stamps the rollover year never goes back, advances
-// by one exactly when the parser says so, a year-less stamp parses to what the pure parser
-// gives in the year it was placed in, and a stamp that does not parse changes no state; and
-// YearStart::not_after never places a first month after the reference month.
+// only is a midnight (or, past 2262, the last time there is); over a sequence of stamps the rollover year never goes
+// back, advances by one exactly when the parser says so, a year-less stamp parses to what the pure parser gives in the
+// year it was placed in, and a stamp that does not parse changes no state; a time of day alone is the pure parse (on
+// 1970-01-01) moved by whole days, the date never goes back and advances by one day exactly when the parser says so; a
+// parser with a fixed
+// --timezone gives what the plain one gives, moved by that offset (a zoned stamp or an epoch
+// not at all); and YearStart::not_after never places a first month after the reference month.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -113,7 +117,8 @@ bool strippable(char c) { return c == ' ' || c == '\t' || c == '[' || c == ']' |
 void check_fixed_parsers(std::string_view s, int year) {
   using namespace tlbf_dedup;
   std::optional<Time> rfc = parse_rfc3339(s), clf = parse_clf(s), sys = parse_syslog(s, year), ct = parse_ctime(s),
-                      ep = parse_epoch_auto(s), slash = parse_slash_date(s), mail = parse_rfc2822(s);
+                      ep = parse_epoch_auto(s), slash = parse_slash_date(s), mail = parse_rfc2822(s),
+                      tod = parse_time_of_day(s);
   if (rfc) {
     Fields f = fields_of(*rfc);
     expect_same(parse_rfc3339(fmt("R", f)), *rfc, "rfc3339 round trip", s);
@@ -127,6 +132,16 @@ void check_fixed_parsers(std::string_view s, int year) {
   if (ct) expect_same(parse_ctime(fmt("T", fields_of(*ct))), *ct, "ctime round trip", s);
   if (slash) expect_same(parse_slash_date(fmt("/", fields_of(*slash))), *slash, "slash date round trip", s);
   if (mail) expect_same(parse_rfc2822(fmt("M", fields_of(*mail))), *mail, "rfc2822 round trip", s);
+  if (tod) {  // with its zone applied, a time of day is within a day and a zone of midnight
+    if (*tod < -26 * 3600 * kNs || *tod > (86400 + 26 * 3600) * kNs) broken("a time of day out of its day", s, *tod);
+    const Fields f = fields_of(*tod);
+    if (*tod >= 0 && *tod < 86400 * kNs && s.find_first_of("Zz+-") == std::string_view::npos) {
+      char buf[64];
+      const int n = std::snprintf(buf, sizeof buf, "%02u:%02u:%02u.%09" PRId64, f.hour, f.minute, f.second, f.nanos);
+      expect_same(parse_time_of_day(std::string_view(buf, static_cast<std::size_t>(n))), *tod, "time of day round trip",
+                  s);
+    }
+  }
   for (Time unit : {tlbf::kSecond, tlbf::kMillisecond, Time{1}}) {
     if (auto t = parse_epoch(s, unit))
       expect_same(parse_epoch(epoch_text(*t), tlbf::kSecond), *t, "epoch round trip", s);
@@ -135,7 +150,7 @@ void check_fixed_parsers(std::string_view s, int year) {
 
   const std::optional<Time> a = parse_auto(s, year);
   if (a && *a != rfc.value_or(~*a) && *a != clf.value_or(~*a) && *a != sys.value_or(~*a) && *a != ct.value_or(~*a) &&
-      *a != ep.value_or(~*a) && *a != slash.value_or(~*a) && *a != mail.value_or(~*a))
+      *a != ep.value_or(~*a) && *a != slash.value_or(~*a) && *a != mail.value_or(~*a) && *a != tod.value_or(~*a))
     broken("parse_auto returned what no fixed parser did", s, *a);
 
   if (!s.empty() && !strippable(s.front()) && !strippable(s.back())) {
@@ -153,24 +168,53 @@ void check_fixed_parsers(std::string_view s, int year) {
   }
 }
 
-// One year-less stamp's parse by a stateful parser, against the rollover's promises.
+// One year-less stamp's (or time of day's) parse by a stateful parser, against the rollovers'
+// promises.
 void check_step(tlbf_dedup::TimeParser& parser, std::string_view line, std::string_view input,
                 const tlbf_dedup::TimePattern* pattern) {
   using namespace tlbf_dedup;
   const std::optional<int> before = parser.years().year();
+  const std::optional<std::int64_t> day_before = parser.days().day();
   const TimeReading r = parser.parse(line);
   const std::optional<int> after = parser.years().year();
-  if (!r.parsed && after != before) broken("a stamp that did not parse moved the year", input, 0);
+  const std::optional<std::int64_t> day_after = parser.days().day();
+  if (!r.parsed && (after != before || day_after != day_before))
+    broken("a stamp that did not parse moved the year or the date", input, 0);
   if (before && (!after || *after < *before)) broken("the rollover year went back", input, after.value_or(0));
   const bool stepped = before && after && *after == *before + 1;
   if (r.year_advanced != stepped || (before && after && *after > *before + 1))
     broken("year_advanced is the year going up by one", input, r.time);
+  if (day_before && (!day_after || *day_after < *day_before)) broken("the date went back", input, r.time);
+  const bool day_stepped = day_before && day_after && *day_after == *day_before + 1;
+  if (r.day_advanced != day_stepped || (day_before && day_after && *day_after > *day_before + 1))
+    broken("day_advanced is the date going up by one", input, r.time);
+  if (r.time_of_day) {
+    // Dated by the rollover: the pure reading (on 1970-01-01) moved by whole days.
+    const std::optional<Time> pure = pattern ? pattern->parse(line, 0) : parse_time_of_day(line);
+    if (!pure) broken("a time of day the pure parser does not read", input, r.time);
+    if (r.time != std::numeric_limits<Time>::max() && (r.time - *pure) % (86400 * kNs) != 0)
+      broken("a time of day moved by other than whole days", input, r.time);
+    return;
+  }
   if (r.parsed && after) {
     // A year-less stamp was placed in *after; any other ignores the year: either way the pure
     // parser given that year agrees.
     const std::optional<Time> pure = pattern ? pattern->parse(line, *after) : parse_auto(line, *after);
     if (pure != r.value()) broken("a rolled stamp differs from the pure parse in its year", input, r.time);
   }
+}
+
+// A parser with a fixed --timezone reads what the plain one reads, a stamp without a zone
+// moved by the offset (the same instant for a zoned stamp or an epoch number).
+void check_zone(tlbf_dedup::TimeParser& zoned, tlbf_dedup::TimeParser& plain, std::string_view line,
+                std::string_view input, Time offset) {
+  const tlbf_dedup::TimeReading z = zoned.parse(line), p = plain.parse(line);
+  if (p.parsed && p.time < std::numeric_limits<Time>::min() + 26 * 3600 * kNs) return;  // 1677: no room to move
+  if (z.parsed != p.parsed) broken("--timezone changed whether a stamp reads", input, p.time);
+  if (!z.parsed || z.time == p.time) return;
+  if (p.time == std::numeric_limits<Time>::max() || z.time == std::numeric_limits<Time>::max())
+    broken("--timezone moved a stamp past 2262", input, z.time);
+  if (p.time - z.time != offset) broken("--timezone moved a stamp by other than its offset", input, z.time);
 }
 
 // YearStart::not_after(t) puts a first stamp of any month at most at the month of t + 14 h,
@@ -215,6 +259,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tlbf_dedup::TimeParser syslog(TimeFormat::syslog, std::nullopt, 2024),
       automatic(TimeFormat::auto_detect, std::nullopt, 2024);
   tlbf_dedup::TimeParser patterned(TimeFormat::pattern, pattern, tlbf_dedup::YearStart::not_after(1700000000 * kNs));
+  patterned.restart_days(1700000000 * kNs);
+  tlbf_dedup::TimeSettings india;
+  india.zone = std::make_shared<const tlbf_dedup::TimeZone>(tlbf_dedup::TimeZone::fixed(19800, "+05:30"));
+  india.date = 19000;
+  tlbf_dedup::TimeSettings utc_date;
+  utc_date.date = 19000;
+  tlbf_dedup::TimeParser zoned(TimeFormat::auto_detect, std::nullopt, 2024, india),
+      unzoned(TimeFormat::auto_detect, std::nullopt, 2024, utc_date);
   std::size_t start = 0;
   for (int line_no = 0; start <= text.size(); ++line_no) {
     std::size_t end = text.find('\n', start);
@@ -225,6 +277,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check_step(syslog, line, text, nullptr);
       check_step(automatic, line, text, nullptr);
       if (pattern && line_no > 0) check_step(patterned, line, text, &*pattern);
+      check_zone(zoned, unzoned, line, text, 19800 * kNs);
     }
     start = end + 1;
   }

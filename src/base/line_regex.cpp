@@ -18,7 +18,7 @@ namespace {
 
 // The end of the bracket expression opening at `at`: past its closing ']'. A ']' right after
 // the '[' (or "[^") is a member, and [: :] [= =] [. .] enclose names.
-std::size_t bracket_end(const std::string& p, std::size_t at) {
+std::size_t bracket_end(std::string_view p, std::size_t at) {
   std::size_t j = at + 1;
   if (j < p.size() && p[j] == '^') ++j;
   if (j < p.size() && p[j] == ']') ++j;
@@ -58,6 +58,20 @@ void check_supported(const std::string& p) {
 
 }  // namespace
 
+std::size_t LineRegex::count_groups(std::string_view p) {
+  std::size_t groups = 0;
+  for (std::size_t i = 0; i < p.size();) {
+    if (p[i] == '[') {
+      i = bracket_end(p, i);
+    } else if (p[i] == '\\') {
+      i += 2;
+    } else {
+      groups += p[i++] == '(';
+    }
+  }
+  return groups;
+}
+
 LineRegex::LineRegex(const std::string& pattern, bool ignore_case) {
   check_supported(pattern);
   RE2::Options o;
@@ -71,8 +85,10 @@ LineRegex::LineRegex(const std::string& pattern, bool ignore_case) {
   o.set_case_sensitive(!ignore_case);
   o.set_log_errors(false);
   re_ = std::make_unique<RE2>(pattern, o);
+  if (re_->error_code() == RE2::ErrorRepeatSize)  // RE2 bounds nested counts by their product too
+    refuse(re_->error() + " (a count is at most 1000, and so is the product of nested counts)");
   if (!re_->ok()) refuse(re_->error());
-  has_group_ = re_->NumberOfCapturingGroups() >= 1;
+  groups_ = static_cast<std::size_t>(re_->NumberOfCapturingGroups());
 }
 
 LineRegex::~LineRegex() = default;
@@ -83,10 +99,24 @@ bool LineRegex::matches(std::string_view text) const {
 
 std::optional<std::string_view> LineRegex::group_or_match(std::string_view text) const {
   re2::StringPiece m[2];
-  if (!re_->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, m, has_group_ ? 2 : 1))
+  const bool has_group = groups_ >= 1;
+  if (!re_->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, m, has_group ? 2 : 1))
     return std::nullopt;
-  const re2::StringPiece& g = has_group_ && m[1].data() != nullptr ? m[1] : m[0];
+  const re2::StringPiece& g = has_group && m[1].data() != nullptr ? m[1] : m[0];
   return std::string_view(g.data(), g.size());
+}
+
+bool LineRegex::match_groups(std::string_view text, std::vector<std::string_view>& out) const {
+  constexpr std::size_t kOnStack = 16;
+  re2::StringPiece stack[kOnStack + 1];
+  std::vector<re2::StringPiece> heap(groups_ + 1 > kOnStack + 1 ? groups_ + 1 : 0);
+  re2::StringPiece* m = heap.empty() ? stack : heap.data();
+  if (!re_->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, m,
+                  static_cast<int>(groups_ + 1)))
+    return false;
+  out.clear();
+  for (std::size_t i = 1; i <= groups_; ++i) out.emplace_back(m[i].data() ? m[i].data() : "", m[i].size());
+  return true;
 }
 
 }  // namespace tlbf_dedup

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace re2 {
 class RE2;
@@ -31,10 +32,18 @@ class LineRegex {
   // The match's capture group 1 when the pattern has one and it took part in the match, else
   // the whole match; nullopt when nothing matches.
   std::optional<std::string_view> group_or_match(std::string_view text) const;
+  // The match's capture groups 1..groups() into `out` (a group that took no part in the
+  // match is empty); false when nothing matches.
+  bool match_groups(std::string_view text, std::vector<std::string_view>& out) const;
+  std::size_t groups() const { return groups_; }
+
+  // The capture groups of a POSIX extended `pattern`: its '(' outside brackets and escapes
+  // (every group captures in POSIX syntax). Counted from the text, without compiling it.
+  static std::size_t count_groups(std::string_view pattern);
 
  private:
   std::unique_ptr<re2::RE2> re_;
-  bool has_group_ = false;
+  std::size_t groups_ = 0;
 };
 
 }  // namespace tlbf_dedup

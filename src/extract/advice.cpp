@@ -318,7 +318,28 @@ std::optional<std::string> suggest_time_format(std::string_view text, std::strin
   return std::nullopt;
 }
 
+void AdviceTally::add(const TimeReading& t, std::string advice, std::string example) {
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    if (absent_[i] ? !t.present : (t.present && groups_[i].advice == advice)) {
+      ++groups_[i].count;
+      return;
+    }
+  }
+  if (groups_.size() == kMostGroups) return;
+  groups_.push_back(Group{std::move(advice), std::move(example), 1});
+  absent_.push_back(!t.present);
+}
+
+const AdviceTally::Group* AdviceTally::most_common() const {
+  const Group* best = nullptr;
+  for (const Group& g : groups_)
+    if (!best || g.count > best->count) best = &g;
+  return best;
+}
+
 std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t) {
+  if (t.regex_missed)
+    return "--time-regex does not match it (the time is its capture group 1, or the whole match without a group)";
   if (!t.present)
     return fmt::format("-t {} is not in the record; {}", cfg.time,
                        describe_fields(record, json, cfg.delimiter, cfg.time));

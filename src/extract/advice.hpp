@@ -3,9 +3,11 @@
 // and the untimed run's error say, so that the way out fits the input at hand.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
@@ -25,6 +27,31 @@ std::optional<std::string> suggest_time_format(std::string_view text, std::strin
 // What to do about a record whose time at -t was not read: the fields the record has when the
 // field is absent, else a --time-format that reads the text (or the formats there are).
 std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t);
+
+// The advice of the untimed records a run reads while it looks for its first readable time,
+// grouped: the group most of them fall in speaks for the input, not the first record, which
+// may be a preamble (a banner, the lines before the first --multiline match). A group is one
+// advice text, or, for records without the time field, all of them (their lists of fields
+// differ). At most kMostGroups groups are kept; later kinds are only counted.
+class AdviceTally {
+ public:
+  static constexpr std::size_t kMostGroups = 16;
+  struct Group {
+    std::string advice;   // the first record's of the group
+    std::string example;  // its time text, quoted
+    std::uint64_t count = 0;
+  };
+  // One untimed record: its time reading, the advice it got, its time text quoted.
+  void add(const TimeReading& t, std::string advice, std::string example);
+  // The group with the most records (the earliest of those tied); nullptr before the first.
+  const Group* most_common() const;
+  // The first record's group.
+  const Group* first() const { return groups_.empty() ? nullptr : &groups_.front(); }
+
+ private:
+  std::vector<Group> groups_;
+  std::vector<bool> absent_;  // the group is the records without the field
+};
 
 // How to put one input in time order before it is read: a command that sorts `input` (a file,
 // or "(stdin)") by the time at -t when the time text sorts as text (`time_text`, one record's:

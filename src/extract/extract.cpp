@@ -60,6 +60,10 @@ std::string json_key_hint(const std::string& k) {
 
 }  // namespace
 
+bool has_composite_key(const ExtractConfig& cfg) {
+  return cfg.keys.size() > 1 || LineRegex::count_groups(cfg.key_regex) > 1;
+}
+
 std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json) {
   if (x.status == ExtractStatus::too_deep && x.absent_part >= 1 && x.absent_part <= cfg.keys.size()) {
     const std::string k = "-k " + cfg.keys[x.absent_part - 1];
@@ -107,11 +111,16 @@ struct FieldCollector {
   std::string_view value() const { return count <= 1 ? first : std::string_view(joined); }
 };
 
-// --key-regex: capture group 1 of the pattern, or its whole match.
+// --key-regex: capture group 1 of the pattern, or its whole match; with two or more groups,
+// each group a part of a composite key (match_parts).
 class RegexKey {
  public:
   RegexKey(const std::string& re, bool icase) : re_(compile(re, icase)) {}
+  bool composite() const { return re_->groups() >= 2; }
   std::optional<std::string_view> match(std::string_view line) const { return re_->group_or_match(line); }
+  bool match_parts(std::string_view line, std::vector<std::string_view>& parts) const {
+    return re_->match_groups(line, parts);
+  }
 
  private:
   static std::unique_ptr<LineRegex> compile(const std::string& re, bool icase) {
@@ -181,7 +190,16 @@ class LineExtractor final : public Extractor {
 
     std::string_view key;
     bool joined = false;  // a composite key, folded part by part as it was joined
-    if (regex_) {
+    if (regex_ && regex_->composite()) {
+      if (!regex_->match_parts(line, regex_parts_)) {
+        out.status = ExtractStatus::missing_key;
+        return out;
+      }
+      composite_.clear();
+      for (std::string_view part : regex_parts_) append_key_part(composite_, masked(part), ignore_case_);
+      key = composite_;
+      joined = true;
+    } else if (regex_) {
       auto m = regex_->match(line);
       if (!m) {
         out.status = ExtractStatus::missing_key;
@@ -259,6 +277,7 @@ class LineExtractor final : public Extractor {
   std::uint32_t key_field_ = 0;   // the single key field, or 0 when the general path is needed
   std::uint32_t time_field_ = 0;  // the single time field (0: no time)
   std::unique_ptr<RegexKey> regex_;
+  std::vector<std::string_view> regex_parts_;  // a composite regex key's groups
   std::string composite_;
   std::string folded_;
   std::string masked_;

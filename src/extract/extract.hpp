@@ -52,12 +52,12 @@ enum class MissingMember : std::uint8_t {
 };
 
 struct ExtractConfig {
-  std::vector<std::string> keys;                 // -k, in order; empty = the whole record
+  std::vector<std::string> keys;  // -k, in order; empty = the whole record
   // --key-except (JSON): the key is the whole record without these members (paths a.b),
   // canonical as a -k part of an object is; empty with empty `keys`: the record's text.
   std::vector<std::string> key_except;
   int delimiter = -1;                            // -d; -1 = runs of blanks
-  std::string key_regex;                         // --key-regex
+  std::string key_regex;                         // --key-regex; 2+ groups: a composite key
   bool ignore_case = false;                      // -i
   std::string time;                              // -t; empty = no record time
   MissingMember missing = MissingMember::error;  // --missing
@@ -65,6 +65,10 @@ struct ExtractConfig {
   // string values only (key_mask.hpp).
   KeyMask mask;
 };
+
+// Whether keys have several length-prefixed parts: several -k, or a --key-regex with two or
+// more groups (how --explain and --top show them).
+bool has_composite_key(const ExtractConfig& cfg);
 
 // Why a record has no key, for warnings: names the -k part that was absent (or too deep).
 // For a JSON record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint,

@@ -10,6 +10,7 @@
 #include "extract/json_key_encoder.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace tlbf_dedup {
@@ -81,11 +82,49 @@ std::vector<std::string> split_at(std::string_view text, char sep) {
 
 ExceptTree::ExceptTree(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
-    ExceptTree* node = this;
-    for (const std::string& name : split_at(path, '.'))
-      if (!node->whole_) node = &node->children_[name];  // (a path inside one left out whole adds nothing)
-    node->whole_ = true;
+    if (!path.empty() && path[0] == '/') {  // a JSON pointer: exactly its segments, unescaped
+      std::vector<std::string> names = split_at(std::string_view(path).substr(1), '/');
+      for (std::string& name : names) {
+        std::string plain;
+        for (std::size_t i = 0; i < name.size(); ++i) {
+          if (name[i] != '~') {
+            plain += name[i];
+          } else if (i + 1 < name.size() && (name[i + 1] == '0' || name[i + 1] == '1')) {
+            plain += name[++i] == '0' ? '~' : '/';
+          } else {
+            throw SpecError("--key-except '" + path + "': '~' in a JSON pointer must be ~0 or ~1");
+          }
+        }
+        name = std::move(plain);
+      }
+      add(names);
+      continue;
+    }
+    // A dotted path: each dot read as nesting or as part of a name (bit i of `joined` set:
+    // the dot after piece i is a name's), so that Zeek's flat "id.orig_p" is left out as well
+    // as a nested one.
+    const std::vector<std::string> pieces = split_at(path, '.');
+    if (pieces.size() - 1 > kMaxDots)
+      throw SpecError("--key-except '" + path + "': more than " + std::to_string(kMaxDots) +
+                      " dots; a JSON pointer (/a/b/c) names a deeper member");
+    for (std::uint32_t joined = 0; joined < (std::uint32_t{1} << (pieces.size() - 1)); ++joined) {
+      std::vector<std::string> names{pieces[0]};
+      for (std::size_t i = 1; i < pieces.size(); ++i) {
+        if (joined >> (i - 1) & 1)
+          names.back() += '.' + pieces[i];
+        else
+          names.push_back(pieces[i]);
+      }
+      add(names);
+    }
   }
+}
+
+void ExceptTree::add(const std::vector<std::string>& names) {
+  ExceptTree* node = this;
+  for (const std::string& name : names)
+    if (!node->whole_) node = &node->children_[name];  // (a path inside one left out whole adds nothing)
+  node->whole_ = true;
 }
 
 simdjson::error_code KeyEncoder::record_except(od::value& v, const ExceptTree& except, std::string& buf) {

@@ -41,7 +41,11 @@ std::vector<std::string> split_at(std::string_view text, char sep);
 // whose node is a leaf is left out with its whole value, the others lead to nested objects.
 class ExceptTree {
  public:
-  // `paths`: member names joined by dots (a, a.b).
+  static constexpr std::size_t kMaxDots = 12;  // a dotted path is read in 2^dots ways
+  // `paths`: member names joined by dots (a, a.b), where a dot may also be part of a name, as
+  // -k reads them (a.b leaves out a member "a.b" and member b of member a); or JSON pointers
+  // (/a/b, exactly those names). Throws SpecError for a pointer with a stray '~' or a dotted
+  // path of more than kMaxDots dots.
   explicit ExceptTree(const std::vector<std::string>& paths = {});
   bool empty() const { return children_.empty(); }
   bool leaf() const { return whole_; }
@@ -52,6 +56,8 @@ class ExceptTree {
   }
 
  private:
+  void add(const std::vector<std::string>& names);  // one path, as the names it goes through
+
   std::map<std::string, ExceptTree, std::less<>> children_;
   bool whole_ = false;  // the member is left out with its whole value
 };

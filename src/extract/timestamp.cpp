@@ -1,28 +1,30 @@
 // The fixed timestamp formats of logs (epoch numbers, RFC 3339, slash dates, RFC 2822, CLF,
-// syslog, ctime), auto-detection among them, the year of year-less stamps, and TimeParser,
-// which the extractors call for every record. strftime patterns are matched in
-// timestamp_pattern.cpp; what both share (the Civil fields, the calendar, the Scanner) is in
-// timestamp_scan.hpp.
+// syslog, ctime, a time of day alone), auto-detection among them, and the per-record path of
+// TimeParser, which the extractors call for every record. strftime patterns are matched in
+// timestamp_pattern.cpp; the year, the date and the zone TimeParser gives a stamp that names
+// them not, in timestamp_parser.cpp; what they share (the Civil fields, the calendar, the
+// Scanner) is in timestamp_scan.hpp.
 //
 // Each format is read in two steps: a scanner (scan_rfc3339, scan_syslog...) checks the
 // syntax and fills a Civil with the fields the text names, then to_time checks them against
 // the calendar and converts. Between the two, TimeParser gives year-less stamps their year
-// from its YearRollover, so a stamp is placed only once it is known to be a real date (an
-// unreadable "Feb 30" never moves the year on).
+// from its YearRollover (and times of day their date), so a stamp is placed only once it is
+// known to be a real date (an unreadable "Feb 30" never moves the year on).
 //
 // Invariant: a parser either consumes its whole input (after the caller's stripping) and
 // returns a time that round-trips through the civil calendar (month 1-12, a day that exists
 // in that month, hour < 24, minute < 60, second <= 60), or returns nullopt. Civil dates are
 // converted with Howard Hinnant's days_from_civil algorithm
 // (http://howardhinnant.github.io/date_algorithms.html), valid for the proleptic Gregorian
-// calendar; overflow of the 64-bit nanosecond range (years beyond ~1677..2262) is nullopt.
+// calendar; a time past the 64-bit nanosecond range (after 2262-04-11) is the last time there
+// is, one before it (1677) nullopt.
 #include "extract/timestamp.hpp"
 
-#include <cstdio>
+#include <algorithm>
 #include <cstring>
-#include <ctime>
 #include <iterator>
 #include <limits>
+#include <string>
 
 #include "extract/timestamp_scan.hpp"
 
@@ -34,6 +36,7 @@ using detail::is_digit;
 using detail::kNsPerSec;
 using detail::month_of_day_of_year;
 using detail::parse_with;
+using detail::read_as;
 using detail::Scanner;
 using detail::to_time;
 using detail::year_of_two_digits;
@@ -110,6 +113,43 @@ bool fast_epoch_seconds(std::string_view text, Time& out) {
 
 }  // namespace
 
+namespace {
+
+// A number with an exponent ("1.7e9", "-1.5E+3") written without it ("1700000000", "-1500"),
+// so that the plain reader below reads it; nullopt when `text` is not such a number. The
+// exponent's effect is capped at 400 places either way: beyond, the value is past 2262 (or
+// before 1677) as a plain number of 400 digits is, or a fraction finer than a nanosecond.
+std::optional<std::string> without_exponent(std::string_view text) {
+  std::size_t i = 0;
+  std::string out;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) out += text[i++];
+  std::string digits;
+  std::int64_t point = 0;  // digits before the decimal point
+  for (; i < text.size() && is_digit(text[i]); ++i, ++point) digits += text[i];
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && is_digit(text[i]); ++i) digits += text[i];
+  if (digits.empty() || i == text.size() || (text[i] != 'e' && text[i] != 'E')) return std::nullopt;
+  ++i;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+  std::int64_t exponent = 0;
+  const std::size_t exponent_start = i;
+  for (; i < text.size() && is_digit(text[i]); ++i)
+    exponent = std::min<std::int64_t>(exponent * 10 + (text[i] - '0'), 400);
+  if (i == exponent_start || i != text.size()) return std::nullopt;
+  point += negative ? -exponent : exponent;
+  const std::size_t lead = std::min(digits.find_first_not_of('0'), digits.size());  // leading zeros add nothing
+  digits.erase(0, lead);
+  point -= static_cast<std::int64_t>(lead);
+  if (digits.empty() || point < -400) return out + "0";
+  if (point <= 0) return out + "0." + std::string(static_cast<std::size_t>(-point), '0') + digits;
+  if (static_cast<std::size_t>(point) >= digits.size())
+    return out + digits + std::string(static_cast<std::size_t>(point) - digits.size(), '0');
+  return out + digits.substr(0, static_cast<std::size_t>(point)) + "." + digits.substr(static_cast<std::size_t>(point));
+}
+
+}  // namespace
+
 std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
   if (Time t; unit == tlbf::kSecond && fast_epoch_seconds(text, t)) return t;
   static constexpr std::int64_t kPow10[19] = {1,
@@ -137,11 +177,12 @@ std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
   if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
   // 18 digits always fit an int64; from the 19th on, check for overflow.
   std::int64_t whole = 0;
+  bool overflow = false;  // past 2262 (or, negative, before 1677)
   const char* start = p;
   for (; p < end && static_cast<unsigned>(*p - '0') < 10; ++p) {
     if (p - start >= 18) {
-      if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, *p - '0', &whole))
-        return std::nullopt;
+      overflow =
+          overflow || __builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, *p - '0', &whole);
     } else {
       whole = whole * 10 + (*p - '0');
     }
@@ -159,16 +200,23 @@ std::optional<Time> parse_epoch(std::string_view text, tlbf::Duration unit) {
     }
     any = any || p > fstart;
   }
+  if (any && p < end && (*p == 'e' || *p == 'E')) {
+    const std::optional<std::string> plain = without_exponent(text);
+    return plain ? parse_epoch(*plain, unit) : std::nullopt;
+  }
   if (!any || p != end) return std::nullopt;
-  std::int64_t ns;
-  if (__builtin_mul_overflow(whole, unit, &ns)) return std::nullopt;
+  std::int64_t ns = 0;
+  overflow = overflow || __builtin_mul_overflow(whole, unit, &ns);
   // frac / 10^frac_digits of one unit = 10^unit_digits ns: a multiplication unless the
   // text is finer than a nanosecond (no division on the common path).
   int unit_digits = 0;
   while (unit_digits < 18 && kPow10[unit_digits] < unit) ++unit_digits;
   std::int64_t part =
       frac_digits <= unit_digits ? frac * kPow10[unit_digits - frac_digits] : frac / kPow10[frac_digits - unit_digits];
-  if (__builtin_add_overflow(ns, part, &ns)) return std::nullopt;
+  overflow = overflow || __builtin_add_overflow(ns, part, &ns);
+  // Past the end of the clock: the last time there is, a stamp in the future (as a civil
+  // stamp of year 9999 is); before its start, no time.
+  if (overflow) return negative ? std::nullopt : std::optional<Time>(std::numeric_limits<Time>::max());
   return negative ? -ns : ns;
 }
 
@@ -177,6 +225,14 @@ std::optional<Time> parse_epoch_auto(std::string_view text) {
   std::size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
   std::size_t digits = 0;
   while (i + digits < text.size() && is_digit(text[i + digits])) ++digits;
+  if (i + digits < text.size()) {  // an exponent after the mantissa: the magnitude is the value's
+    std::size_t end = i + digits;
+    if (text[end] == '.') end = std::min(text.find_first_not_of("0123456789", end + 1), text.size());
+    if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+      const std::optional<std::string> plain = without_exponent(text);
+      return plain ? parse_epoch_auto(*plain) : std::nullopt;
+    }
+  }
   while (digits > 1 && text[i] == '0') ++i, --digits;  // leading zeros do not add magnitude
   tlbf::Duration unit = digits <= 11   ? tlbf::kSecond
                         : digits <= 14 ? tlbf::kMillisecond
@@ -199,7 +255,7 @@ bool scan_rfc3339(std::string_view text, Civil& c) {
     return true;
   }
   if (!(sc.lit('T') || sc.lit('t') || sc.lit(' '))) return false;
-  return sc.clock(c, true) && sc.end_with_optional_zone(c.offset_seconds);
+  return sc.clock(c, true) && sc.end_with_optional_zone(c);
 }
 
 bool scan_slash_date(std::string_view text, Civil& c) {
@@ -213,7 +269,7 @@ bool scan_slash_date(std::string_view text, Civil& c) {
     c.has_time_of_day = false;
     return four_digits;
   }
-  return sc.gap() && sc.clock(c, false) && sc.end_with_optional_zone(c.offset_seconds);
+  return sc.gap() && sc.clock(c, false) && sc.end_with_optional_zone(c);
 }
 
 bool scan_rfc2822(std::string_view text, Civil& c) {
@@ -226,7 +282,7 @@ bool scan_rfc2822(std::string_view text, Civil& c) {
       !sc.gap() || !sc.clock(c, true))
     return false;
   if (sc.done()) return true;
-  return sc.gap() && sc.mail_zone(c.offset_seconds) && sc.done();
+  return sc.gap() && sc.mail_zone(c) && sc.done();
 }
 
 bool scan_clf(std::string_view text, Civil& c) {
@@ -235,13 +291,21 @@ bool scan_clf(std::string_view text, Civil& c) {
       !sc.lit(':') || !sc.clock(c, false))
     return false;
   c.zone_cut = sc.done();
-  return sc.end_with_optional_zone(c.offset_seconds);
+  return sc.end_with_optional_zone(c);
 }
 
 bool scan_syslog(std::string_view text, Civil& c) {
   Scanner sc{text};
   c.has_year = false;
   return sc.month_name(c.month) && sc.gap() && sc.num(1, 2, c.day) && sc.gap() && sc.clock(c, false) && sc.done();
+}
+
+// "15:54:07,115": the time of day alone; seconds required, so that "10:30" in a text stays
+// no time. Not inlined: auto-detection's common forms keep the code they had without it.
+[[gnu::noinline]] bool scan_time_of_day(std::string_view text, Civil& c) {
+  Scanner sc{text};
+  c.has_date = false;
+  return sc.clock(c, false) && sc.end_with_optional_zone(c);
 }
 
 bool scan_ctime(std::string_view text, Civil& c) {
@@ -253,9 +317,10 @@ bool scan_ctime(std::string_view text, Civil& c) {
 // Auto-detection: the shape of the text picks the scanner, so each stamp is scanned once
 // (and the common RFC 3339 and CLF stamps skip the epoch attempt). Text that starts with a
 // digit: '-' at [4] is RFC 3339; '/' at [4], or at [2] before a digit, a slash date; a blank
-// at [1] or [2] RFC 2822 without its weekday; '/' at [1] or [2] CLF; else a number. None of
-// these shapes is a number, so trying them first changes no number's reading. Other text
-// is syslog, ctime or RFC 2822 with its weekday, which differ in their first fields.
+// at [1] or [2] RFC 2822 without its weekday; '/' at [1] or [2] CLF; ':' at [1] or [2] a time
+// of day; else a number. None of these shapes is a number, so trying them first changes no
+// number's reading. Other text is syslog, ctime or RFC 2822 with its weekday, which differ in
+// their first fields.
 bool scan_auto(std::string_view text, Civil& c) {
   if (text.empty()) return false;
   const char c0 = text[0];
@@ -265,6 +330,7 @@ bool scan_auto(std::string_view text, Civil& c) {
     if (at(4) == '/' || (at(2) == '/' && is_digit(at(3)))) return scan_slash_date(text, c);
     if (is_blank(at(1)) || is_blank(at(2))) return scan_rfc2822(text, c);
     if (at(1) == '/' || at(2) == '/') return scan_clf(text, c);
+    if (at(1) == ':' || at(2) == ':') return scan_time_of_day(text, c);
   }
   if (is_digit(c0) || c0 == '-' || c0 == '+' || c0 == '.') {
     c.instant = parse_epoch_auto(text);
@@ -285,28 +351,8 @@ std::optional<Time> parse_rfc2822(std::string_view text) { return parse_with(sca
 std::optional<Time> parse_clf(std::string_view text) { return parse_with(scan_clf, text); }
 std::optional<Time> parse_syslog(std::string_view text, int year) { return parse_with(scan_syslog, text, year); }
 std::optional<Time> parse_ctime(std::string_view text) { return parse_with(scan_ctime, text); }
+std::optional<Time> parse_time_of_day(std::string_view text) { return parse_with(scan_time_of_day, text); }
 std::optional<Time> parse_auto(std::string_view text, int year) { return parse_with(scan_auto, text, year); }
-
-YearStart YearStart::not_after(Time written_by) {
-  constexpr Time kLocalAhead = 14 * 3600 * tlbf::kSecond;  // UTC+14, the furthest zone ahead
-  const Time t = written_by > std::numeric_limits<Time>::max() - kLocalAhead ? written_by : written_by + kLocalAhead;
-  const std::time_t secs = t / kNsPerSec - (t % kNsPerSec < 0);  // floor division: before 1970 too
-  std::tm tm{};
-  gmtime_r(&secs, &tm);  // any int64 nanosecond time is a year gmtime_r can hold
-  return YearStart(tm.tm_year + 1900, static_cast<unsigned>(tm.tm_mon + 1));
-}
-
-bool YearRollover::accept(unsigned month) {
-  const int year = year_for(month);
-  const bool advanced = latest_month_ != 0 && year != year_;
-  if (latest_month_ == 0 || advanced) {
-    year_ = year;
-    latest_month_ = month;
-  } else if (month > latest_month_) {
-    latest_month_ = month;
-  }
-  return advanced;
-}
 
 namespace {
 
@@ -336,21 +382,14 @@ constexpr bool in_format_order() {
 }
 static_assert(in_format_order(), "kFormatReaders has a row for each TimeFormat, in the enum's order");
 
-// `r` anew, read as t.
-void read_as(Time t, TimeReading& r) {
-  r = TimeReading{};
-  r.time = t;
-  r.parsed = true;
-}
 }  // namespace
 
 TimeReading TimeParser::parse(std::string_view text) {
   TimeReading r;
-  parse_trimmed(text, r);
-  r.present = true;
+  parse_in_place(text, r);
   // A copy: the caller's text may live in a buffer that its next lookup overwrites (simdjson's
   // string buffer), and a warning about this record is written after its key is read.
-  last_text_.assign(text.data(), text.size());
+  last_text_.assign(r.text.data(), r.text.size());
   r.text = last_text_;
   return r;
 }
@@ -377,7 +416,7 @@ void TimeParser::parse_trimmed(std::string_view text, TimeReading& r) {
   else if (reader.epoch_unit)
     c.instant = parse_epoch(text, reader.epoch_unit);
   else
-    scanned = pattern_ && pattern_->scan(text, c);
+    scanned = pattern_ && pattern_->scan(text, c, settings_.zone.get());
   if (c.instant) return read_as(*c.instant, r);
   r = TimeReading{};
   if (!scanned) return;
@@ -385,42 +424,20 @@ void TimeParser::parse_trimmed(std::string_view text, TimeReading& r) {
   r.zone_cut = cut && c.zone_cut;
 }
 
-// `r`, reset by the caller, as the civil time c reads.
+// `r`, reset by the caller, as the civil time c reads. Here, beside parse_trimmed(), for the
+// usual stamps; a time of day alone and --timezone are placed in timestamp_parser.cpp.
 void TimeParser::place(Civil& c, TimeReading& r) {
+  if (!c.has_date) return place_time_of_day(c, r);
   const unsigned month = c.yday > 0 ? month_of_day_of_year(c.yday) : c.month;
   if (!c.has_year) c.year = years_.year_for(month);
-  const std::optional<Time> t = to_time(c);
+  std::optional<Time> t = to_time(c);
+  if (t && !c.zoned && settings_.zone) t = from_local(*t);
   if (!t) return;
   read_as(*t, r);
   r.date_only = !c.has_time_of_day;
   // Placed only once the calendar accepts the date, so a stamp that is not one (month 13,
   // "Feb 29" of a common year) cannot move the year on.
   if (!c.has_year) r.year_advanced = years_.accept(month);
-}
-
-std::string format_rfc3339(Time t) {
-  const std::time_t secs = t / kNsPerSec - (t % kNsPerSec < 0);
-  Time frac = t - static_cast<Time>(secs) * kNsPerSec;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::string out(buf, n);
-  if (frac != 0) {
-    std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(frac));
-    std::string digits(buf);
-    while (digits.back() == '0') digits.pop_back();
-    out += digits;
-  }
-  out += 'Z';
-  return out;
-}
-
-int current_year() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  return tm.tm_year + 1900;
 }
 
 }  // namespace tlbf_dedup

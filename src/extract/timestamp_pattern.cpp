@@ -88,6 +88,8 @@ std::optional<TimePattern> TimePattern::compile(std::string_view pattern, std::s
   for (const Op& op : p.ops_) {
     p.names_year_ = p.names_year_ || op.kind == 'Y' || op.kind == 'y' || op.kind == 's';
     p.names_time_of_day_ = p.names_time_of_day_ || op.kind == 'H' || op.kind == 'I' || op.kind == 's';
+    p.names_date_ =
+        p.names_date_ || (op.kind != 0 && std::string_view("Yymdbjs").find(op.kind) != std::string_view::npos);
   }
   return p;
 }
@@ -123,7 +125,7 @@ bool scan_epoch_seconds(Scanner& sc, std::int64_t& epoch) {
 }
 
 // One field (an Op's directive letter) at the scanner's position.
-bool scan_field(Scanner& sc, char kind, Civil& c, PatternClock& clock) {
+bool scan_field(Scanner& sc, char kind, Civil& c, PatternClock& clock, const TimeZone* zone) {
   switch (kind) {
     case 'Y': {
       bool neg = sc.lit('-');
@@ -155,10 +157,21 @@ bool scan_field(Scanner& sc, char kind, Civil& c, PatternClock& clock) {
     case 'f':
       return sc.fraction(c.nanos);
     case 'z':
-      return sc.zone(c.offset_seconds);
-    case 'Z':
-      while (!sc.done() && ((sc.peek() >= 'A' && sc.peek() <= 'Z') || (sc.peek() >= 'a' && sc.peek() <= 'z'))) ++sc.i;
+      return sc.zone(c);
+    case 'Z': {
+      // A name the scanner knows (UTC, GMT, UT, Z, the US zones of RFC 2822) gives its offset,
+      // and so does one of --timezone's zone (CET and CEST in Europe/Berlin); with another the
+      // stamp is not read: never silently UTC.
+      if (sc.mail_zone(c)) return true;
+      const std::size_t start = sc.i;
+      while (!sc.done() && detail::lower(sc.peek()) >= 'a' && detail::lower(sc.peek()) <= 'z') ++sc.i;
+      const std::optional<std::int32_t> offset =
+          zone && sc.i > start ? zone->offset_of_abbreviation(sc.s.substr(start, sc.i - start)) : std::nullopt;
+      if (!offset) return false;
+      c.offset_seconds = *offset;
+      c.zoned = true;
       return true;
+    }
     case 'b':
       return sc.month_name(c.month);
     case 'a':
@@ -182,10 +195,11 @@ bool scan_field(Scanner& sc, char kind, Civil& c, PatternClock& clock) {
 
 }  // namespace
 
-bool TimePattern::scan(std::string_view text, Civil& c) const {
+bool TimePattern::scan(std::string_view text, Civil& c, const TimeZone* zone) const {
   Scanner sc{text};
   c.has_year = names_year_;
   c.has_time_of_day = names_time_of_day_;
+  c.has_date = names_date_ || !names_time_of_day_;
   PatternClock clock;
   for (const Op& op : ops_) {
     if (op.kind == 0) {
@@ -193,7 +207,7 @@ bool TimePattern::scan(std::string_view text, Civil& c) const {
       sc.i += op.text.size();
     } else if (op.kind == ' ') {
       sc.blanks();
-    } else if (!scan_field(sc, op.kind, c, clock)) {
+    } else if (!scan_field(sc, op.kind, c, clock, zone)) {
       return false;
     }
   }

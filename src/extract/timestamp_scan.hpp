@@ -1,6 +1,7 @@
 // What the timestamp parsers of timestamp.cpp and timestamp_pattern.cpp share: the fields a
 // stamp names (Civil), the civil calendar that checks and converts them, and the Scanner
-// every format's scanner reads with. Internal to src/extract: only those two files include it.
+// every format's scanner reads with. Internal to src/extract: only those two files and the time
+// zones' (time_zone.cpp, for the calendar) include it.
 //
 // Invariant: to_time() accepts only a date that exists (month 1-12, a day of that month,
 // hour < 24, minute < 60, second <= 60) and a time inside 64-bit nanoseconds. Everything but
@@ -32,7 +33,11 @@ struct Civil {
   bool has_year = true;             // false: the year is the caller's (syslog, patterns without %Y)
   bool has_time_of_day = true;      // false: a date only, read as its midnight
   bool zone_cut = false;            // a CLF stamp without its zone
-  std::optional<Time> instant;      // the whole time, given as a number (epoch, %s)
+  bool zoned = false;               // the text named its zone: offset_seconds is it
+  // false: a time of day alone ("15:54:07,115"); the pure parsers put it on 1970-01-01, so its
+  // time is the time since midnight, and TimeParser gives it its date.
+  bool has_date = true;
+  std::optional<Time> instant;  // the whole time, given as a number (epoch, %s)
 };
 
 namespace {
@@ -141,8 +146,13 @@ struct Scanner {
     nanos = v;
     return true;
   }
-  // Z, ±HH, ±HHMM, ±HH:MM.
-  bool zone(std::int64_t& offset) {
+  // Z, ±HH, ±HHMM, ±HH:MM: c.offset_seconds, and c is zoned.
+  bool zone(Civil& c) {
+    if (!zone_offset(c.offset_seconds)) return false;
+    c.zoned = true;
+    return true;
+  }
+  bool zone_offset(std::int64_t& offset) {
     if (lit('Z') || lit('z')) {
       offset = 0;
       return true;
@@ -162,15 +172,21 @@ struct Scanner {
     return true;
   }
   // The end of the text, or blanks, a zone (as zone()) and the end.
-  bool end_with_optional_zone(std::int64_t& offset) {
+  bool end_with_optional_zone(Civil& c) {
     if (done()) return true;
     blanks();
-    return zone(offset) && done();
+    return zone(c) && done();
   }
   // zone(), or a zone name of RFC 2822 (section 3.3 and 4.3), any case; UTC too, as HTTP
   // servers write it.
-  bool mail_zone(std::int64_t& offset) {
-    if (zone(offset)) return true;
+  bool mail_zone(Civil& c) {
+    if (zone(c)) return true;
+    if (!zone_name(c.offset_seconds)) return false;
+    c.zoned = true;
+    return true;
+  }
+  // A zone name of mail_zone(), the letters ending there.
+  bool zone_name(std::int64_t& offset) {
     static constexpr struct {
       const char* name;
       int hours;
@@ -244,13 +260,20 @@ struct Scanner {
   }
 };
 
+// `r` anew, read as t.
+inline void read_as(Time t, TimeReading& r) {
+  r = TimeReading{};
+  r.time = t;
+  r.parsed = true;
+}
+
 // A pure parser: scan, give a year-less stamp `year`, convert.
 template <class Scan>
 std::optional<Time> parse_with(Scan scan, std::string_view text, std::int64_t year = 0) {
   Civil c;
   if (!scan(text, c)) return std::nullopt;
   if (c.instant) return c.instant;
-  if (!c.has_year) c.year = year;
+  if (!c.has_year && c.has_date) c.year = year;  // a time of day alone stays on 1970-01-01
   return to_time(c);
 }
 

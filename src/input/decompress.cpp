@@ -64,6 +64,11 @@ class Decoder {
   std::uint64_t taken_ = 0, unit_start_ = 0;
 };
 
+// The first bytes of a gzip member and of a zstd frame (its magic number, little-endian): one
+// found where the other format's next member or frame would start is named as such.
+constexpr unsigned char kGzipFirstByte = 0x1f, kZstdFirstByte = 0x28;
+constexpr const char* kMixedFormats = "one input holds one compression format (decompress the parts apart)";
+
 class GzipDecoder final : public Decoder {
  public:
   GzipDecoder() {
@@ -81,6 +86,8 @@ class GzipDecoder final : public Decoder {
       z_.avail_in = static_cast<uInt>(std::min<std::size_t>(in_end - in, 1u << 30));
       z_.next_out = reinterpret_cast<Bytef*>(out);
       z_.avail_out = static_cast<uInt>(std::min<std::size_t>(out_end - out, 1u << 30));
+      if (!in_member_ && in < in_end && static_cast<unsigned char>(*in) == kZstdFirstByte)
+        return std::string(kMixedFormats) + "zstd data follows the gzip data";
       if (in < in_end) in_member_ = true;
       const int r = inflate(&z_, Z_NO_FLUSH);
       taken_ += static_cast<std::uint64_t>(reinterpret_cast<const char*>(z_.next_in) - in);
@@ -127,6 +134,8 @@ class ZstdDecoder final : public Decoder {
     // is the nearest offset known to follow the damage.
     ZSTD_outBuffer dst{out, static_cast<std::size_t>(out_end - out), 0};
     while (in < in_end && dst.pos < dst.size) {
+      if (frame_done_ && static_cast<unsigned char>(*in) == kGzipFirstByte)
+        return std::string(kMixedFormats) + "gzip data follows the zstd data";
       ZSTD_inBuffer src{in, std::min(static_cast<std::size_t>(in_end - in), next_), 0};
       const std::size_t r = ZSTD_decompressStream(ds_, &dst, &src);
       if (ZSTD_isError(r)) {
@@ -285,6 +294,11 @@ class DecompressingSource final : public ByteSource {
       char* o = out.data.get() + out.size;
       const std::optional<std::string> error = decoder_->step(p, end, o, out.data.get() + kBlockSize);
       out.size = static_cast<std::size_t>(o - out.data.get());
+      if (error && error->compare(0, std::strlen(kMixedFormats), kMixedFormats) == 0) {  // not damage
+        finish(out, fmt::format("{} at compressed byte {}; {}", error->substr(std::strlen(kMixedFormats)),
+                                decoder_->taken(), kMixedFormats));
+        return false;
+      }
       if (error) {
         const bool gzip = kind_ == Compression::gzip;
         finish(out, fmt::format("corrupt {} data at or before compressed byte {} (in the {} that starts at "

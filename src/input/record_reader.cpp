@@ -327,7 +327,9 @@ void RecordReader::start_input() {
     return *first != '[' || std::find_if_not(first + 1, b + n, is_blank) != b + n;  // '[': what follows it
   };
   while (!decided()) {
-    check_record_size(end_ - begin_);
+    // Only blanks so far, as many as a record may hold: they are blank lines, not a record
+    // too long (auto mode; the framing is lines).
+    if (end_ - begin_ >= config_.max_record) break;
     if (!fill() && !eof_) break;
   }
   if (end_ - begin_ >= 3 && std::memcmp(buf_.get() + begin_, kBom, 3) == 0) {

@@ -34,7 +34,11 @@ Emitter::Emitter(Writer& out, OutputMode mode)
       mark_name_(json_escape(mode_.mark_name)),
       mark_bytes_(std::max<std::size_t>(4, mark_name_.size() + 9)) {}  // "dup\t", or ,"NAME":false
 
+Emitter::~Emitter() = default;
+
 OutRecord Emitter::compacted(const OutRecord& r) {
+  if (!json_check_) json_check_ = std::make_unique<simdjson::dom::parser>();
+  if (json_check_->parse(r.bytes.data(), r.text_size).error() != simdjson::SUCCESS) return r;
   compact_.resize(r.text_size + 1);
   std::size_t size = 0;
   if (simdjson::minify(r.bytes.data(), r.text_size, compact_.data(), size) != simdjson::SUCCESS) return r;

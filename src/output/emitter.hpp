@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,10 @@
 #include "output/count_format.hpp"
 #include "output/writer.hpp"
 #include "tlbf/types.hpp"
+
+namespace simdjson::dom {
+class parser;
+}
 
 namespace tlbf_dedup {
 
@@ -23,7 +28,7 @@ struct OutputMode {
   bool mark = false;
   std::string mark_name = "dup";  // JSON member name for --mark
   // --compact: a JSON record is written minified on one line (simdjson's minifier); one that
-  // does not minify (not valid JSON) is written as it was read.
+  // is not one valid JSON value is written as it was read.
   bool compact = false;
   // --count: the records of the holding stage (output/holder.hpp) carry their count and times.
   bool count = false;
@@ -61,6 +66,7 @@ class Emitter {
  public:
   // `out` must outlive the emitter.
   Emitter(Writer& out, OutputMode mode);
+  ~Emitter();
 
   // A record the filter judged, `dup` or not: written as --only-dups and --mark say; true
   // when it was written.
@@ -125,16 +131,19 @@ class Emitter {
   // NAME twice). A record that is not a JSON object in JSON mode is written unchanged.
   void write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup);
   // --compact: the record minified, with a line end, as a record of compact_; `r` itself
-  // when it does not minify.
+  // when it is not one valid JSON value (the minifier only drops blanks outside strings: it
+  // would glue the words of any text together, and "1 2" into 12).
   OutRecord compacted(const OutRecord& r);
   CountedRecord compacted(const CountedRecord& r);
 
   Writer& out_;
   OutputMode mode_;
-  std::string mark_name_;   // mode_.mark_name as JSON string text
-  std::size_t mark_bytes_;  // the most --mark adds to a record
+  std::string mark_name_;         // mode_.mark_name as JSON string text
+  std::size_t mark_bytes_;        // the most --mark adds to a record
   bool owes_terminator_ = false;  // the held record written last had no terminator
   std::string compact_;           // --compact: the record written now, minified
+  // --compact: what tells a JSON value from text (made at the first record).
+  std::unique_ptr<simdjson::dom::parser> json_check_;
 };
 
 }  // namespace tlbf_dedup

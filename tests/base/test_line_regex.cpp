@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "base/line_regex.hpp"
 
@@ -20,6 +21,26 @@ TEST_SUITE("line_regex") {
     CHECK(LineRegex("[[:upper:]]+", true).group_or_match("ab1") == "ab");
     CHECK(LineRegex("^\\d{4}-").matches("2024-01-01 x"));
     CHECK_FALSE(LineRegex("^\\d{4}-").matches(" 2024-01-01"));
+  }
+
+  TEST_CASE("every group of a match, and the groups counted without compiling") {
+    const LineRegex re("user=([a-z]+) (GET|POST) (/[^ ]*)?");
+    CHECK(re.groups() == 3);
+    std::vector<std::string_view> parts;
+    REQUIRE(re.match_groups("x user=ann GET /a y", parts));
+    CHECK(parts == std::vector<std::string_view>{"ann", "GET", "/a"});
+    REQUIRE(re.match_groups("user=bob POST ", parts));
+    CHECK(parts == std::vector<std::string_view>{"bob", "POST", ""});  // a group that took no part: empty
+    CHECK_FALSE(re.match_groups("nothing", parts));
+    std::string many;
+    for (int i = 0; i < 20; ++i) many += "([0-9])";
+    const LineRegex twenty(many);
+    REQUIRE(twenty.match_groups("01234567890123456789", parts));
+    CHECK(parts.size() == 20);
+    CHECK(parts[19] == "9");
+    for (const char* p : {"a", "(a)", "(a)(b)", "((a)b)", "\\(a\\)", "[(]a", "[]()]a(b)", "[^]()](c)",
+                          "[[:alpha:](](d)", "(a|(b))c\\d(e)", many.c_str()})
+      CHECK(LineRegex::count_groups(p) == LineRegex(p).groups());
   }
 
   TEST_CASE("bytes as bytes: NUL, newlines and invalid UTF-8 in the text") {
@@ -41,5 +62,9 @@ TEST_SUITE("line_regex") {
     CHECK_THROWS_WITH_AS(LineRegex("[[=a=]]"), doctest::Contains("equivalence classes"), std::invalid_argument);
     CHECK_THROWS_AS(LineRegex("("), std::invalid_argument);
     CHECK_THROWS_AS(LineRegex("a{1001}"), std::invalid_argument);
+    // Nested counts are bounded by their product, and the message says so.
+    CHECK(LineRegex("(a{10}){100}").matches(std::string(1000, 'a')));
+    CHECK_THROWS_WITH_AS(LineRegex("(a{100}){100}"), doctest::Contains("the product of nested counts"),
+                         std::invalid_argument);
   }
 }

@@ -106,4 +106,30 @@ TEST_SUITE("advice") {
     CHECK(sort_advice(json, true, R"({"id.ts":1})", "1", "e") ==
           R"(sort it by time first: jq -c -s 'sort_by(.["id.ts"])[]' e > e.sorted)");
   }
+
+  TEST_CASE("the tally of untimed records: the largest group, the first of those tied") {
+    AdviceTally tally;
+    CHECK_FALSE(tally.most_common());
+    TimeReading present;
+    present.present = true;
+    const TimeReading absent;
+    tally.add(present, "--time-format '%d-%b-%Y' reads it", "\"05-Mar-2024\"");
+    tally.add(absent, "-t 1 is not in the record; it has 1 field: 1 \"a\"", "(field absent)");
+    tally.add(absent, "-t 1 is not in the record; it has 1 field: 1 \"b\"", "(field absent)");
+    CHECK(tally.most_common()->advice == "-t 1 is not in the record; it has 1 field: 1 \"a\"");
+    CHECK(tally.most_common()->count == 2);  // records without the field are one group
+    for (int i = 0; i < 3; ++i) tally.add(present, "--time-format '%Y.%m.%d' reads it", "\"2024.03.05\"");
+    CHECK(tally.most_common()->advice == "--time-format '%Y.%m.%d' reads it");
+    CHECK(tally.most_common()->example == "\"2024.03.05\"");
+    CHECK(tally.most_common()->count == 3);
+    CHECK(tally.first()->example == "\"05-Mar-2024\"");
+    tally.add(present, "--time-format '%d-%b-%Y' reads it", "\"06-Mar-2024\"");
+    tally.add(present, "--time-format '%d-%b-%Y' reads it", "\"07-Mar-2024\"");
+    CHECK(tally.most_common() == tally.first());  // 3 and 3: the earlier group
+    // Only so many kinds are kept; later ones are not counted, the kept ones still are.
+    for (std::size_t i = 0; i < 2 * AdviceTally::kMostGroups; ++i)
+      tally.add(present, "advice " + std::to_string(i), "x");
+    for (int i = 0; i < 2; ++i) tally.add(present, "--time-format '%Y.%m.%d' reads it", "y");
+    CHECK(tally.most_common()->count == 5);
+  }
 }

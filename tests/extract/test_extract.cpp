@@ -96,6 +96,29 @@ TEST_SUITE("extract") {
     CHECK(key_of(*whole_match, "12 abc 34") == "abc");
     re.key_regex = "(";
     CHECK_THROWS_AS(make_line_extractor(re, auto_time()), SpecError);
+    CHECK_FALSE(has_composite_key(re));
+
+    // Two or more groups: a composite key, each group a part (masked and folded as parts are).
+    ExtractConfig two;
+    two.key_regex = "user=([a-z]+) .* (GET|POST)";
+    two.ignore_case = true;
+    CHECK(has_composite_key(two));
+    auto groups = make_line_extractor(two, auto_time());
+    const std::string want = parts({"ann", "get"});
+    CHECK(key_of(*groups, "user=ann x GET /") == want);
+    CHECK(key_of(*groups, "USER=ann y get /z") == want);
+    CHECK(key_of(*groups, "user=ann x POST /") != want);
+    CHECK(status_of(*groups, "user=ann") == ExtractStatus::missing_key);
+    // The parts are length-prefixed: ("ab","c") and ("a","bc") differ.
+    ExtractConfig split;
+    split.key_regex = "^([a-c]+)-?([a-c]+)$";
+    auto split_key = make_line_extractor(split, auto_time());
+    CHECK(key_of(*split_key, "ab-c") != key_of(*split_key, "a-bc"));
+    ExtractConfig masked;
+    masked.key_regex = "(user [0-9]+) (did [a-z]+)";
+    masked.mask = *KeyMask::parse("numbers", nullptr);
+    auto masked_key = make_line_extractor(masked, auto_time());
+    CHECK(key_of(*masked_key, "user 12 did x") == key_of(*masked_key, "user 345 did x"));
 
     ExtractConfig ic;
     ic.ignore_case = true;
@@ -389,6 +412,37 @@ TEST_SUITE("extract") {
 
     ExtractConfig lines = cfg;  // a line has no members to leave out
     CHECK_THROWS_AS(make_line_extractor(lines, auto_time()), SpecError);
+  }
+
+  TEST_CASE("json: --key-except reads a dotted path as -k does, a JSON pointer exactly") {
+    ExtractConfig zeek;
+    zeek.key_except = {"id.orig_p", "ts"};
+    auto x = make_json_extractor(zeek, auto_time());
+    // Zeek's flat member name, and the same path nested, are both left out.
+    CHECK(key_of(*x, R"({"a":1,"id.orig_p":53,"ts":1})") == key_of(*x, R"({"a":1,"id.orig_p":54,"ts":2})"));
+    CHECK(key_of(*x, R"({"a":1,"id":{"orig_p":53,"h":1}})") == key_of(*x, R"({"a":1,"id":{"orig_p":54,"h":1}})"));
+    CHECK(key_of(*x, R"({"a":1,"id.orig_h":"x"})") != key_of(*x, R"({"a":1,"id.orig_h":"y"})"));
+    CHECK(key_of(*x, R"({"a":1,"id":{"orig_p":53,"h":1}})") != key_of(*x, R"({"a":1,"id":{"orig_p":53,"h":2}})"));
+    // Any split of the dots: "a.b" then c, a then "b.c".
+    ExtractConfig deep;
+    deep.key_except = {"a.b.c"};
+    auto d = make_json_extractor(deep, auto_time());
+    CHECK(key_of(*d, R"({"k":1,"a.b":{"c":1}})") == key_of(*d, R"({"k":1,"a.b":{"c":2}})"));
+    CHECK(key_of(*d, R"({"k":1,"a":{"b.c":1}})") == key_of(*d, R"({"k":1,"a":{"b.c":2}})"));
+    CHECK(key_of(*d, R"({"k":1,"a":{"b":{"c":1}}})") == key_of(*d, R"({"k":1,"a":{"b":{"c":2}}})"));
+    // A pointer names exactly its segments (~1 is '/', ~0 is '~'); its dots are part of a name.
+    ExtractConfig pointer;
+    pointer.key_except = {"/id.orig_p", "/m/a~1b", "/m/c~0"};
+    auto p = make_json_extractor(pointer, auto_time());
+    CHECK(key_of(*p, R"({"a":1,"id.orig_p":53})") == key_of(*p, R"({"a":1,"id.orig_p":54})"));
+    CHECK(key_of(*p, R"({"a":1,"id":{"orig_p":53}})") != key_of(*p, R"({"a":1,"id":{"orig_p":54}})"));
+    CHECK(key_of(*p, R"({"m":{"a/b":1,"c~":1,"d":1}})") == key_of(*p, R"({"m":{"a/b":2,"c~":2,"d":1}})"));
+    ExtractConfig stray;
+    stray.key_except = {"/a~2"};
+    CHECK_THROWS_AS(make_json_extractor(stray, auto_time()), SpecError);
+    ExtractConfig dots;
+    dots.key_except = {"a.b.c.d.e.f.g.h.i.j.k.l.m.n"};
+    CHECK_THROWS_AS(make_json_extractor(dots, auto_time()), SpecError);
   }
 
   TEST_CASE("json: -i folds string content only") {

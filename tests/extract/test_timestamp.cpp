@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "civil_time.hpp"
 #include "extract/timestamp.hpp"
 
 namespace {
@@ -19,16 +20,7 @@ constexpr Time kS = tlbf::kSecond;
 constexpr Time kClfExample = 971211336 * kS;
 
 // Reference conversion through the C library (timegm), for random civil times.
-Time reference(int y, int mo, int d, int h, int mi, int s) {
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  return static_cast<Time>(timegm(&tm)) * kS;
-}
+Time reference(int y, int mo, int d, int h, int mi, int s) { return tlbf_test::utc_seconds(y, mo, d, h, mi, s) * kS; }
 }  // namespace
 
 TEST_SUITE("timestamp") {
@@ -46,9 +38,45 @@ TEST_SUITE("timestamp") {
     CHECK_FALSE(parse_epoch(".", kS));
     CHECK_FALSE(parse_epoch("12a", kS));
     CHECK_FALSE(parse_epoch("1 2", kS));
-    CHECK_FALSE(parse_epoch("99999999999", kS * 1000000000));             // overflows int64 ns
     CHECK(parse_epoch("1234567890123456789", 1) == 1234567890123456789);  // 19 digits fit
-    CHECK_FALSE(parse_epoch("9234567890123456789", 1));                   // but not this one
+  }
+
+  TEST_CASE("epoch past 2262 is the last time there is (a future stamp), before 1677 none") {
+    constexpr Time kMax = std::numeric_limits<Time>::max();
+    CHECK(parse_epoch("99999999999", kS * 1000000000) == kMax);  // overflows int64 ns by the unit
+    CHECK(parse_epoch("9234567890123456789", 1) == kMax);        // by its digits
+    CHECK(parse_epoch("92345678901234567890123", 1) == kMax);    // far past
+    CHECK(parse_epoch("9223372036.854775807", kS) == kMax);      // the last one there is, exactly
+    CHECK(parse_epoch("9223372036.854775806", kS) == kMax - 1);
+    CHECK(parse_epoch("9223372037", kS) == kMax);
+    CHECK(parse_epoch_auto("99999999999999999999") == kMax);
+    CHECK(parse_epoch_auto("253402300800") == 253402300800 * tlbf::kMillisecond);  // 12 digits: ms, in range
+    CHECK_FALSE(parse_epoch("-9234567890123456789", 1));                           // before 1677
+    CHECK_FALSE(parse_epoch("-99999999999", kS));
+    CHECK_FALSE(parse_epoch("99999999999x", kS));  // overflow does not make text a number
+  }
+
+  TEST_CASE("epoch with an exponent, as JSON writes numbers") {
+    CHECK(parse_epoch("1.7e9", kS) == 1700000000 * kS);
+    CHECK(parse_epoch("1.7E+9", kS) == 1700000000 * kS);
+    CHECK(parse_epoch("17e8", kS) == 1700000000 * kS);
+    CHECK(parse_epoch("1.763750000001e9", kS) == 1763750000 * kS + 1000000);
+    CHECK(parse_epoch("15e-1", kS) == 1500000000);
+    CHECK(parse_epoch("-1.5e3", kS) == -1500 * kS);
+    CHECK(parse_epoch("0.00017e13", kS) == 1700000000 * kS);
+    CHECK(parse_epoch("0e999999", kS) == 0);
+    CHECK(parse_epoch("1e-999999", kS) == 0);
+    CHECK(parse_epoch("1e999999", kS) == std::numeric_limits<Time>::max());
+    CHECK_FALSE(parse_epoch("-1e999999", kS));
+    CHECK_FALSE(parse_epoch("1e", kS));
+    CHECK_FALSE(parse_epoch("e9", kS));
+    CHECK_FALSE(parse_epoch("1e9.5", kS));
+    CHECK_FALSE(parse_epoch("1.7e9 ", kS));
+    // The unit by the value's magnitude: 1.7e12 is milliseconds, 1.7e18 nanoseconds.
+    CHECK(parse_epoch_auto("1.7e9") == 1700000000 * kS);
+    CHECK(parse_epoch_auto("1.7e12") == 1700000000 * kS);
+    CHECK(parse_epoch_auto("1.7e+18") == 1700000000 * kS);
+    CHECK(parse_auto("1.7e9", 2024) == 1700000000 * kS);
   }
 
   TEST_CASE("epoch unit chosen by magnitude") {

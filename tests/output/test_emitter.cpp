@@ -1,5 +1,5 @@
-// The emitter (src/output/emitter.hpp): what --only-dups, --mark and --explain write for a
-// judged record, and which records are borrowed rather than copied.
+// The emitter (src/output/emitter.hpp): what --only-dups, --mark, --compact and --explain write
+// for a judged record, and which records are borrowed rather than copied.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -93,6 +93,20 @@ TEST_SUITE("emitter") {
             CHECK(e.decided(line("b\n", 1), true));
             e.undecided(line("c\n", 1));
           }) == "dup\tb\nnew\tc\n");
+  }
+
+  TEST_CASE("compact: a valid JSON value is minified, anything else written as read") {
+    OutputMode compact;
+    compact.compact = true;
+    const auto json_line = [](std::string_view bytes) { return object(bytes, bytes.size() - 1); };
+    CHECK(emitted(compact, [&](Emitter& e) {
+            CHECK(e.decided(json_line("{ \"a\" : [1, 2],\t\"b\": \"x  y\" }\n"), false));
+            CHECK(e.decided(json_line("[ 1, 2 ]\n"), false));
+            e.undecided(json_line("hello   world  x\n"));  // text, as --on-error pass writes it
+            CHECK(e.decided(json_line("1 2\n"), false));   // two values: glued, they would be 12
+            CHECK(e.decided(json_line("{\"a\": 1 2}\n"), false));
+            CHECK(e.decided(json_line("{\"a\": 1\n"), false));
+          }) == "{\"a\":[1,2],\"b\":\"x  y\"}\n[1,2]\nhello   world  x\n1 2\n{\"a\": 1 2}\n{\"a\": 1\n");
   }
 
   TEST_CASE("a borrowable record is not copied: the writer reads it at the flush") {

@@ -62,4 +62,17 @@ check "zstd checksum failure: the frame's decoded records are written" 1 "$(($(w
 "$D" "$WORK/bad.gz" > "$WORK/bad.out" 2> /dev/null || true
 check_files "gzip CRC failure: the member's decoded records, judged as zcat's output would be" \
   "$WORK/zcat.out" "$WORK/bad.out"
+# gzip then zstd (or the reverse) in one input: not damage but two formats, said as such after
+# the first part's records (once reported as "corrupt gzip data").
+seq 1000 > "$WORK/a.txt"
+seq 1001 1500 > "$WORK/b.txt"
+for order in "gzip zstd" "zstd gzip"; do
+  set -- $order
+  { "$1" -q -c "$WORK/a.txt"; "$2" -q -c "$WORK/b.txt"; } > "$WORK/mixed"
+  status=0
+  "$D" "$WORK/mixed" > "$WORK/mixed.out" 2> "$WORK/mixed.err" || status=$?
+  check "$1 then $2: exit 1 after the first part's records" "1 1000" "$status $(wc -l < "$WORK/mixed.out")"
+  check "$1 then $2: said as two formats, not damage" 1 \
+    "$(grep -c "$2 data follows the $1 data at compressed byte [0-9]*; one input holds one compression format" "$WORK/mixed.err")"
+done
 finish

@@ -37,6 +37,8 @@ jq . "$N" > "$WORK/pretty.json"
 check "jq . output: the same kept records" "$(jq -c . "$WORK/ndjson.out")" "$("$D" -k id -t ts "$WORK/pretty.json" | jq -c .)"
 check "--compact writes them as lines" "$("$D" --compact -k id -t ts "$N")" \
   "$("$D" --compact -k id -t ts "$WORK/pretty.json")"
+check "--compact: a record that is not JSON is written as read" 'hello   world  x|1 2|{"a": 1' \
+  "$(printf 'hello   world  x\n1 2\n{"a": 1\n' | "$D" -f json --compact | tr '\n' '|' | sed 's/|$//')"
 check "jq -s . (one array): the same kept records" "$(cat "$WORK/ndjson.out")" \
   "$(jq -s -c . "$N" | "$D" -k id -t ts)"
 
@@ -47,6 +49,19 @@ check "--key-except: any other member does" 2 \
   "$(printf '{"a":1,"ts":1}\n{"a":1,"b":0,"ts":2}\n' | "$D" --key-except ts | wc -l)"
 check "--key-except with --mask" 1 \
   "$(printf '{"m":"id 12","ts":1}\n{"ts":2,"m":"id 13"}\n' | "$D" --key-except ts --mask numbers | wc -l)"
+# A dotted path leaves out Zeek's flat member as well as the nested one; a JSON pointer names
+# exactly its member (once, both kept the member and deduplicated nothing, without a word).
+ZEEK='{"id.orig_h":"10.0.0.1","id.orig_p":%d,"q":"a"}\n'
+check "--key-except id.orig_p: Zeek's flat member" 1 \
+  "$(printf "$ZEEK$ZEEK" 53 54 | "$D" --key-except id.orig_p | wc -l)"
+check "--key-except /id.orig_p: the same by a JSON pointer" 1 \
+  "$(printf "$ZEEK$ZEEK" 53 54 | "$D" --key-except /id.orig_p | wc -l)"
+check "--key-except id.orig_p: nested, as -k reads it" 1 \
+  "$(printf '{"id":{"orig_p":%d},"q":"a"}\n' 53 54 | "$D" --key-except id.orig_p | wc -l)"
+check "--key-except /id.orig_p: a pointer does not nest at dots" 2 \
+  "$(printf '{"id":{"orig_p":%d},"q":"a"}\n' 53 54 | "$D" --key-except /id.orig_p | wc -l)"
+check_usage_error "--key-except, a stray ~ in a pointer" "'~' in a JSON pointer must be ~0 or ~1" \
+  "$D" --key-except /a~2 "$N"
 check_usage_error "--key-except with -k" "--key-except" "$D" --key-except ts -k a
 check_usage_error "--key-except with -f lines" "--key-except" "$D" --key-except ts -f lines
 check_usage_error "--records with an empty name" "--records" "$D" --records 'a..b'

@@ -95,4 +95,10 @@ for input in file pipe; do
   limit=$([ -n "${TLBF_SANITIZED:-}" ] && echo $((3 * 32 + 256)) || echo $((32 + 16)))
   check "gzip of zeros ($input): peak RSS under ${limit}M" 1 "$((rss < limit * 1024 ? 1 : 0))"
 done
+# Auto mode: an input that starts with more blank lines than a record may hold is lines, not
+# one record too long (issue 52, item 9): 65 MiB of newlines, then a record.
+status=0
+{ head -c $((65 << 20)) /dev/zero | tr '\0' '\n'; echo 'a b'; echo 'a c'; } | "$D" -k 1 > blanks.out 2> blanks.err || status=$?
+check "65 MiB of blank lines first: exit 0, no --max-record error" "0 0" "$status $(grep -c 'max-record' blanks.err || true)"
+check "... the blank lines and the first record are written" "a b" "$(grep -v '^$' blanks.out)"
 finish

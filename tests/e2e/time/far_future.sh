@@ -23,4 +23,17 @@ printf '{"t":"9999-06-01T12:00:00+02:00","k":1}\n' > "$WORK/far.ndjson"
 check "JSON, year 9999 with a zone: counted as future, not untimed" "1 0" \
   "$(python3 -c 'import json,sys; s=json.loads(open(sys.argv[1]).readlines()[-1]); print(s["future"], s["untimed"])' \
     "$WORK/stats" 2>&1)"
+
+# Epoch numbers past 2262 are future stamps too, whatever their unit; JSON's exponent form
+# ("1.7e9", as some encoders write a float) is read as the number it is.
+printf '{"t":99999999999999999999,"k":1}\n{"t":1.7e9,"k":2}\n{"t":1.7e+12,"k":3}\n{"t":"1e400","k":4}\n' > "$WORK/epochs.ndjson"
+"$D" -q -t t -k k --stats=json "$WORK/epochs.ndjson" 2> "$WORK/stats" > /dev/null || true
+check "epochs past 2262: future, not untimed" "2 0" \
+  "$(python3 -c 'import json,sys; s=json.loads(open(sys.argv[1]).readlines()[-1]); print(s["future"], s["untimed"])' \
+    "$WORK/stats" 2>&1)"
+check "1.7e9 and 1.7e+12: 2023-11-14T22:13:20Z (seconds, then milliseconds by magnitude)" \
+  "2023-11-14T22:13:20Z 2023-11-14T22:13:20Z" \
+  "$("$D" -t t -k k --explain "$WORK/epochs.ndjson" 2> /dev/null | awk -F'\t' 'NR == 3 || NR == 4 { printf "%s%s", sep, $4; sep = " " }')"
+check "--time-format epoch-ms: past 2262 is future" 1 \
+  "$(printf '99999999999999999 a\n' | "$D" -t 1 -k 2 --time-format epoch-ms 2>&1 > /dev/null | grep -c 'record 1: time "99999999999999999" is more than --max-future')"
 finish
