@@ -74,6 +74,9 @@ class AgePartitionedFilter final : public WindowFilter {
  public:
   explicit AgePartitionedFilter(const FilterConfig& cfg) {
     if (cfg.window_count == 0) throw invalid_parameter("window_count", "0", "must be > 0 for apbf");
+    if (cfg.window_count > kMaxWindow)  // as load() refuses it
+      throw invalid_parameter("window_count", parameter_value(cfg.window_count),
+                              "is too large for apbf (at most 2^62)");
     const SliceLayout layout = detail::resolve_layout(cfg);
     k_ = layout.k;
     l_ = layout.l;
@@ -81,9 +84,11 @@ class AgePartitionedFilter final : public WindowFilter {
     const std::uint64_t max_bits = detail::memory_cap_bits(cfg);
     const std::uint64_t slice_cap = max_bits / (k_ + l_) / 64 * 64;
     const std::uint64_t gen = window_ / l_ + (window_ % l_ != 0);
-    std::uint64_t bits = detail::slice_bits_for(static_cast<double>(gen) * k_, 64, detail::kMaxTotalBits);
-    // ceil() in floating point may land a hair low; the half fill needs m ln2 >= g k.
-    while (detail::half_fill_capacity(bits) < gen * k_) bits += 64;
+    const double want = static_cast<double>(gen) * k_;  // g k, which may not fit in 64 bits
+    std::uint64_t bits = detail::slice_bits_for(want, 64, detail::kMaxTotalBits);
+    // ceil() in floating point may land a hair low; the half fill needs m ln2 >= g k. A slice
+    // at the largest size stops the search: the cap then binds (below).
+    while (bits < detail::kMaxTotalBits && static_cast<double>(detail::half_fill_capacity(bits)) < want) bits += 64;
     generation_ = gen;
     if (bits > slice_cap) {
       // The cap binds: what fits, and the generation that fills it to one half.
@@ -205,6 +210,7 @@ class AgePartitionedFilter final : public WindowFilter {
 
  private:
   static constexpr std::uint8_t kFormat = 2;
+  static constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 62;  // window_count, built or loaded
   friend struct SavedForm;
   AgePartitionedFilter() = default;
 
@@ -294,7 +300,7 @@ class AgePartitionedFilter final : public WindowFilter {
   void check_loaded_parameters() {
     if (k_ == 0 || k_ > detail::kMaxK || l_ == 0 || std::uint64_t{k_} + l_ > detail::kMaxSlicesHard)
       throw state_error("state: apbf k or l out of range");
-    if (window_ == 0 || window_ > (std::uint64_t{1} << 62)) throw state_error("state: apbf window_count out of range");
+    if (window_ == 0 || window_ > kMaxWindow) throw state_error("state: apbf window_count out of range");
     if (bits_ == 0 || bits_ % 64 != 0 || bits_ > detail::kMaxTotalBits / slices())
       throw state_error("state: apbf slice size out of range");
     set_layout(bits_);

@@ -9,12 +9,13 @@
 // fingerprint: two keys whose 64-bit fingerprints collide are one key (probability about
 // n^2 / 2^65, ~3e-8 for a million live keys).
 //
-// Invariant: every table entry has at least one FIFO record carrying its current stamp, and
-// FIFO stamps are non-decreasing. Inserts sweep expired records from the FIFO front and drop
-// a table entry when the swept record carries its current stamp (a refreshed key has a newer
-// record further back). So memory is bounded by what is inside the window: the table holds
-// at most the keys inserted in the window plus those not yet swept, and the FIFO is compacted
-// to one record per key whenever refreshes make it more than twice the table size.
+// Invariant: every table entry has exactly one FIFO record carrying its current stamp (older
+// records of a refreshed key carry older stamps), and FIFO stamps are non-decreasing. Inserts
+// sweep expired records from the FIFO front and drop a table entry when the swept record
+// carries its current stamp (a refreshed key has a newer record further back). So memory is
+// bounded by what is inside the window: the table holds at most the keys inserted in the
+// window plus those not yet swept, and the FIFO is compacted to one record per key whenever
+// refreshes make it more than twice the table size.
 //
 // The table is open addressing with linear probing and backward-shift deletion (no
 // tombstones, so lookups stay short however many keys pass through). Fingerprint 0 marks an
@@ -81,6 +82,8 @@ class ExactWindow final : public WindowFilter {
     }
     ++keys_inserted_;
     sweep();
+    const Time* had = find(h.lo);
+    if (had != nullptr && *had == stamp) return;  // one FIFO record per stamp of a key (see live_keys())
     put(h.lo, stamp);
     push(Record{stamp, h.lo});
     if (fifo_size_ > 2 * size() + kMinFifo && fits(compaction_bytes())) compact_fifo();
@@ -92,11 +95,7 @@ class ExactWindow final : public WindowFilter {
     FilterStats s;
     s.algorithm = "exact";
     s.keys_inserted = keys_inserted_;
-    Time t = is_count() ? latest_ : std::max(now, latest_);
-    std::uint64_t n = 0;
-    for (std::size_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i] != 0 && live(stamps_[i], t)) ++n;
-    if (has_zero_ && live(zero_stamp_, t)) ++n;
+    const std::uint64_t n = live_keys(is_count() ? latest_ : std::max(now, latest_));
     s.live_keys = n;
     s.bits_allocated = 8 * held_bytes();
     s.peak_bits_allocated = 8 * peak_bytes_;
@@ -225,6 +224,21 @@ class ExactWindow final : public WindowFilter {
       note_cap_bound();
     }
     return true;
+  }
+  // The keys live at t: those held, less those whose current stamp has expired, which sit at
+  // the FIFO's front (stamps only grow along it) with exactly one record each carrying that
+  // stamp. So this costs the expired records, not the table: under a binding cap the
+  // pipeline asks at every bind, and a pass over the table each time made a capped run
+  // quadratic.
+  std::uint64_t live_keys(Time t) const {
+    std::uint64_t n = size();
+    for (std::size_t i = 0; i < fifo_size_; ++i) {
+      const Record& r = fifo_[fifo_at(i)];
+      if (live(r.stamp, t)) break;
+      const Time* stamp = find(r.fp);
+      if (stamp != nullptr && *stamp == r.stamp) --n;
+    }
+    return n;
   }
   // The age is taken in unsigned arithmetic: stamps from a damaged state file may lie anywhere
   // in the int64 range, and a signed difference could overflow.

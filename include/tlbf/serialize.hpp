@@ -172,11 +172,26 @@ class Saver {
   explicit Saver(ByteWriter& out) : out_(out) {}
 
   // Each takes one or more fields of the type its width names, in order.
-  template <class... T> void u8(const T&... v) { put<std::uint8_t, &ByteWriter::u8>(v...); }
-  template <class... T> void u32(const T&... v) { put<std::uint32_t, &ByteWriter::u32>(v...); }
-  template <class... T> void u64(const T&... v) { put<std::uint64_t, &ByteWriter::u64>(v...); }
-  template <class... T> void i64(const T&... v) { put<std::int64_t, &ByteWriter::i64>(v...); }
-  template <class... T> void f64(const T&... v) { put<double, &ByteWriter::f64>(v...); }
+  template <class... T>
+  void u8(const T&... v) {
+    put<std::uint8_t, &ByteWriter::u8>(v...);
+  }
+  template <class... T>
+  void u32(const T&... v) {
+    put<std::uint32_t, &ByteWriter::u32>(v...);
+  }
+  template <class... T>
+  void u64(const T&... v) {
+    put<std::uint64_t, &ByteWriter::u64>(v...);
+  }
+  template <class... T>
+  void i64(const T&... v) {
+    put<std::int64_t, &ByteWriter::i64>(v...);
+  }
+  template <class... T>
+  void f64(const T&... v) {
+    put<double, &ByteWriter::f64>(v...);
+  }
   // One byte each, 0 or 1.
   template <class... T>
   void flag(const T&... v) {
@@ -211,11 +226,26 @@ class Loader {
   static constexpr bool loading = true;
   explicit Loader(ByteReader& in) : in_(in) {}
 
-  template <class... T> void u8(T&... v) { get<std::uint8_t, &ByteReader::u8>(v...); }
-  template <class... T> void u32(T&... v) { get<std::uint32_t, &ByteReader::u32>(v...); }
-  template <class... T> void u64(T&... v) { get<std::uint64_t, &ByteReader::u64>(v...); }
-  template <class... T> void i64(T&... v) { get<std::int64_t, &ByteReader::i64>(v...); }
-  template <class... T> void f64(T&... v) { get<double, &ByteReader::f64>(v...); }
+  template <class... T>
+  void u8(T&... v) {
+    get<std::uint8_t, &ByteReader::u8>(v...);
+  }
+  template <class... T>
+  void u32(T&... v) {
+    get<std::uint32_t, &ByteReader::u32>(v...);
+  }
+  template <class... T>
+  void u64(T&... v) {
+    get<std::uint64_t, &ByteReader::u64>(v...);
+  }
+  template <class... T>
+  void i64(T&... v) {
+    get<std::int64_t, &ByteReader::i64>(v...);
+  }
+  template <class... T>
+  void f64(T&... v) {
+    get<double, &ByteReader::f64>(v...);
+  }
   template <class... T>
   void flag(T&... v) {
     ((detail::stored_as<bool>(v) = read_flag()), ...);

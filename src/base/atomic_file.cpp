@@ -8,6 +8,12 @@
 // which the next write of the same path removes once its writer is gone. Every descriptor
 // is owned by an Fd, so no path out of here leaks one.
 //
+// Only regular files are created or replaced here, never through a planted name: the
+// temporary file is created with O_EXCL (which refuses any existing name, a link included),
+// the target of the rename is checked to be a regular file or nothing, and the lock file is
+// opened with O_NOFOLLOW and checked to be a regular file before anything is written into it.
+// New files are 0600: a state file holds the secret seed of its keys' hashes.
+//
 // ExclusiveLock keeps "one holder at a time" with flock(2) rather than by the lock file's
 // existence: the lock belongs to the open file description, so it is released by the kernel
 // however its process ends, and a lock file left on disk is harmless (it is never removed:
@@ -134,21 +140,59 @@ class TempName {
   bool renamed_ = false;
 };
 
+// The file at `path` itself (not where a link leads): nullopt when there is none; throws
+// FileError when it is there but not a regular file, which is never replaced.
+std::optional<struct stat> replaceable(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    fail_errno(path, "cannot look at it", errno);
+  }
+  if (S_ISLNK(st.st_mode)) throw FileError("'" + path + "': is a symbolic link, which is never replaced or followed");
+  if (!S_ISREG(st.st_mode))
+    throw FileError("'" + path + "': is " + file_kind(st.st_mode) + ", which is never replaced (only a regular file)");
+  return st;
+}
+
 }  // namespace
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return S_ISREG(mode) ? "a regular file" : "not a regular file";
+}
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+std::optional<FileId> file_id(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
 
 void write_file_atomically(const std::string& path, std::string_view data) {
   const PathParts parts = split_path(path);
+  // 0. Only a regular file, or nothing, is replaced: a device, a FIFO or a link is refused
+  //    before anything is created.
+  const std::optional<struct stat> old_st = replaceable(path);
   remove_stale_temps(parts);
 
   // 1. Create a fresh temporary file beside the target (O_EXCL: never reuse someone's file).
   //    The name is declared first so the descriptor is closed before the name is removed.
   TempName tmp(temp_name(path));
-  Fd file(::open(tmp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  Fd file(::open(tmp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!file) fail_errno(path, "cannot create temporary file '" + tmp.path() + "'", errno);
 
   // 2. Keep the permissions of the file being replaced.
-  struct stat old_st {};
-  if (::stat(path.c_str(), &old_st) == 0 && ::fchmod(file.get(), old_st.st_mode & 07777) != 0)
+  if (old_st && ::fchmod(file.get(), old_st->st_mode & 07777) != 0)
     fail_errno(path, "cannot set the mode of temporary file '" + tmp.path() + "'", errno);
 
   // 3. Write everything and make it durable before it gets the real name.
@@ -156,7 +200,9 @@ void write_file_atomically(const std::string& path, std::string_view data) {
   sync_fd(file.get(), path, "temporary file '" + tmp.path() + "'");
   if (file.close() != 0) fail_errno(path, "cannot close temporary file '" + tmp.path() + "'", errno);
 
-  // 4. Replace the old file in one step, then make the rename itself durable.
+  // 4. Replace the old file in one step (still a regular file, or nothing), then make the
+  //    rename itself durable.
+  replaceable(path);
   if (::rename(tmp.path().c_str(), path.c_str()) != 0)
     fail_errno(path, "cannot rename '" + tmp.path() + "' over it", errno);
   tmp.mark_renamed();
@@ -167,8 +213,17 @@ void write_file_atomically(const std::string& path, std::string_view data) {
 
 std::optional<ExclusiveLock> ExclusiveLock::acquire(const std::string& lock_path, std::chrono::milliseconds wait,
                                                     const volatile int* stop) {
-  Fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  // Not through a link (O_NOFOLLOW), and not waiting on a FIFO (O_NONBLOCK, which a regular
+  // file ignores); what is there must be a regular file before anything is written into it.
+  Fd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+  if (!fd && errno == ELOOP)
+    throw FileError("'" + lock_path + "': is a symbolic link; a lock file is never followed (remove the link)");
   if (!fd) fail_errno(lock_path, "cannot open the lock file", errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno(lock_path, "cannot look at the lock file", errno);
+  if (!S_ISREG(st.st_mode))
+    throw FileError("'" + lock_path + "': is " + std::string(file_kind(st.st_mode)) +
+                    "; a lock file is a regular file (remove it)");
   // Polling rather than a blocking flock() with an alarm: the wait then ends on time and on
   // a signal without touching the process's timers.
   const auto deadline = std::chrono::steady_clock::now() + wait;
@@ -196,8 +251,9 @@ std::optional<ExclusiveLock> ExclusiveLock::acquire(const std::string& lock_path
   }
   // The pid is a courtesy for the message of the next process, not part of the lock: a
   // failure to write it does not make the lock any less held.
+  // A lock file with another name (a hard link) is someone's file too: it is only locked.
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd.get(), 0) == 0) (void)!::pwrite(fd.get(), pid.data(), pid.size(), 0);
+  if (st.st_nlink == 1 && ::ftruncate(fd.get(), 0) == 0) (void)!::pwrite(fd.get(), pid.data(), pid.size(), 0);
   return ExclusiveLock(std::move(fd));
 }
 

@@ -7,6 +7,8 @@
 // lock file exists in any process, and it ends with its owner or its owner's process.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <optional>
 #include <stdexcept>
@@ -48,10 +50,26 @@ class FileError : public std::runtime_error {
 };
 
 // Writes `data` to a fresh temporary file beside `path` (same directory: rename is only
-// atomic within one file system), syncs it, keeps the mode of the file it replaces,
-// renames it over `path` and syncs the directory. A temporary file left by a killed writer
-// is removed by the next call for the same path. Throws FileError("'<path>': <problem>").
+// atomic within one file system; created with O_EXCL and O_NOFOLLOW, mode 0600), syncs it,
+// keeps the mode of the file it replaces, renames it over `path` and syncs the directory.
+// Only a regular file is replaced: a symbolic link, a device, a FIFO or a directory at
+// `path` is left alone and reported. A temporary file left by a killed writer is removed by
+// the next call for the same path. Throws FileError("'<path>': <problem>").
 void write_file_atomically(const std::string& path, std::string_view data);
+
+// What a file that is not a regular one is, for messages: "a directory", "a FIFO", ...
+const char* file_kind(mode_t mode);
+
+// The identity of a file, to tell whether two names or descriptors are one file.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
+  bool operator!=(const FileId& o) const { return !(*this == o); }
+};
+// stat(2) of `path` (links followed) or fstat(2) of `fd`; nullopt when there is nothing to see.
+std::optional<FileId> file_id(const std::string& path);
+std::optional<FileId> file_id(int fd);
 
 // Another process holds the lock; `holder_pid()` is the pid it wrote into the lock file (0 when
 // it could not be read, e.g. the holder is still writing it).
@@ -69,8 +87,10 @@ class LockBusy : public FileError {
 // descriptor, so a lock file left behind by a dead process never blocks anyone.
 class ExclusiveLock {
  public:
-  // Creates `lock_path` if needed and locks it, retrying until `wait` has passed (zero: one
-  // try). Then writes this process's pid into it, for the message another process shows.
+  // Creates `lock_path` if needed (mode 0600) and locks it, retrying until `wait` has passed
+  // (zero: one try). Then writes this process's pid into it, for the message another process
+  // shows. The lock file must be a regular file, its name not a symbolic link (never
+  // followed), and the pid is written only into a file with no other name (no hard link).
   // Gives up early, with nullopt, once *stop becomes non-zero (a signal while waiting).
   // Throws LockBusy when another process still holds it, FileError on any other problem.
   static std::optional<ExclusiveLock> acquire(const std::string& lock_path, std::chrono::milliseconds wait,

@@ -29,6 +29,9 @@ struct HeldFields {
   std::string_view key, first, record, last;
 };
 
+// A count no run reaches (it would wrap when counted on): a crafted state's.
+constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 62;
+
 // The fields in their saved order, for saving and loading alike.
 template <class Fields, class Archive>
 void visit_held(Fields& f, Archive& ar) {
@@ -43,6 +46,7 @@ void visit_held(Fields& f, Archive& ar) {
   ar.bytes(f.last);
   if constexpr (Archive::loading) {
     if (f.count == 0) throw tlbf::state_error("state: a held record of no copies");
+    if (f.count > kMaxCount) throw tlbf::state_error("state: a held record's count out of range");
     if (f.term_len > 2 || f.term_len > f.record.size()) throw tlbf::state_error("state: a held record's terminator");
     if (f.first_form > kLastSeenForm || f.last_form > kLastSeenForm)
       throw tlbf::state_error("state: a held record's time form");
@@ -78,12 +82,25 @@ HoldVerdict Holder::take(const Copy& c, HeldSink& out) {
     if (by_count && cfg_.from == WindowFrom::last_copy) ++inserts_;
     count_copy(i, c, by_count ? static_cast<tlbf::Time>(inserts_) : now);
     last_ = cfg_.keep == Keep::last ? i : HeldTable::kNone;
-    const std::uint64_t early = cfg_.keep == Keep::last ? make_room(false, 0, i, now, out) : 0;
-    return HoldVerdict{true, cfg_.keep == Keep::last, early};
+    if (cfg_.keep == Keep::first) return HoldVerdict{true, false, 0};
+    std::uint64_t early = make_room(false, 0, i, now, out);
+    if (table_.bytes() > cfg_.max_bytes) {  // its last copy alone is over the cap: written now
+      note_early(0);
+      write_and_remove(i, out);
+      ++early;
+    }
+    return HoldVerdict{true, true, early};
   }
   const std::size_t texts = cfg_.count ? 2 * c.seen.text.size() : 0;
-  const std::uint64_t early = make_room(true, c.key.size() + c.bytes.size() + texts, HeldTable::kNone, now, out);
+  const std::size_t data_bytes = c.key.size() + c.bytes.size() + texts;
+  const std::uint64_t early = make_room(true, data_bytes, HeldTable::kNone, now, out);
   if (by_count) ++inserts_;
+  if (table_.bytes_with(data_bytes) > cfg_.max_bytes) {  // alone over the cap: written now, never held
+    note_early(0);
+    last_ = HeldTable::kNone;
+    out.write_held(CountedRecord{c.bytes, c.text_size, c.json, 1, c.seen, c.seen});
+    return HoldVerdict{false, true, early + 1};
+  }
   last_ = hold_new(c, by_count ? static_cast<tlbf::Time>(inserts_) : now);
   return HoldVerdict{false, true, early};
 }
@@ -138,15 +155,18 @@ std::uint64_t Holder::make_room(bool adding, std::size_t data_bytes, std::uint32
   std::uint64_t early = 0;
   while ((adding ? table_.bytes_with(data_bytes) : table_.bytes()) > cfg_.max_bytes) {
     std::uint32_t i = table_.head();
-    if (i == keep) i = table_.next(i);
-    if (i == HeldTable::kNone) break;
-    const tlbf::Duration kept = std::max<tlbf::Duration>(0, now - (table_[i].close - window()));
-    if (!stats_.shortest_early || kept < *stats_.shortest_early) stats_.shortest_early = kept;
+    if (i != HeldTable::kNone && i == keep) i = table_.next(i);
+    if (i == HeldTable::kNone) break;  // nothing left to write but `keep` (or nothing at all)
+    note_early(std::max<tlbf::Duration>(0, now - (table_[i].close - window())));
     write_and_remove(i, out);
     ++early;
   }
-  stats_.early += early;
   return early;
+}
+
+void Holder::note_early(tlbf::Duration kept) {
+  ++stats_.early;
+  if (!stats_.shortest_early || kept < *stats_.shortest_early) stats_.shortest_early = kept;
 }
 
 void Holder::write_and_remove(std::uint32_t i, HeldSink& out) {
@@ -230,6 +250,10 @@ void Holder::load(std::string_view bytes) {
     visit_held(f, ar);
     const tlbf::KeyHash hash{f.hash_lo, f.hash_hi};
     if (table.find(hash, f.key) != HeldTable::kNone) throw tlbf::state_error("state: a key held twice");
+    // --count writes a bare time as it is, so it is never empty (without --count none is kept).
+    constexpr auto kBare = static_cast<std::uint8_t>(SeenForm::bare);
+    if (cfg_.count && ((f.first_form == kBare && f.first.empty()) || (f.last_form == kBare && f.last.empty())))
+      throw tlbf::state_error("state: a held record's time text");
     const std::uint32_t i = table.add(hash, f.close, {f.key, f.first, f.record, f.last});
     HeldEntry& e = table[i];
     if (e.prev != HeldTable::kNone && table[e.prev].close > f.close)

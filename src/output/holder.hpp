@@ -8,7 +8,8 @@
 // a count window (-n N) when N more keys have been inserted (every copy is an insert with
 // --refresh). Records come out in the order their windows close. When the held records would
 // take more than the memory cap, the ones whose windows close first are written early, with
-// the count they have; later copies of their keys start new records.
+// the count they have; later copies of their keys start new records. A record over the cap by
+// itself is written at once, as early as can be.
 #pragma once
 
 #include <cstddef>
@@ -66,8 +67,10 @@ class HeldSink {
 
 // What the holder made of a copy.
 struct HoldVerdict {
-  bool dup;             // its key was held: counted into that record
-  bool held;            // it is the copy held for its key now (new, or the last with --keep last)
+  bool dup;  // its key was held: counted into that record
+  // It is the copy held for its key now (new, or the last with --keep last), or it was written
+  // at once, being over the memory cap by itself: either way its continuation lines follow it.
+  bool held;
   std::uint64_t early;  // records written early to make room for it (the memory cap bound)
 };
 
@@ -120,6 +123,8 @@ class Holder {
   // the cap: with a new one of `data_bytes` when `adding`, else as they are (entry `keep`
   // stays). Returns how many it wrote.
   std::uint64_t make_room(bool adding, std::size_t data_bytes, std::uint32_t keep, tlbf::Time now, HeldSink& out);
+  // Counts a record written early, `kept` after its window opened, for --stats.
+  void note_early(tlbf::Duration kept);
   std::uint32_t hold_new(const Copy& c, tlbf::Time anchor);
   void count_copy(std::uint32_t i, const Copy& c, tlbf::Time anchor);
   // The close of a window that runs from `anchor` (a time, or an insert number).

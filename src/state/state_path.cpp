@@ -1,9 +1,10 @@
 // Resolving a --state path to the regular file it names (state_path.hpp).
 //
-// Invariant: the result names a regular file or nothing, with no symbolic link as its last
-// component, so that the lock file beside it ("<result>.lock") is the same for every name of
-// the state file, and saving (a rename over the result) replaces the file, never a link. Only
-// lstat(2) and readlink(2) are used: a FIFO or a device is judged without being opened.
+// Invariant: the result names a regular file, or nothing when `path` itself names nothing (a
+// link to nothing is refused), with no symbolic link as its last component, so that the lock
+// file beside it ("<result>.lock") is the same for every name of the state file, and saving
+// (a rename over the result) replaces the file, never a link. Only lstat(2) and readlink(2)
+// are used: a FIFO or a device is judged without being opened.
 #include "state/state_path.hpp"
 
 #include <sys/stat.h>
@@ -13,21 +14,13 @@
 #include <cstring>
 #include <vector>
 
+#include "base/atomic_file.hpp"
 #include "state/state_store.hpp"
 
 namespace tlbf_dedup {
 namespace {
 
 constexpr int kMaxLinks = 40;  // as the kernel's own limit (ELOOP)
-
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
 
 // The target of the link at `link`, as a path usable from here.
 std::string link_target(const std::string& link, std::size_t size_hint, const std::string& name) {
@@ -53,13 +46,18 @@ std::string resolve_state_path(const std::string& path) {
   for (int links = 0;; ++links) {
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
-      if (errno == ENOENT) return p;  // nothing there yet: the first save creates it
+      if (errno == ENOENT && p == path) return p;  // nothing there yet: the first save creates it
+      // A link to nothing: creating its target would let whoever planted the link choose
+      // the file written (as root, anywhere).
+      if (errno == ENOENT)
+        throw StateFileError("state file '" + path + "': is a symbolic link to '" + p +
+                             "', which does not exist; a link is followed only to an existing state file");
       throw StateFileError("state file '" + path + "': cannot look at '" + p + "': " + std::strerror(errno));
     }
     if (S_ISREG(st.st_mode)) return p;
     if (!S_ISLNK(st.st_mode)) {
       const std::string resolved = p == path ? "" : " (which leads to '" + p + "')";
-      throw StateFileError("state file '" + path + "'" + resolved + ": is " + kind_of(st.st_mode) +
+      throw StateFileError("state file '" + path + "'" + resolved + ": is " + file_kind(st.st_mode) +
                            "; a state file is a regular file, or absent");
     }
     if (links == kMaxLinks)

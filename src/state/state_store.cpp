@@ -283,6 +283,22 @@ std::optional<SavedState> load_state_file(const std::string& path) {
   return load_state_bytes(data, path);
 }
 
+void check_state_reset(const std::string& path) {
+  const std::string file = resolve_state_path(path);
+  Fd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return;
+    fail_errno(path, "cannot open", errno);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
+  if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file");
+  const std::string head = read_up_to(fd, path, kMagic.size());
+  if (head != kMagic.substr(0, head.size()))  // (a file cut short in its magic is a state's still)
+    fail(path, "is not a state file (it does not begin with " + std::string(kMagic) +
+                   "); --state-reset replaces only a state file, so it is left untouched");
+}
+
 void save_state_file(const std::string& path, const tlbf::WindowFilter& f, const tlbf::FilterConfig& cfg,
                      tlbf::Time clock, const RunRecord& run, const std::optional<std::string_view>& held) {
   // The file the path leads to is replaced; a link to it stays a link.

@@ -68,6 +68,11 @@ inline constexpr std::uint32_t kStateFormatVersion = 4;
 // problem, naming `path`.
 std::optional<SavedState> load_state_file(const std::string& path);
 
+// --state-reset: the file `path` leads to, when there is one, is a state file (it begins with
+// the format's magic) or empty, so that a reset replaces no other file. Throws StateFileError
+// naming `path` otherwise.
+void check_state_reset(const std::string& path);
+
 // Atomic and durable (see above), into the file `path` leads to, so a symbolic link to the
 // state stays one; throws StateFileError. `held`: the held records' bytes of a run that holds
 // them, or nullopt.

@@ -63,6 +63,49 @@ TEST_SUITE("atomic_file") {
     ::rmdir(dir.c_str());
   }
 
+  TEST_CASE("only a regular file is created or replaced, 0600 when new, never through a link") {
+    char dir_template[] = "/tmp/tlbf-atomic-XXXXXX";
+    REQUIRE(::mkdtemp(dir_template) != nullptr);
+    const std::string dir = dir_template;
+    const auto contents = [](const std::string& path) {
+      Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+      return tlbf_dedup::read_all(fd, path);
+    };
+    tlbf_dedup::write_file_atomically(dir + "/new", "x");
+    struct stat st {};
+    REQUIRE(::stat((dir + "/new").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    // A link (to a file, or to nothing) and a FIFO are left as they are, and said.
+    tlbf_dedup::write_file_atomically(dir + "/victim", "data");
+    REQUIRE(::symlink("victim", (dir + "/link").c_str()) == 0);
+    REQUIRE(::symlink("nowhere", (dir + "/dangling").c_str()) == 0);
+    REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);
+    CHECK_THROWS_WITH_AS(tlbf_dedup::write_file_atomically(dir + "/link", "y"),
+                         doctest::Contains("is a symbolic link, which is never replaced"), tlbf_dedup::FileError);
+    CHECK_THROWS_AS(tlbf_dedup::write_file_atomically(dir + "/dangling", "y"), tlbf_dedup::FileError);
+    CHECK_THROWS_WITH_AS(tlbf_dedup::write_file_atomically(dir + "/fifo", "y"), doctest::Contains("is a FIFO"),
+                         tlbf_dedup::FileError);
+    CHECK(contents(dir + "/victim") == "data");
+    REQUIRE(::lstat((dir + "/link").c_str(), &st) == 0);
+    CHECK(S_ISLNK(st.st_mode));
+    CHECK(::access((dir + "/nowhere").c_str(), F_OK) != 0);
+    // The lock file: a link is refused, not followed; a FIFO refused; a second name (a hard
+    // link) locked but not written; a new one 0600.
+    CHECK_THROWS_WITH_AS(tlbf_dedup::ExclusiveLock::acquire(dir + "/link", {}, nullptr),
+                         doctest::Contains("a lock file is never followed"), tlbf_dedup::FileError);
+    CHECK_THROWS_WITH_AS(tlbf_dedup::ExclusiveLock::acquire(dir + "/fifo", {}, nullptr), doctest::Contains("is a FIFO"),
+                         tlbf_dedup::FileError);
+    REQUIRE(::link((dir + "/victim").c_str(), (dir + "/hard.lock").c_str()) == 0);
+    CHECK(tlbf_dedup::ExclusiveLock::acquire(dir + "/hard.lock", {}, nullptr).has_value());
+    CHECK(contents(dir + "/victim") == "data");
+    CHECK(tlbf_dedup::ExclusiveLock::acquire(dir + "/new.lock", {}, nullptr).has_value());
+    REQUIRE(::stat((dir + "/new.lock").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    for (const char* name : {"new", "victim", "link", "dangling", "fifo", "hard.lock", "new.lock"})
+      ::unlink((dir + "/" + name).c_str());
+    ::rmdir(dir.c_str());
+  }
+
   TEST_CASE("a failure names the file and the step") {
     try {
       tlbf_dedup::write_file_atomically("/nonexistent-dir/f", "x");

@@ -245,6 +245,38 @@ TEST_SUITE("holder") {
     REQUIRE(h.stats().shortest_early.has_value());
   }
 
+  TEST_CASE("a record over the memory cap by itself is written at once, new or the last copy kept") {
+    const std::string big(70000, 'a');
+    for (Keep keep : {Keep::first, Keep::last}) {
+      HoldConfig c = time_window(3600 * kS, WindowFrom::first_copy, keep);
+      c.max_bytes = 64 << 10;
+      Holder h(c);
+      Recorder r;
+      // Alone in an empty table: written with its count of one, counted as written early.
+      HoldVerdict v = h.take(copy_of({1 * kS, "big", big + "\n"}), r);
+      CHECK(v.early == 1);
+      REQUIRE(r.out.size() == 1);
+      CHECK(r.out[0] == Written{big + "\n", 1, 1 * kS, 1 * kS});
+      CHECK(h.empty());
+      // A small record is held as usual; a big last copy of it under --keep last goes at once.
+      CHECK(h.take(copy_of({2 * kS, "k", "small\n"}), r).early == 0);
+      v = h.take(copy_of({3 * kS, "k", big + "x\n"}), r);
+      CHECK(v.dup);
+      if (keep == Keep::last) {
+        CHECK(v.early == 1);
+        REQUIRE(r.out.size() == 2);
+        CHECK(r.out[1] == Written{big + "x\n", 2, 2 * kS, 3 * kS});
+      }
+      h.close_all(r);
+      std::uint64_t copies = 0;
+      for (const Written& w : r.out) copies += w.count;
+      CHECK(copies == 3);
+      CHECK(h.stats().early == (keep == Keep::last ? 2 : 1));
+      REQUIRE(h.stats().shortest_early.has_value());
+      CHECK(*h.stats().shortest_early == 0);
+    }
+  }
+
   TEST_CASE("saved and loaded mid-stream, the holder goes on as if it had not stopped") {
     const std::vector<Event> events = stream(11, 2000, 30);
     for (WindowFrom from : {WindowFrom::first_copy, WindowFrom::last_copy}) {
@@ -285,6 +317,15 @@ TEST_SUITE("holder") {
     std::string huge = good;
     huge[9 + 7] = '\x7f';  // the record count's top byte
     CHECK_THROWS_AS(target.load(huge), tlbf::state_error);
+    // Crafted fields a checksum does not catch: a count about to wrap, a bare time of no text.
+    constexpr std::size_t kFirst = 1 + 8 + 8, kCount = kFirst + 16 + 24, kFirstForm = kCount + 8 + 1;
+    std::string wraps = good;
+    for (std::size_t i = 0; i < 8; ++i) wraps[kCount + i] = '\xff';
+    CHECK_THROWS_WITH_AS(target.load(wraps), doctest::Contains("count out of range"), tlbf::state_error);
+    std::string bare = good;
+    REQUIRE(bare[kFirstForm] == static_cast<char>(SeenForm::clock));
+    bare[kFirstForm] = static_cast<char>(SeenForm::bare);
+    CHECK_THROWS_WITH_AS(target.load(bare), doctest::Contains("time text"), tlbf::state_error);
     CHECK(target.empty());
     target.load(good);
     CHECK_FALSE(target.empty());

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
-#include "state/state_path.hpp"
 #include "state/state_fixtures.hpp"
+#include "state/state_path.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
 
@@ -23,10 +23,14 @@ TEST_SUITE("state_path") {
     const std::string real = (dir.path / "real.state").string(), link = (dir.path / "link.state").string();
     CHECK(tlbf_dedup::resolve_state_path(real) == real);  // nothing there yet
     fs::create_symlink("real.state", link);
+    // A link to nothing is refused: its first save would create a file wherever it points.
+    CHECK_THROWS_WITH_AS(tlbf_dedup::resolve_state_path(link), doctest::Contains("which does not exist"),
+                         StateFileError);
+    const tlbf::FilterConfig c = one_second_exact();
+    tlbf_dedup::save_state_file(real, *tlbf::make_filter(c), c, 1);
     CHECK(tlbf_dedup::resolve_state_path(link) == real);
     fs::create_directory(dir.path / "sub");
     fs::create_symlink("../link.state", dir.path / "sub" / "up.state");
-    const tlbf::FilterConfig c = one_second_exact();
     tlbf_dedup::save_state_file(link, *tlbf::make_filter(c), c, 7);
     CHECK(fs::is_symlink(link));
     CHECK(fs::is_regular_file(fs::symlink_status(real)));

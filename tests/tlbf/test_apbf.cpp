@@ -364,6 +364,25 @@ TEST_SUITE("apbf") {
     tlbf::FilterConfig tiny = count_config(1000000, 0.01);
     tiny.max_memory_bytes = 100;  // not one word per slice
     refuses(tiny, "max_memory_bytes");
+    refuses(count_config((std::uint64_t{1} << 62) + 1, 0.01), "window_count");  // as a saved state would be
+  }
+
+  TEST_CASE("a window of 10^14 keys or more is sized at once: the cap binds, nothing hangs") {
+    // The sizing search once stepped 64 bits at a time from the largest slice towards g k
+    // half-fill inserts: 10^14 keys took hours, deaf to signals.
+    for (std::uint64_t window : {std::uint64_t{100000000000000}, std::uint64_t{1} << 62}) {
+      CAPTURE(window);
+      tlbf::FilterConfig cfg = count_config(window, 1e-5);
+      cfg.max_memory_bytes = 1 << 20;
+      tlbf::AgePartitionedFilter f(cfg);
+      const tlbf::FilterStats s = f.stats(0);
+      CHECK(s.memory_capped);
+      CHECK(s.effective_count > 0);
+      CHECK(s.effective_count < window);
+      CHECK(s.bits_allocated <= cfg.max_memory_bytes * 8);
+      f.insert(tlbf::hash_key("a"), 0);
+      CHECK(f.may_contain(tlbf::hash_key("a"), 0));
+    }
   }
 
   TEST_CASE("insert_if_absent and statistics") {

@@ -94,9 +94,9 @@ TEST_SUITE("large_pages") {
   TEST_CASE("the choice of mappings or malloc is fixed at the first mapped array") {
     Alloc a;
     std::uint64_t* p = a.allocate(Alloc::kMappedBytes / 8);  // fixes it, at mappings unless already fixed
-    CHECK(tlbf::use_own_mappings(true));                       // what it is: accepted
-    CHECK_FALSE(tlbf::use_own_mappings(false));                // too late: refused, nothing changes
-    a.deallocate(p, Alloc::kMappedBytes / 8);                  // freed as it was obtained
+    CHECK(tlbf::use_own_mappings(true));                     // what it is: accepted
+    CHECK_FALSE(tlbf::use_own_mappings(false));              // too late: refused, nothing changes
+    a.deallocate(p, Alloc::kMappedBytes / 8);                // freed as it was obtained
     CHECK(resident_pages(p, Alloc::kMappedBytes) == -1);
   }
 

@@ -116,8 +116,21 @@ std::optional<RedisUrl> parse_redis_url(std::string_view text, std::string* prob
   }
   const std::size_t slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash), db = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
-  const std::size_t colon = hostport.rfind(':');
-  u.host = std::string(hostport.substr(0, colon));
+  std::size_t colon = hostport.rfind(':');
+  if (starts_with(hostport, "[")) {  // an IPv6 address, bracketed as in RFC 3986: [::1]:6379
+    const std::size_t close = hostport.find(']');
+    if (close == std::string_view::npos || (close + 1 < hostport.size() && hostport[close + 1] != ':')) {
+      *problem = "an IPv6 address is written in brackets, such as redis://[::1]:6379";
+      return std::nullopt;
+    }
+    u.host = std::string(hostport.substr(1, close - 1));
+    colon = close + 1 < hostport.size() ? close + 1 : std::string_view::npos;
+  } else if (hostport.find(':') != colon) {
+    *problem = "an IPv6 address is written in brackets, such as redis://[::1]:6379";
+    return std::nullopt;
+  } else {
+    u.host = std::string(hostport.substr(0, colon));
+  }
   auto number = [](std::string_view s, int max, int* out) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
     return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= 0 && *out <= max;

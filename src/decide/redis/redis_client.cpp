@@ -7,6 +7,9 @@
 
 #include <sys/time.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <hiredis/hiredis.h>
 
 namespace tlbf_dedup {
@@ -26,7 +29,7 @@ timeval to_timeval(std::chrono::milliseconds ms) {
 }  // namespace
 
 RedisConnection::RedisConnection(std::string host, int port, std::chrono::milliseconds timeout)
-    : address_(host + ":" + std::to_string(port)) {
+    : address_(host + ":" + std::to_string(port)), timeout_(timeout) {
   c_.reset(redisConnectWithTimeout(host.c_str(), port, to_timeval(timeout)));
   if (!c_) throw RedisUnreachable("cannot connect to " + address_ + ": out of memory");
   if (c_->err) lost("connect to");
@@ -38,6 +41,12 @@ RedisConnection::RedisConnection(RedisConnection&&) noexcept = default;
 RedisConnection& RedisConnection::operator=(RedisConnection&&) noexcept = default;
 
 void RedisConnection::lost(const char* doing) const {
+  // hiredis reports a read or write that ran out of time as the socket's EAGAIN.
+  const bool timed_out = c_->err == REDIS_ERR_IO && (std::strcmp(c_->errstr, std::strerror(EAGAIN)) == 0 ||
+                                                     std::strcmp(c_->errstr, std::strerror(EWOULDBLOCK)) == 0);
+  if (timed_out)
+    throw RedisUnreachable(std::string("cannot ") + doing + " " + address_ +
+                           ": timed out, the server gave no answer within " + std::to_string(timeout_.count()) + " ms");
   throw RedisUnreachable(std::string("cannot ") + doing + " " + address_ + ": " +
                          (c_->errstr[0] ? c_->errstr : "connection closed"));
 }

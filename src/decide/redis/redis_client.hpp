@@ -58,6 +58,7 @@ class RedisConnection {
   };
   std::unique_ptr<redisContext, ContextDeleter> c_;
   std::string address_;
+  std::chrono::milliseconds timeout_;
 };
 
 // What a reply says, for the backend's checks.

@@ -79,4 +79,15 @@ status=0
 check "json broken mid-document: exit 0" 0 "$status"
 check_files "json broken mid-document: both records pass, bytes intact" "$WORK/broken_mid.ndjson" "$WORK/broken_mid.out"
 check "json broken mid-document: counted as malformed" 1 "$(grep -c 'not a readable JSON object' "$WORK/broken_mid.err" | tr -d ' ' | awk '{print ($1 >= 1)}')"
+# An input that auto mode reads as lines (it starts with "[]", not '{' or '[{') and a JSON -k:
+# the error says how the format was chosen and how to read JSON (issue 52, W1), merged or not.
+printf '[]\n{"id":1}\n{"id":1}\n' > "$WORK/empty_array.json"
+for inputs in "$WORK/empty_array.json" "$WORK/empty_array.json $WORK/empty_array.json"; do
+  status=0
+  # shellcheck disable=SC2086
+  "$D" -k id -t id $inputs > /dev/null 2> "$WORK/w1.err" || status=$?
+  check "lines by auto mode, JSON -k ($(wc -w <<< "$inputs") input(s)): exit 2, saying why" "2 1" \
+    "$status $(grep -c "the input was read as lines, since its first record ('\[\]') does not start with '{' or '\[{': -f json reads it as JSON" "$WORK/w1.err")"
+done
+check "... and -f json reads it" '{"id":1}' "$("$D" -k id -f json "$WORK/empty_array.json" 2> /dev/null | grep id)"
 finish

@@ -2,7 +2,8 @@
 # A binding --max-memory under --count: the held records whose windows close first are
 # written early with the counts they have, the run says so at once (naming the record) and
 # at exit, --stats counts them, and no copy is lost: the counts still add up to the input.
-# --on-cap fail ends the run with status 1 after writing every held record.
+# --on-cap fail ends the run with status 1 after writing every held record. A record over
+# the cap by itself is written at once (it crashed the holder once).
 source "$(dirname "$0")/../lib.bash"
 D="$TLBF_DEDUP"
 
@@ -30,4 +31,22 @@ check "--on-cap fail: the message names the record" 1 \
 read_records=$(awk '{ n += $1 } END { print n }' "$WORK/fail.out")
 check "--on-cap fail: every held record written first (counts add up to what was read)" 1 \
   "$([ "$read_records" -gt 0 ] && [ "$read_records" -lt 50000 ] && echo 1 || echo 0)"
+# One record larger than the cap: written at once, with its count, under --count and --keep last.
+head -c 70000 /dev/zero | tr '\0' a > "$WORK/big.txt"
+printf '\nb\nb\n' >> "$WORK/big.txt"
+count_big() { awk '{ if (gsub(/a/, "a") == 70000) n++ } END { print n + 0 }' "$1"; }  # lines holding it whole
+for mode in --count "--keep last"; do
+  status=0
+  # shellcheck disable=SC2086  # the mode is two words
+  "$D" $mode --max-memory 64K "$WORK/big.txt" > "$WORK/big.out" 2> "$WORK/big.err" || status=$?
+  check "$mode, a record over the cap by itself: exit status 0" 0 "$status"
+  check "$mode: every record written" 2 "$(wc -l < "$WORK/big.out")"
+  check "$mode: the big record whole" 1 "$(count_big "$WORK/big.out")"
+  check "$mode: the cap's warning names the record" 1 \
+    "$(grep -c "$WORK/big.txt: record 1: the memory cap (--max-memory) bound: 1 held record" "$WORK/big.err")"
+done
+status=0
+"$D" --count --max-memory 64K --on-cap fail "$WORK/big.txt" > "$WORK/big.out" 2> "$WORK/big.err" || status=$?
+check "--on-cap fail, a record over the cap by itself: exit status 1" 1 "$status"
+check "--on-cap fail: that record written first" 1 "$(count_big "$WORK/big.out")"
 finish

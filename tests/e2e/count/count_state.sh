@@ -49,6 +49,11 @@ check_usage_error "a state made without --count is not continued with it" "--cou
   "$D" -k 3 -t 1 --count --state "$WORK/v2.state" "$WORK/count5.part01"
 check_usage_error "nor with another --keep" "--keep 'last' differs from the state file" \
   "$D" --keep last --state "$WORK/v3.state" "$WORK/count5.part01"
+cp "$WORK/v3.state" "$WORK/v3b.state"
+status=0
+"$D" --keep first --missing error --state "$WORK/v3b.state" "$WORK/count5.part01" > /dev/null 2> "$WORK/err" || status=$?
+check "but --keep first and --missing error, the defaults spelled out, continue it" "0 0" \
+  "$status $(wc -c < "$WORK/err")"
 
 # A checkpoint saves the held records too: a run killed after one loses none of them.
 rm -f "$WORK/ck.state" "$WORK/in"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What a --state path may be: a regular file or nothing. A FIFO, a device, a directory (or a
 # link to one) is refused at once, exit 1, naming the path, before anything is locked or read;
-# a symbolic link is followed, so every name of one state file takes one lock and saving
-# replaces the file, keeping the link. A crafted state whose k + l overflows 32 bits is
+# a symbolic link is followed to an existing file (a link to nothing is refused), so every
+# name of one state file takes one lock and saving replaces the file, keeping the link. A crafted state whose k + l overflows 32 bits is
 # refused with a message, not a crash.
 source "$(dirname "$0")/../lib.bash"
 D="$TLBF_DEDUP"
@@ -50,10 +50,12 @@ mkdir sub
 ln -s ../real.state sub/rel.state
 seq 8 9 | "$D" -w 1h --state sub/rel.state > out
 check "a relative link from another directory: the same file" 9 "$(cat out)"
+# A link to nothing is refused: its first save would create a file wherever the link points.
 ln -s new.state dangling.state
-echo x | "$D" -w 1h --state dangling.state > /dev/null
-check "a link to nothing yet: the first save creates the file, the link stays" "yes new.state" \
-  "$([ -f new.state ] && echo yes) $(readlink dangling.state)"
+refused "a link to nothing" "state file 'dangling.state': is a symbolic link to 'new.state', which does not exist" \
+  --state dangling.state
+check "a link to nothing: nothing created, the link left alone" "no new.state" \
+  "$([ -e new.state ] && echo yes || echo no) $(readlink dangling.state)"
 
 # Two names, one lock: a run holding real.state keeps a run on alias.state out.
 mkfifo hold
