@@ -30,7 +30,8 @@
 # SMALL_ROUNDS, default 41, the rotating rounds that give its verdicts). A command whose
 # first run takes over SLOW seconds (default 20) is run three times in all. KEEP_INPUTS=DIR
 # keeps the generated inputs there (and reuses them); SKIP_MICRO=1 skips the micro-benchmarks; MICRO_ARGS passes options to tlbf-bench-micro;
-# SKIP_SCALING=1 skips the window-growth table, SCALING_ARGS passes options to it.
+# SKIP_SCALING=1 skips the window-growth table, SCALING_ARGS passes options to it. SKIP_COUNT=1,
+# SKIP_ORDER=1 and SKIP_EXACT_CAP=1 skip the --count, time-order and capped-exact tables.
 # BASELINE=/path/to/tlbf-dedup adds a "baseline" row, that binary with the default row's
 # arguments, under the default row of each text and NDJSON table: before/after figures of a
 # change from one run. Without it, BASELINE_COMMIT (default b53a743, the last commit before
@@ -46,6 +47,8 @@ export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
 source "$BENCH_DIR/../scripts/common.sh"
 source "$BENCH_DIR/lib.bash"
 source "$BENCH_DIR/count.bash"
+source "$BENCH_DIR/order.bash"
+source "$BENCH_DIR/exact_cap.bash"
 source "$BENCH_DIR/scaling_table.bash"
 
 EVENTS=${EVENTS:-2000000}
@@ -225,6 +228,19 @@ done
 # skips it.
 if [ -z "${SKIP_COUNT:-}" ]; then
   count_tables "$DATA/events-$EVENTS-steady.text" "$EVENTS"
+fi
+
+# Time order: 8 overlapping files merged against the one sorted file, and --lateness 10s on a
+# stream 10 % of whose records are up to 10 s late against the sorted stream (bench/order.bash;
+# bench/order.sh is this block alone). SKIP_ORDER=1 skips it.
+if [ -z "${SKIP_ORDER:-}" ]; then
+  order_tables "$DATA/events-$EVENTS-steady.text" "$EVENTS"
+fi
+
+# -a exact under a binding --max-memory against uncapped (bench/exact_cap.bash; bench/order.sh
+# runs it too). SKIP_EXACT_CAP=1 skips it.
+if [ -z "${SKIP_EXACT_CAP:-}" ]; then
+  exact_cap_tables
 fi
 
 # Start-up: what a one-record input costs, 20 runs in one timed loop (GNU time counts CPU

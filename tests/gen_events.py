@@ -13,6 +13,10 @@ The rate of events per second of event time follows --profile, phase by phase (a
   burst    every 10th phase at 10 x --rate
   ramp     phases at 0.1, 0.3, 1, 3, 10, 3, 1, 0.3 x --rate, repeating
   idle     --rate, and every 5th phase starts after a silence of 3 dup-windows
+--displace SHARE:MAX delays that share of the events by up to MAX seconds each (uniformly):
+they come later in the stream than their time says, as in an export a few seconds out of
+order; the others keep their order (sort -s -n -k1,1 for text, by "ts" for ndjson, puts
+the stream back in time order, ties in the order written).
 The same arguments always give the same bytes (the generator has no other input).
 
 Formats (time: epoch seconds with milliseconds, from 2025-11-21T18:33:20Z):
@@ -23,6 +27,7 @@ Formats (time: epoch seconds with milliseconds, from 2025-11-21T18:33:20Z):
 import argparse
 import bisect
 import collections
+import heapq
 import json
 import random
 import sys
@@ -88,25 +93,45 @@ def main():
     p.add_argument("--revisit-share", type=float, default=0.05)
     p.add_argument("--format", choices=["text", "ndjson"], default="text")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--displace", default="0:0", metavar="SHARE:MAX",
+                   help="delay SHARE of the events by up to MAX seconds each")
     a = p.parse_args()
     if a.events < 0 or a.rate <= 0 or a.phase <= 0 or a.dup_window <= 0:
         p.error("--events must be >= 0; --rate, --phase and --dup-window > 0")
+    try:
+        share, most = (float(x) for x in a.displace.split(":"))
+    except ValueError:
+        p.error("--displace: expected SHARE:MAX, such as 0.4:5")
 
     rng = random.Random(a.seed)
+    shift = random.Random(a.seed + 1)  # its own draws: the events are those of the same seed undisplaced
     out = sys.stdout
     lines = []
-    for t, key in keys(a, rng):
+    waiting = []  # (arrival, serial, line): displaced lines, written once the stream reaches them
+
+    def emit(t, line):
+        while waiting and waiting[0][0] <= t:
+            lines.append(heapq.heappop(waiting)[2])
+        lines.append(line)
+
+    for serial, (t, key) in enumerate(keys(a, rng)):
         host, path, n = rng.randrange(8), PATHS[rng.randrange(len(PATHS))], rng.randrange(10000)
         if a.format == "text":
-            lines.append("%.3f host=web-%d id=%s method=GET path=%s/%d status=200 bytes=%d\n"
-                         % (t, host, key, path, n, rng.randrange(100, 90000)))
+            line = ("%.3f host=web-%d id=%s method=GET path=%s/%d status=200 bytes=%d\n"
+                    % (t, host, key, path, n, rng.randrange(100, 90000)))
         else:
             record = {"ts": round(t, 3), "id": key, "host": "web-%d" % host,
                       "req": {"method": "GET", "path": "%s/%d" % (path, n)}, "status": 200}
-            lines.append(json.dumps(record, separators=(",", ":")) + "\n")
+            line = json.dumps(record, separators=(",", ":")) + "\n"
+        if share > 0 and shift.random() < share:
+            heapq.heappush(waiting, (t + shift.uniform(0, most), serial, line))
+        else:
+            emit(t, line)
         if len(lines) >= 4096:
             out.write("".join(lines))
             lines.clear()
+    while waiting:
+        lines.append(heapq.heappop(waiting)[2])
     out.write("".join(lines))
 
 

@@ -5,6 +5,8 @@
 // Contract shared by all implementations:
 //  - `now` is the caller's clock in nanoseconds. Callers pass a non-decreasing clock; a filter
 //    treats an earlier `now` as its latest seen time (time never goes backwards inside it).
+//    (The program gives it one from record times by merging its inputs by time and holding
+//    records for --lateness; docs/architecture.md, "Time order".)
 //    Count-window filters ignore `now`.
 //  - may_contain() never mutates the filter (it is const and takes no locks).
 //  - No false negatives: a key inserted at time t (or among the last W inserts, for a count

@@ -6,6 +6,8 @@
 // no floating-point rounding for whole numbers).
 #include "base/duration.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -17,20 +19,23 @@ struct Decimal {
   std::uint64_t whole = 0;
   double fraction = 0;  // in [0, 1)
   std::size_t length = 0;
+  bool point = false;     // written with a '.'
+  bool overflow = false;  // the whole part is past UINT64_MAX (`whole` is not it)
 };
 
-// Parses "123" or "1.25" at the start of `s`; nullopt when there is no digit at all or
-// the whole part overflows.
+// Parses "123" or "1.25" at the start of `s`; nullopt when there is no digit at all. A whole
+// part past UINT64_MAX is read to its end and marked `overflow`.
 std::optional<Decimal> leading_decimal(std::string_view s) {
   Decimal d;
   std::size_t i = 0;
   bool any = false;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    if (d.whole > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) return std::nullopt;
+    if (d.whole > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) d.overflow = true;
     d.whole = d.whole * 10 + static_cast<std::uint64_t>(s[i] - '0');
     any = true;
   }
   if (i < s.size() && s[i] == '.') {
+    d.point = true;
     ++i;
     double scale = 0.1;
     for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
@@ -45,6 +50,7 @@ std::optional<Decimal> leading_decimal(std::string_view s) {
 }
 
 std::optional<std::uint64_t> scale(const Decimal& d, std::uint64_t unit) {
+  if (d.overflow) return std::nullopt;
   if (unit != 0 && d.whole > std::numeric_limits<std::uint64_t>::max() / unit) return std::nullopt;
   double frac = std::floor(d.fraction * static_cast<double>(unit) + 0.5);
   std::uint64_t v = d.whole * unit;
@@ -58,33 +64,49 @@ std::optional<std::uint64_t> nanoseconds_per(std::string_view unit) {
   if (unit == "ns") return 1;
   if (unit == "us") return 1000ULL;
   if (unit == "ms") return 1000000ULL;
-  if (unit == "m") return 60ULL * 1000000000ULL;
+  if (unit == "m" || unit == "min") return 60ULL * 1000000000ULL;
   if (unit == "h") return 3600ULL * 1000000000ULL;
   if (unit == "d") return 86400ULL * 1000000000ULL;
   return std::nullopt;
 }
 
+// The duration `text` spells, in nanoseconds, saturated at UINT64_MAX (so that a well-formed
+// but too long value is known as such); nullopt when it spells none. A bare number is
+// seconds; otherwise terms of a number and a unit ("1h30m", "1.5s", "5min"), the units
+// getting shorter from term to term, a fraction only in the last term.
+std::optional<std::uint64_t> read_duration(std::string_view text) {
+  std::uint64_t total = 0, previous_unit = std::numeric_limits<std::uint64_t>::max();
+  bool bare = true, fraction_seen = false;
+  for (std::size_t i = 0; i < text.size() || bare;) {
+    const std::optional<Decimal> d = leading_decimal(text.substr(i));
+    if (!d || fraction_seen) return std::nullopt;
+    i += d->length;
+    std::size_t letters = 0;
+    while (i + letters < text.size() && text[i + letters] >= 'a' && text[i + letters] <= 'z') ++letters;
+    if (letters == 0 && !(bare && i == text.size())) return std::nullopt;  // a unit, but for a bare number
+    const std::optional<std::uint64_t> unit = nanoseconds_per(text.substr(i, letters));
+    if (!unit || *unit >= previous_unit) return std::nullopt;
+    i += letters;
+    bare = false;
+    previous_unit = *unit;
+    fraction_seen = d->point;
+    const std::optional<std::uint64_t> v = scale(*d, *unit);
+    if (!v || __builtin_add_overflow(total, *v, &total)) total = std::numeric_limits<std::uint64_t>::max();
+  }
+  return total;
+}
+
 }  // namespace
 
 std::optional<tlbf::Duration> parse_duration(std::string_view text) {
-  auto d = leading_decimal(text);
-  if (!d) return std::nullopt;
-  auto ns = nanoseconds_per(text.substr(d->length));
-  if (!ns) return std::nullopt;
-  auto v = scale(*d, *ns);
+  const std::optional<std::uint64_t> v = read_duration(text);
   if (!v || *v > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())) return std::nullopt;
   return static_cast<tlbf::Duration>(*v);
 }
 
 bool is_duration_too_long(std::string_view text) {
-  if (auto d = parse_duration(text)) return *d > kLongestOptionDuration;
-  // Well formed: digits (the whole part may itself overflow), an optional fraction, a unit.
-  std::size_t i = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-  if (i == 0) return false;
-  if (i < text.size() && text[i] == '.')
-    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9';) ++i;
-  return nanoseconds_per(text.substr(i)).has_value();
+  const std::optional<std::uint64_t> v = read_duration(text);
+  return v && *v > static_cast<std::uint64_t>(kLongestOptionDuration);
 }
 
 std::string longest_duration() { return format_duration(kLongestOptionDuration); }
@@ -121,6 +143,24 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   else
     return std::nullopt;
   return scale(*d, mult);
+}
+
+std::string readable_duration(std::uint64_t ns) {
+  if (ns > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())) return "centuries";
+  constexpr std::uint64_t kS = tlbf::kSecond, kMin = 60 * kS, kH = 60 * kMin, kD = 24 * kH;
+  auto two = [&](std::uint64_t big, const char* a, std::uint64_t small, const char* b) {
+    const std::uint64_t rest = ns % big / small;
+    return rest ? fmt::format("{}{}{}{}", ns / big, a, rest, b) : fmt::format("{}{}", ns / big, a);
+  };
+  if (ns >= 100 * kD) return fmt::format("{}d", ns / kD);
+  if (ns >= kD) return two(kD, "d", kH, "h");
+  if (ns >= kH) return two(kH, "h", kMin, "m");
+  if (ns >= kMin) return two(kMin, "m", kS, "s");
+  if (ns >= kS)
+    return ns % kS < kS / 10 ? fmt::format("{}s", ns / kS) : fmt::format("{}.{}s", ns / kS, ns % kS / (kS / 10));
+  if (ns >= tlbf::kMillisecond) return fmt::format("{}ms", ns / tlbf::kMillisecond);
+  if (ns >= tlbf::kMicrosecond) return fmt::format("{}us", ns / tlbf::kMicrosecond);
+  return fmt::format("{}ns", ns);
 }
 
 }  // namespace tlbf_dedup

@@ -31,29 +31,12 @@ std::string zone_advice(const std::string& time_option) {
 
 }  // namespace
 
-std::string readable_duration(std::uint64_t ns) {
-  if (ns > static_cast<std::uint64_t>(std::numeric_limits<tlbf::Duration>::max())) return "centuries";
-  constexpr std::uint64_t kS = tlbf::kSecond, kMin = 60 * kS, kH = 60 * kMin, kD = 24 * kH;
-  auto two = [&](std::uint64_t big, const char* a, std::uint64_t small, const char* b) {
-    const std::uint64_t rest = ns % big / small;
-    return rest ? fmt::format("{}{}{}{}", ns / big, a, rest, b) : fmt::format("{}{}", ns / big, a);
-  };
-  if (ns >= 100 * kD) return fmt::format("{}d", ns / kD);
-  if (ns >= kD) return two(kD, "d", kH, "h");
-  if (ns >= kH) return two(kH, "h", kMin, "m");
-  if (ns >= kMin) return two(kMin, "m", kS, "s");
-  if (ns >= kS)
-    return ns % kS < kS / 10 ? fmt::format("{}s", ns / kS) : fmt::format("{}.{}s", ns / kS, ns % kS / (kS / 10));
-  if (ns >= tlbf::kMillisecond) return fmt::format("{}ms", ns / tlbf::kMillisecond);
-  if (ns >= tlbf::kMicrosecond) return fmt::format("{}us", ns / tlbf::kMicrosecond);
-  return fmt::format("{}ns", ns);
-}
-
 DecisionClock::DecisionClock(const ClockPolicy& policy, std::string time_option, tlbf::Time start, Clock& wall)
     : policy_(policy),
       time_option_(std::move(time_option)),
       wall_(&wall),
       clock_(start),
+      saved_(start),
       jump_(policy.jump_threshold()) {
   if (clock_ != 0) previous_ = clock_;  // a saved clock: the first record's step counts from it
 }
@@ -67,16 +50,21 @@ void DecisionClock::refresh_future_limit() {
 
 TimeVerdict DecisionClock::accept_slow(const TimeReading& t, RecordWarnings& warnings) {
   if (!t.parsed) {
-    if (counts_.untimed++ == 0) {
-      untimed_advice_ = warnings.untimed_advice(t);
-      warnings.warn(WarningKind::untimed,
-                    fmt::format("no readable time at -t {}: {}; judged at the current clock ({}; further ones are "
-                                "counted, see the summary at exit)",
-                                time_option_, quoted_time(t), untimed_advice_));
+    const bool first = counts_.untimed++ == 0;
+    // Until a time is seen, the advice of every untimed record is tallied: if none has one,
+    // the run's error speaks for most of them, not for a preamble.
+    const bool probing = !timed_seen_ && !policy_.allow_untimed;
+    if (first || probing) {
+      std::string advice = warnings.untimed_advice(t);
+      if (first)
+        warnings.warn(WarningKind::untimed,
+                      fmt::format("no readable time at -t {}: {}; judged at the current clock ({}; further ones are "
+                                  "counted, see the summary at exit)",
+                                  time_option_, quoted_time(t), advice));
+      if (probing) untimed_advice_.add(t, std::move(advice), quoted_time(t));
     }
     // The probe: the run stops reading here, and reports it after the summary.
-    if (!timed_seen_ && !policy_.allow_untimed && counts_.untimed == ClockPolicy::kUntimedProbe) probe_failed_ = true;
-    if (counts_.untimed == 1) first_untimed_ = quoted_time(t);
+    if (probing && counts_.untimed == ClockPolicy::kUntimedProbe) probe_failed_ = true;
     return TimeVerdict::untimed;
   }
   if (!timed_seen_ && t.zone_cut)
@@ -99,39 +87,55 @@ TimeVerdict DecisionClock::accept_slow(const TimeReading& t, RecordWarnings& war
                                 quoted_time(t), format_duration(*policy_.max_future)));
     return TimeVerdict::future;
   }
-  // A jump forward alone is a quiet spell, or a gap between logs given in order: counted. A
-  // step back makes the records behind the clock late: warned about, with a way out that fits.
-  if (previous_ && distance(t.time, *previous_) > static_cast<std::uint64_t>(jump_)) {
-    if (t.time > *previous_)
-      ++counts_.jumps_forward;
-    else if (counts_.jumps_back++ == 0)
-      warnings.warn(WarningKind::jump_back,
-                    fmt::format("time {} steps back {} from the record before ({}): records are judged at the clock "
-                                "({}) until they reach it, and are late when older than it by more than the window; "
-                                "{} (further steps back are counted, see --stats)",
-                                quoted_time(t), readable_duration(distance(t.time, *previous_)),
-                                format_rfc3339(*previous_), format_rfc3339(clock_), warnings.step_back_advice(t)));
-  }
+  // A jump forward alone is a quiet spell, or a gap between logs: counted. A record behind
+  // the clock is late: judged at the clock, counted, warned about at once past jitter, and
+  // again when late records pass 1 % of the records.
+  if (previous_ && distance(t.time, *previous_) > static_cast<std::uint64_t>(jump_))
+    ++(t.time > *previous_ ? counts_.jumps_forward : counts_.jumps_back);
   previous_ = t.time;
-  if (t.time > clock_) {
+  if (t.time >= clock_) {
     clock_ = t.time;
-  } else if (policy_.window > 0 && distance(clock_, t.time) > static_cast<std::uint64_t>(policy_.window)) {
-    ++counts_.late;
-    return TimeVerdict::late;
+    return TimeVerdict::accepted;
   }
-  return TimeVerdict::accepted;
+  const std::uint64_t behind = distance(clock_, t.time);
+  ++counts_.late;
+  counts_.max_lateness_ns = std::max(counts_.max_lateness_ns, behind);
+  if (behind <= static_cast<std::uint64_t>(policy_.quiet_late())) return TimeVerdict::late;
+  if (loud_late_++ == 0) {
+    warnings.warn(WarningKind::late,
+                  fmt::format("time {} is {} behind the clock ({}): judged at the clock, so its decision may differ "
+                              "from that of the records in time order; {} (further late records are counted, see "
+                              "--stats)",
+                              quoted_time(t), readable_duration(behind), format_rfc3339(clock_),
+                              warnings.late_advice(t, behind)));
+  } else if (!share_warned_ && timed_ >= kShareAfter && loud_late_ * 100 > timed_) {
+    share_warned_ = true;
+    warnings.warn(
+        WarningKind::late,
+        fmt::format("{} of the first {} records ({:.1f}%) were late, behind the clock by up to {}: {}", loud_late_,
+                    timed_, 100.0 * static_cast<double>(loud_late_) / static_cast<double>(timed_),
+                    readable_duration(counts_.max_lateness_ns), warnings.late_advice(t, counts_.max_lateness_ns)));
+  }
+  return TimeVerdict::late;
 }
 
-UntimedInput DecisionClock::no_time_error(std::string_view input, std::uint64_t records) const {
+UntimedInput DecisionClock::no_time_error(std::string_view input, std::uint64_t records, bool written) const {
+  static const AdviceTally::Group kNone{"name its format with --time-format", "(none)", 0};
+  const AdviceTally::Group& first = untimed_advice_.first() ? *untimed_advice_.first() : kNone;
+  const AdviceTally::Group& most = untimed_advice_.most_common() ? *untimed_advice_.most_common() : kNone;
+  const std::string examples =
+      &first == &most ? first.example : fmt::format("{}; {} of them like {}", first.example, most.count, most.example);
   return UntimedInput(fmt::format(
       "{}: none of the {}{} records has a readable time at -t {} (the first: {}): {}; or give --allow-untimed to "
-      "judge such records at the current clock. Nothing was written{}",
-      input, probe_failed_ ? "first " : "", counts_.untimed, time_option_, first_untimed_, untimed_advice_,
-      probe_failed_ ? fmt::format(" (the {} records read were held back; the rest of the input was not read)", records)
-                    : fmt::format(" (the {} records read were held back)", records)));
+      "judge such records at the current clock. {}{}",
+      input, probe_failed_ ? "first " : "", counts_.untimed, time_option_, examples, most.advice,
+      written ? fmt::format("The {} records read were written as they came (the input paused before a time was found)",
+                            records)
+              : fmt::format("Nothing was written (the {} records read were held back)", records),
+      probe_failed_ ? "; the rest of the input was not read" : ""));
 }
 
-void DecisionClock::warn_totals(Diagnostics& diagnostics) const {
+void DecisionClock::warn_totals(Diagnostics& diagnostics, const std::string& late_fix) const {
   const RunStats& c = counts_;
   if (c.untimed)
     diagnostics.warning(Warning{WarningKind::untimed, "", 0, c.untimed,
@@ -143,13 +147,13 @@ void DecisionClock::warn_totals(Diagnostics& diagnostics) const {
                 fmt::format("{} record(s) were stamped more than --max-future {} ahead of the wall clock "
                             "(judged as untimed)",
                             c.future, format_duration(*policy_.max_future))});
-  if (c.jumps_back)
+  if (loud_late_)
     diagnostics.warning(Warning{
-        WarningKind::jump_back, "", 0, c.jumps_back,
-        fmt::format("the record time stepped back {} time(s) by more than {}{}; {} record(s) were late (judged at the "
-                    "clock)",
-                    c.jumps_back, readable_duration(static_cast<std::uint64_t>(jump_)),
-                    c.jumps_forward ? fmt::format(" (and jumped forward {} time(s))", c.jumps_forward) : "", c.late)});
+        WarningKind::late, "", 0, c.late,
+        fmt::format("{} record(s) were late, behind the clock by up to {} (judged at the clock; {} by more than {}): "
+                    "{}",
+                    c.late, readable_duration(c.max_lateness_ns), loud_late_,
+                    readable_duration(static_cast<std::uint64_t>(policy_.quiet_late())), late_fix)});
   if (c.date_only > 1)
     diagnostics.warning(Warning{WarningKind::date_only, "", 0, c.date_only,
                                 fmt::format("{} record time(s) were dates without a time of day", c.date_only)});
@@ -159,6 +163,8 @@ void DecisionClock::count_into(RunStats& stats) const {
   stats.untimed = counts_.untimed;
   stats.future = counts_.future;
   stats.late = counts_.late;
+  stats.max_lateness_ns = counts_.max_lateness_ns;
+  stats.lateness = policy_.lateness;
   stats.jumps_forward = counts_.jumps_forward;
   stats.jumps_back = counts_.jumps_back;
   stats.date_only = counts_.date_only;

@@ -13,16 +13,14 @@
 #include <string_view>
 
 #include "base/clock.hpp"
+#include "base/duration.hpp"
+#include "extract/advice.hpp"
 #include "extract/timestamp.hpp"
 #include "report/diagnostics.hpp"
 #include "report/stats.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
-
-// A duration as people read it, to two units at most, rounded down: 18h22m, 3d4h, 7m32s,
-// 12.5s, 250ms; "centuries" beyond what a Duration holds.
-std::string readable_duration(std::uint64_t ns);
 
 // A run that asks for record times (-t) found none: none of the first kUntimedProbe records
 // (or of all, if fewer) had a readable time, and untimed input was not allowed.
@@ -49,6 +47,15 @@ struct ClockPolicy {
   std::optional<int> year;
   // Without, a run whose first kUntimedProbe records have no readable time stops.
   bool allow_untimed = false;
+  // --lateness: how long records were held for time order before they reached the clock
+  // (input_merge.hpp); the advice for late records names a longer one.
+  tlbf::Duration lateness = 0;
+
+  // A record behind the clock by no more than this is jitter: counted as late, not warned
+  // about at once: max(1 ms, window / 100); 1 s for a count window.
+  tlbf::Duration quiet_late() const {
+    return window > 0 ? std::max<tlbf::Duration>(tlbf::kMillisecond, window / 100) : tlbf::kSecond;
+  }
 
   tlbf::Duration jump_threshold() const {
     if (jump > 0) return jump;
@@ -67,9 +74,9 @@ class RecordWarnings {
   // What to do about the record's time `t`, which could not be read (the caller knows the
   // record: the fields it has, a --time-format that reads the text).
   virtual std::string untimed_advice(const TimeReading& t) = 0;
-  // What to do about the record's time `t`, a step back in time (the caller knows the inputs:
-  // several given out of order, or one not in time order).
-  virtual std::string step_back_advice(const TimeReading& t) = 0;
+  // What to do about the record's time `t`, `behind` ns behind the clock (the caller knows the
+  // inputs: several read one after another, or one not in time order).
+  virtual std::string late_advice(const TimeReading& t, std::uint64_t behind) = 0;
 
  protected:
   ~RecordWarnings() = default;
@@ -95,6 +102,7 @@ class DecisionClock {
     // too far ahead of the wall clock, and a step from the record before that is not a jump.
     // (previous_ <= clock_ <= t.time, so the step is t.time - previous_; the first timed
     // record takes the slow path, which looks at what the first time says of the format.)
+    ++timed_;
     if (t.parsed && !t.date_only && timed_seen_ && t.time >= clock_ &&
         (!policy_.max_future || t.time <= future_limit_) &&
         static_cast<std::uint64_t>(t.time) - static_cast<std::uint64_t>(*previous_) <=
@@ -118,28 +126,41 @@ class DecisionClock {
   bool found_no_time() const { return counts_.untimed && !timed_seen_ && !policy_.allow_untimed; }
   // A record had a readable time: the untimed check has passed.
   bool found_time() const { return timed_seen_; }
-  // The error for a run that found no time, `records` read, the last of them from `input`.
-  UntimedInput no_time_error(std::string_view input, std::uint64_t records) const;
+  // The error for a run that found no time, `records` read, the last of them from `input`;
+  // `written`: they were written as read (the input paused while they were held back).
+  UntimedInput no_time_error(std::string_view input, std::uint64_t records, bool written = false) const;
 
-  // The totals of the warnings above, at the end of the run, and the counters for --stats.
-  void warn_totals(Diagnostics& diagnostics) const;
+  // The totals of the warnings above, at the end of the run (`late_fix`: what to do about the
+  // late records, said once more), and the counters for --stats.
+  void warn_totals(Diagnostics& diagnostics, const std::string& late_fix) const;
+  // No record time has moved the clock past the one a saved state started it at: a record
+  // behind it is late for the earlier run's records, not for its own input's order.
+  bool at_saved_clock() const { return saved_ != 0 && clock_ == saved_; }
+  // How far behind the clock the latest late record was, in ns.
+  std::uint64_t max_lateness() const { return counts_.max_lateness_ns; }
   void count_into(RunStats& stats) const;
 
  private:
   TimeVerdict accept_slow(const TimeReading& t, RecordWarnings& warnings);
 
+  // Late records past jitter are warned about again once they pass 1 % of this many records or more.
+  static constexpr std::uint64_t kShareAfter = 1000;
+
   ClockPolicy policy_;
   std::string time_option_;
   Clock* wall_;
   tlbf::Time clock_;
+  tlbf::Time saved_;  // the clock a saved state started at, 0: none
   tlbf::Time future_limit_ = 0;
   tlbf::Duration jump_;
   std::optional<tlbf::Time> previous_;  // the last accepted record time
   bool timed_seen_ = false;             // a record had a readable time
   bool probe_failed_ = false;
-  std::string first_untimed_;   // the first untimed record's time text, quoted
-  std::string untimed_advice_;  // what to do about it
-  RunStats counts_;             // its untimed, future, late, jumps and date_only only
+  AdviceTally untimed_advice_;   // what to do about the untimed records read before any time
+  RunStats counts_;              // its untimed, future, late, jumps and date_only only
+  std::uint64_t timed_ = 0;      // records that came with a time (readable or not)
+  std::uint64_t loud_late_ = 0;  // late by more than quiet_late()
+  bool share_warned_ = false;
 };
 
 }  // namespace tlbf_dedup

@@ -31,19 +31,16 @@
 #include <optional>
 
 #include "base/json_text.hpp"
+#include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "pipeline/output_hold.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
-namespace {
-
-SourceConfig source_config(const PipelineConfig& cfg, const Decider& decider, const Holder* holder) {
-  const bool keys = cfg.top > 0 || cfg.explain > 0 || decider.answers_later() || holder;
-  return SourceConfig{cfg.format, cfg.extract, cfg.time_parser, cfg.clock.year, cfg.explain, keys};
+SourceConfig Pipeline::source_config() const {
+  const bool keys = cfg_.top > 0 || cfg_.explain > 0 || decider_->answers_later() || holder_;
+  return SourceConfig{cfg_.format, cfg_.extract, cfg_.time_parser, cfg_.clock.year, cfg_.explain, keys};
 }
-
-}  // namespace
 
 Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
                    StateHooks hooks, Holder* holder)
@@ -53,8 +50,9 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock,
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)),
       holder_(holder),
-      source_(source_config(cfg_, decider, holder), decider.hasher(), clock),
-      clock_(cfg_.clock, cfg_.extract.time, start_clock, clock) {
+      source_(source_config(), decider.hasher(), clock),
+      clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
+      late_advice_(cfg_.clock.lateness, cfg_.merged) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
   if (holder_) time_member_ = json_escape(cfg_.extract.time);
   if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
@@ -62,13 +60,33 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock,
 
 Pipeline::~Pipeline() = default;
 
-RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) {
+RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) { return run_input(in, out, stop); }
+
+RunStats Pipeline::run(InputMerge& in, Writer& out, const volatile int* stop) { return run_input(in, out, stop); }
+
+void Pipeline::read_all(RecordReader& in, bool read_ahead) {
+  in.set_stop_flag(stop_);
+  if (read_ahead)
+    source_.run_ahead(in, *this);
+  else
+    source_.run(in, *this, stop_);
+}
+
+void Pipeline::read_all(InputMerge& in, bool read_ahead) {
+  in.run(*this, stop_, read_ahead);
+  const MergeStats& m = in.stats();
+  stats_.held_most = m.held_most;
+  stats_.held_most_bytes = m.held_most_bytes;
+  stats_.released_early = m.released_early;
+}
+
+template <class Input>
+RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
   // Step 1: where the run writes, how it stops, what it shows.
   const std::int64_t started_ns = time_source_->steady_ns();
   last_checkpoint_ns_ = started_ns;
   if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
   if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
-  in.set_stop_flag(stop);
   out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
   Emitter emitter(out, cfg_.output);
   out_ = output_ = &out;
@@ -92,10 +110,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   std::optional<OutputStopped> output_stopped;
   try {
     try {
-      if (read_ahead)
-        source_.run_ahead(in, *this);
-      else
-        source_.run(in, *this, stop);
+      read_all(in, read_ahead);
       drain();
       if (holder_) release_held_at_end();
     } catch (const DecisionsLost&) {
@@ -143,7 +158,7 @@ RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) 
   summarise(out.bytes_written(), started_ns);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
-  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records);
+  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, written_while_checking_);
   return stats_;
 }
 
@@ -158,7 +173,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
     stats_.filter.effective_count = cap_shortest_.effective_count;
   }
   clock_.count_into(stats_);
-  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{cfg_.extract.keys.size() > 1, json_});
+  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   if (multiline_) check_multiline(nullptr);
   if (keyless_pending_) check_keyless();
@@ -173,7 +188,7 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   if (multiline_) check_multiline(&b);
   std::size_t i = 0;
   segment_.reset(0, 0);
-  while (i < b.size() && !stopped()) {
+  while (i < b.size() && !clock_.probe_failed() && (b.judge_all || !*stop_)) {
     const std::size_t end = clock_segment(b, i);
     if (hold_pending_) check_hold();
     judge_segment(b, i, end);
@@ -207,6 +222,11 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
       s.times[n++] = clock_.now();
       last = s.verdict == TimeVerdict::untimed && clock_.probe_failed();  // the run reads no further
     } else {
+      // A record without a key still tells the time: it moves the clock (judging nothing).
+      if (timed && r.time.parsed) {
+        s.warnings_for = i - 1;
+        clock_.accept(r.time, *this);
+      }
       last = fatal;  // --on-error fail: the run ends at this record
     }
     if (last || records == stop_at) {

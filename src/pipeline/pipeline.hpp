@@ -23,6 +23,7 @@
 #include "output/writer.hpp"
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/held_records.hpp"
+#include "pipeline/late_advice.hpp"
 #include "pipeline/record_source.hpp"
 #include "report/diagnostics.hpp"
 #include "report/stats.hpp"
@@ -30,6 +31,7 @@
 
 namespace tlbf_dedup {
 
+class InputMerge;
 class MultilineCheck;
 class OutputHold;
 class Progress;
@@ -86,6 +88,8 @@ struct PipelineConfig {
   // --line-buffered (else, and with 1, one thread does everything). The program's default
   // depends on the CPUs the process may use (options.cpp).
   int threads = 2;
+  // Several inputs are merged by time (input_merge.hpp); false: read one after another.
+  bool merged = false;
 };
 
 class Pipeline final : private BatchSink, private RecordWarnings, private HeldSink {
@@ -102,8 +106,12 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe,
   // OutputStopped, DecisionsLost.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
+  // The same over inputs merged by time and held for --lateness (input_merge.hpp).
+  RunStats run(InputMerge& in, Writer& out, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_.now(); }
+  // What a source of records for this pipeline extracts (record_source.hpp).
+  SourceConfig source_config() const;
 
  private:
   // The records of one batch clocked together and submitted together: the times their keys
@@ -128,6 +136,12 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
     void reset(std::size_t first_key, std::size_t n);
   };
 
+  template <class Input>
+  RunStats run_input(Input& in, Writer& out, const volatile int* stop);
+  // Step 2 of a run: every record read and judged.
+  void read_all(RecordReader& in, bool read_ahead);
+  void read_all(InputMerge& in, bool read_ahead);
+
   // BatchSink: the source hands over batches, and tells of its reader's pauses.
   std::size_t take(const RecordBatch& batch) override;
   bool stopped() const override { return *stop_ || clock_.probe_failed(); }
@@ -137,7 +151,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // RecordWarnings: the clock's warnings, given when their record is judged.
   void warn(WarningKind kind, std::string what) override;
   std::string untimed_advice(const TimeReading& t) override;
-  std::string step_back_advice(const TimeReading& t) override;
+  std::string late_advice(const TimeReading& t, std::uint64_t behind) override;
 
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
@@ -231,6 +245,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
   Emitter* output_emitter_ = nullptr;
   bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
+  bool written_while_checking_ = false;        // the input paused during the check: what it held went out
   bool keyless_pending_ = true;                // check_keyless() is still to come
   std::string first_keyless_;                  // the first record without a key: where, why, its fields
   std::unique_ptr<OutputHold> hold_;           // while output is held
@@ -250,6 +265,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
   tlbf::FilterStats cap_shortest_;      // at the bind that left the shortest window kept
   bool held_cap_reported_ = false;      // held records were first written early (held_cap_bound)
+  LateAdvice late_advice_;              // what to do about late records
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;
 };

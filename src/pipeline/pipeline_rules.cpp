@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/duration.hpp"
 #include "extract/advice.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "pipeline/output_hold.hpp"
@@ -26,24 +27,20 @@ std::string Pipeline::untimed_advice(const TimeReading& t) {
   return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
 }
 
-std::string Pipeline::step_back_advice(const TimeReading& t) {
+std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
   const RecordBatch& b = *batch_;
   const SourceRecord& r = b[segment_.warnings_for];
   const std::string& input = b.names[r.input];
   // The input of the timed record before it: in this batch, else the last record judged.
   std::string before = last_input_;
   for (std::size_t i = segment_.warnings_for; i-- > 0;)
-    if (b[i].keyed && b[i].time.parsed) {
+    if (b[i].time.parsed) {
       before = b.names[b[i].input];
       break;
     }
-  if (before.empty()) return "the clock was saved by an earlier run (--state) that read later records";
-  if (before != input)
-    return fmt::format(
-        "the inputs are not in time order: {} starts before {} ends; give them oldest first ({} before {})", input,
-        before, input, before);
-  return fmt::format("{} is not in time order (logs joined end to end, or written out of order): {}", input,
-                     sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input));
+  return late_advice_.advise(input, before, clock_.at_saved_clock(), behind, [&] {
+    return sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input);
+  });
 }
 
 void Pipeline::check_hold() {
@@ -115,7 +112,7 @@ void Pipeline::warn_totals() {
   if (stats_.missing_key)
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
-  clock_.warn_totals(*diagnostics_);
+  clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
   if (holder_) warn_held_total();
   if (decider_->cap_binds() > 0)
     diagnostics_->warning(
@@ -127,7 +124,7 @@ void Pipeline::warn_totals() {
 }
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
-  emitter_->explain(ExplainLine{input_name(r), r.number, key, cfg_.extract.keys.size() > 1,
+  emitter_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
                                 cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
 }
 
@@ -238,6 +235,12 @@ void Pipeline::maybe_checkpoint() {
 }
 
 int Pipeline::input_paused() {
+  // A live stream stays prompt: what the untimed check held goes out when the input pauses,
+  // and nothing is held after it (a run that then fails for want of time says so).
+  if (hold_pending_) {
+    written_while_checking_ = hold_ != nullptr;
+    end_hold(true);
+  }
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
   drain();
   if (holder_) close_held_by_wall_clock();

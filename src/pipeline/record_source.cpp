@@ -25,6 +25,8 @@
 #include <thread>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "base/signal_free_thread.hpp"
 
 namespace tlbf_dedup {
@@ -91,6 +93,7 @@ void RecordBatch::clear() {
   error = nullptr;
   end = false;
   end_name.clear();
+  judge_all = false;
 }
 
 void RecordBatch::grow() {
@@ -256,6 +259,10 @@ void RecordSource::run_ahead(RecordReader& in, BatchSink& sink) {
     Ahead outlet(queue);
     read(in, outlet, outlet.next());
   });
+  judge_ahead(queue, producer, sink);
+}
+
+void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, BatchSink& sink) {
   // On every way out (the end, a stop, an error thrown here): the producer stops and is joined.
   struct Join {
     ReadAheadQueue<RecordBatch>& queue;
@@ -273,7 +280,7 @@ void RecordSource::run_ahead(RecordReader& in, BatchSink& sink) {
     const bool last = b->end || b->error || !whole;
     queue.recycle(b);
     if (error) std::rethrow_exception(error);
-    if (last) break;
+    if (last) return;
   }
 }
 
@@ -376,17 +383,33 @@ void RecordSource::replay_blanks(RecordReader& in, RecordBatch& b) {
   blank_bytes_.clear();
 }
 
+std::unique_ptr<Extractor> make_extractor(bool json, const ExtractConfig& cfg, const TimeParser& time_parser,
+                                          std::string_view chosen_by) {
+  if (json) return make_json_extractor(cfg, time_parser);
+  try {
+    return make_line_extractor(cfg, time_parser);
+  } catch (const SpecError& e) {
+    if (chosen_by.empty()) throw;
+    constexpr std::size_t kShown = 40;
+    throw SpecError(
+        fmt::format("{}; the input was read as lines, since its first record ('{}{}') does not start "
+                    "with '{{' or '[{{': -f json reads it as JSON",
+                    e.what(), chosen_by.substr(0, kShown), chosen_by.size() > kShown ? "..." : ""));
+  }
+}
+
 void RecordSource::choose_format(std::string_view first_record) {
   const std::size_t i = first_record.find_first_not_of(" \t\r\n");
   json_ = i != std::string_view::npos && first_record[i] == '{';
-  extractor_ =
-      json_ ? make_json_extractor(cfg_.extract, cfg_.time_parser) : make_line_extractor(cfg_.extract, cfg_.time_parser);
+  extractor_ = make_extractor(json_, cfg_.extract, cfg_.time_parser,
+                              cfg_.format == InputFormat::auto_detect ? first_record : std::string_view());
 }
 
 void RecordSource::start_input(const RecordReader& in) {
   if (cfg_.extract.time.empty()) return;
-  cfg_.time_parser.restart_years(cfg_.year ? YearStart(*cfg_.year)
-                                           : YearStart::not_after(in.modified_ns().value_or(wall_->wall_ns())));
+  const tlbf::Time written_by = in.modified_ns().value_or(wall_->wall_ns());
+  cfg_.time_parser.restart_years(cfg_.year ? YearStart(*cfg_.year) : YearStart::not_after(written_by));
+  cfg_.time_parser.restart_days(written_by);
   if (extractor_) choose_format(json_ ? "{" : "");  // made again with the restarted parser
 }
 

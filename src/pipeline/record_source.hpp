@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -121,6 +122,9 @@ class RecordBatch {
   std::exception_ptr error;
   bool end = false;
   std::string end_name;
+  // Every record is judged, even after a stop signal: the batch's source looks at the stop
+  // itself, and what it hands over was read (input_merge.hpp: held records go out at a stop).
+  bool judge_all = false;
 
   void clear();
   // Full at `items` records or kBytes of copies.
@@ -201,6 +205,17 @@ class BatchSink {
   ~BatchSink() = default;
 };
 
+// The extractor for records of one format. `chosen_by`: in auto mode, the record whose first
+// byte chose lines; a key spec only JSON reads then says so, and how to read JSON (-f json).
+std::unique_ptr<Extractor> make_extractor(bool json, const ExtractConfig& cfg, const TimeParser& time_parser,
+                                          std::string_view chosen_by = {});
+
+// The judging side of reading ahead: takes the batches `producer` publishes in `queue` and
+// hands them to `sink` in order, until the last (its end, its error, or a stop of the sink);
+// rethrows a batch's error after its records were judged. On every way out the queue is
+// stopped and the producer joined.
+void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, BatchSink& sink);
+
 struct SourceConfig {
   InputFormat format = InputFormat::auto_detect;
   ExtractConfig extract;
@@ -255,7 +270,7 @@ class RecordSource {
   std::string_view place(std::string_view v, std::string_view raw, std::string_view copy, RecordBatch& b);
   void replay_blanks(RecordReader& in, RecordBatch& b);
   void choose_format(std::string_view first_record);
-  // A new input starts: with -t, year-less stamps count from its year again.
+  // A new input starts: with -t, year-less stamps and times of day count from its year and date again.
   void start_input(const RecordReader& in);
 
   SourceConfig cfg_;

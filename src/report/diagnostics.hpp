@@ -18,11 +18,11 @@ enum class WarningKind {
   memory_cap,        // the filter dropped keys inside the window to stay under --max-memory
   future_time,       // a record time beyond --max-future ahead of the wall clock
   jump_forward,      // consecutive record times further apart than the jump threshold
-  jump_back,
-  date_only,       // a time read as a date without a time of day
-  zone_cut,        // a Common Log Format time without its zone, read as UTC
-  redis_fallback,  // the Redis server was lost and a local filter decides from then on
-  multiline,       // --multiline's pattern matched none of the first lines
+  late,              // a record behind the decision clock (out of time order beyond --lateness)
+  date_only,         // a time read as a date without a time of day
+  zone_cut,          // a Common Log Format time without its zone, read as UTC
+  redis_fallback,    // the Redis server was lost and a local filter decides from then on
+  multiline,         // --multiline's pattern matched none of the first lines
 };
 
 struct Warning {

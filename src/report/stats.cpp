@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "base/duration.hpp"
+
 namespace tlbf_dedup {
 namespace {
 
@@ -77,14 +79,22 @@ std::string filter_json(const RunStats& s) {
       f.memory_capped ? "true" : "false", f.cap_evictions, window);
 }
 
+// --lateness, when given: the member "lateness" and a comma.
+std::string lateness_json(const RunStats& s) {
+  if (s.lateness == 0) return "";
+  return fmt::format("\"lateness\":{{\"ns\":{},\"held_most\":{},\"held_most_bytes\":{},\"released_early\":{}}},",
+                     s.lateness, s.held_most, s.held_most_bytes, s.released_early);
+}
+
 std::string stats_json(const RunStats& s, double rate) {
   return fmt::format(
       "{{\"records\":{},\"emitted\":{},\"duplicates\":{},\"errors\":{},\"malformed\":{},\"missing_key\":{},"
-      "\"untimed\":{},\"future\":{},\"late\":{},\"jumps_forward\":{},\"jumps_back\":{},\"date_only\":{},"
+      "\"untimed\":{},\"future\":{},\"late\":{},\"max_lateness_ns\":{},{}\"jumps_forward\":{},\"jumps_back\":{},\"date_"
+      "only\":{},"
       "\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},{}{}{}}}\n",
       s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.future, s.late,
-      s.jumps_forward, s.jumps_back, s.date_only, s.bytes_in, s.bytes_out, s.seconds, rate, filter_json(s),
-      held_json(s.held), top_json(s.top));
+      s.max_lateness_ns, lateness_json(s), s.jumps_forward, s.jumps_back, s.date_only, s.bytes_in, s.bytes_out,
+      s.seconds, rate, filter_json(s), held_json(s.held), top_json(s.top));
 }
 
 // The text form's line: the label, then its value from the same column.
@@ -121,7 +131,12 @@ std::string stats_text(const RunStats& s, double rate) {
   line(out, "errors", fmt::format("{} (malformed {}, missing key {})", s.errors(), s.malformed, s.missing_key));
   line(out, "untimed", std::to_string(s.untimed));
   line(out, "future", std::to_string(s.future));
-  line(out, "late", std::to_string(s.late));
+  line(out, "late", s.late ? fmt::format("{} (by up to {})", s.late, readable_duration(s.max_lateness_ns)) : "0");
+  if (s.lateness > 0)
+    line(out, "lateness",
+         fmt::format("{}: held up to {} records ({} bytes){}",
+                     readable_duration(static_cast<std::uint64_t>(s.lateness)), s.held_most, s.held_most_bytes,
+                     s.released_early ? fmt::format(", {} let go early for memory", s.released_early) : ""));
   line(out, "jumps forward", std::to_string(s.jumps_forward));
   line(out, "jumps back", std::to_string(s.jumps_back));
   line(out, "date only", std::to_string(s.date_only));

@@ -45,14 +45,15 @@ struct FilterSizing {
 
 struct RunStats {
   std::uint64_t records = 0;
-  std::uint64_t emitted = 0;        // records written (with --mark: all written records)
-  std::uint64_t duplicates = 0;     // records judged duplicates
-  std::uint64_t malformed = 0;      // JSON records that could not be read as objects
-  std::uint64_t missing_key = 0;    // records without the key field/path/regex match
-  std::uint64_t untimed = 0;        // -t given but the time was missing or unparseable
-  std::uint64_t future = 0;         // stamped beyond --max-future ahead of the wall clock (judged as untimed)
-  std::uint64_t late = 0;           // older than the clock minus the window (judged at the clock)
-  std::uint64_t jumps_forward = 0;  // consecutive record times further apart than the jump threshold
+  std::uint64_t emitted = 0;          // records written (with --mark: all written records)
+  std::uint64_t duplicates = 0;       // records judged duplicates
+  std::uint64_t malformed = 0;        // JSON records that could not be read as objects
+  std::uint64_t missing_key = 0;      // records without the key field/path/regex match
+  std::uint64_t untimed = 0;          // -t given but the time was missing or unparseable
+  std::uint64_t future = 0;           // stamped beyond --max-future ahead of the wall clock (judged as untimed)
+  std::uint64_t late = 0;             // behind the clock by more than --lateness (judged at the clock)
+  std::uint64_t max_lateness_ns = 0;  // how far behind the clock the latest of them was
+  std::uint64_t jumps_forward = 0;    // consecutive record times further apart than the jump threshold
   std::uint64_t jumps_back = 0;
   std::uint64_t date_only = 0;  // times read as a date without a time of day (midnight)
   std::uint64_t bytes_in = 0;
@@ -65,6 +66,11 @@ struct RunStats {
   std::uint64_t cap_binds = 0;
   TopReport top;
   HeldReport held;
+  // --lateness: how long records were held for time order, and what holding took.
+  tlbf::Duration lateness = 0;
+  std::uint64_t held_most = 0;        // records held at once, at most
+  std::uint64_t held_most_bytes = 0;  // their bytes
+  std::uint64_t released_early = 0;   // let go before the lateness passed, for memory
 
   std::uint64_t errors() const { return malformed + missing_key; }
 };

@@ -29,6 +29,31 @@ TEST_SUITE("duration") {
     CHECK_FALSE(parse_duration("1000000000000d"));  // overflows int64 nanoseconds
   }
 
+  TEST_CASE("compound durations and min") {
+    CHECK(parse_duration("5min") == 300 * kS);
+    CHECK(parse_duration("1h30m") == 5400 * kS);
+    CHECK(parse_duration("1h30min") == 5400 * kS);
+    CHECK(parse_duration("1d2h3m4s5ms6us7ns") ==
+          ((86400 + 7200 + 180 + 4) * kS + 5 * tlbf::kMillisecond + 6 * tlbf::kMicrosecond + 7));
+    CHECK(parse_duration("2m30.5s") == 150500 * tlbf::kMillisecond);
+    CHECK(parse_duration("1h0m") == 3600 * kS);
+    CHECK_FALSE(parse_duration("30m1h"));  // the units get shorter
+    CHECK_FALSE(parse_duration("1m1m"));
+    CHECK_FALSE(parse_duration("1h30"));     // each term has its unit
+    CHECK_FALSE(parse_duration("1.5h30m"));  // a fraction only in the last term
+    CHECK_FALSE(parse_duration("1h 30m"));
+    CHECK_FALSE(parse_duration("1hm"));
+    CHECK_FALSE(parse_duration("5mins"));
+    CHECK_FALSE(parse_duration("5M"));
+    // Too long as a sum: said so, not "not a duration".
+    CHECK(is_duration_too_long("36500d1s"));
+    CHECK_FALSE(is_duration_too_long("36499d23h59m59s"));
+    CHECK(is_duration_too_long("99999999999999999999999d"));
+    CHECK(is_duration_too_long("1d99999999999999999999999h"));
+    CHECK_FALSE(is_duration_too_long("99999999999999999999999x"));
+    CHECK_FALSE(is_duration_too_long("1h1h"));
+  }
+
   TEST_CASE("format_duration reads back") {
     for (const char* s : {"5m", "250ms", "1500us", "1d", "7ns", "61s"}) {
       auto d = parse_duration(s);

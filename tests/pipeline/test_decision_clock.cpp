@@ -19,7 +19,9 @@ constexpr tlbf::Duration kS = tlbf::kSecond;
 struct Warnings final : RecordWarnings {
   void warn(WarningKind kind, std::string what) override { seen.emplace_back(kind, std::move(what)); }
   std::string untimed_advice(const TimeReading&) override { return "the advice"; }
-  std::string step_back_advice(const TimeReading&) override { return "sort it"; }
+  std::string late_advice(const TimeReading&, std::uint64_t behind) override {
+    return "hold it for " + readable_duration(behind);
+  }
   std::vector<std::pair<WarningKind, std::string>> seen;
 };
 
@@ -33,23 +35,67 @@ TimeReading at(tlbf::Time t) {
 }  // namespace
 
 TEST_SUITE("decision_clock") {
-  TEST_CASE("the clock is the largest time accepted, a record behind it by more than the window is late") {
+  TEST_CASE("the clock is the largest time accepted, a record behind it is late, warned at once past jitter") {
     ManualClock wall;
     wall.advance(1000 * kS);
     ClockPolicy policy;
-    policy.window = 10 * kS;
+    policy.window = 10 * kS;  // jitter: up to 100 ms behind
     DecisionClock clock(policy, "1", 0, wall);
     clock.refresh_future_limit();
     Warnings w;
     CHECK(clock.accept(at(100 * kS), w) == TimeVerdict::accepted);
-    CHECK(clock.accept(at(95 * kS), w) == TimeVerdict::accepted);  // behind, inside the window
-    CHECK(clock.now() == 100 * kS);
+    CHECK(clock.accept(at(100 * kS - 50 * tlbf::kMillisecond), w) == TimeVerdict::late);
+    CHECK(w.seen.empty());  // jitter: counted only
+    CHECK(clock.accept(at(95 * kS), w) == TimeVerdict::late);
+    REQUIRE(w.seen.size() == 1);
+    CHECK(w.seen[0].first == WarningKind::late);
+    CHECK(w.seen[0].second.find(" is 5s behind the clock (1970-01-01T00:01:40Z)") != std::string::npos);
+    CHECK(w.seen[0].second.find("hold it for 5s") != std::string::npos);
     CHECK(clock.accept(at(80 * kS), w) == TimeVerdict::late);
+    CHECK(w.seen.size() == 1);  // once
     CHECK(clock.now() == 100 * kS);
-    CHECK(w.seen.empty());
+    CHECK(clock.accept(at(101 * kS), w) == TimeVerdict::accepted);
     RunStats s;
     clock.count_into(s);
-    CHECK(s.late == 1);
+    CHECK(s.late == 3);
+    CHECK(s.max_lateness_ns == 20 * kS);
+  }
+
+  TEST_CASE("late records past 1 % of the first thousand are warned about again, with their share") {
+    ManualClock wall;
+    wall.advance(100000 * kS);
+    ClockPolicy policy;
+    policy.window = 60 * kS;
+    for (const int every : {50, 200}) {  // 2 % late, then 0.5 %
+      DecisionClock clock(policy, "1", 0, wall);
+      clock.refresh_future_limit();
+      Warnings w;
+      for (int i = 1; i <= 3000; ++i) clock.accept(at(i % every == 0 ? (i - 3) * kS : i * kS), w);
+      if (every == 50) {
+        REQUIRE(w.seen.size() == 2);
+        CHECK(w.seen[1].second.find("of the first 10") != std::string::npos);
+        CHECK(w.seen[1].second.find("(2.0%) were late, behind the clock by up to 2s: hold it for 2s") !=
+              std::string::npos);
+      } else {
+        CHECK(w.seen.size() == 1);  // the first at once only
+      }
+      RunStats s;
+      clock.count_into(s);
+      CHECK(s.late == static_cast<std::uint64_t>(3000 / every));
+    }
+  }
+
+  TEST_CASE("a count window's jitter is a second") {
+    ManualClock wall;
+    wall.advance(1000 * kS);
+    DecisionClock clock(ClockPolicy{}, "1", 0, wall);
+    clock.refresh_future_limit();
+    Warnings w;
+    clock.accept(at(100 * kS), w);
+    clock.accept(at(99 * kS + 1), w);
+    CHECK(w.seen.empty());
+    clock.accept(at(99 * kS - 1), w);
+    CHECK(w.seen.size() == 1);
   }
 
   TEST_CASE("a stamp beyond --max-future is judged as untimed and warned about once") {

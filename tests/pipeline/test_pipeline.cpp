@@ -358,7 +358,7 @@ TEST_SUITE("pipeline") {
     CHECK(run(in, unlimited, exact(60 * kS), {}, &wall).stats.duplicates == 1);
   }
 
-  TEST_CASE("a step back is warned once with the record, its size and advice, jumps forward only counted") {
+  TEST_CASE("a late record is warned once with the record, its lateness and advice, jumps forward only counted") {
     // Two hosts' logs concatenated: 0..2 s, then 5000..5002 s, then back to 3 s, and again.
     PipelineConfig c = keyed("2", "1");
     c.clock.jump = 100 * kS;
@@ -366,19 +366,20 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.jumps_forward == 2);
     CHECK(r.stats.jumps_back == 2);
     CHECK(r.stats.late == 3);  // 3 d, 4 a, 6 f: judged at the clock 5001 and 5002
+    CHECK(r.stats.max_lateness_ns == 4998 * kS);
     CHECK(r.out == "0 a\n1 b\n5000 c\n5001 a\n3 d\n5002 e\n6 f\n");
     // A jump forward alone is a quiet spell: counted, not warned about.
-    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::jump_back, WarningKind::jump_back});
+    REQUIRE(kinds(r) == std::vector<WarningKind>{WarningKind::late, WarningKind::late});
     CHECK(r.diagnostics.warnings[0].record == 5);
-    CHECK(r.diagnostics.warnings[0].message.find("\"3\" steps back 1h23m from the record before "
-                                                 "(1970-01-01T01:23:21Z)") != std::string::npos);
-    CHECK(r.diagnostics.warnings[0].message.find(" is not in time order (logs joined end to end, or written out of "
-                                                 "order): sort it by time first: LC_ALL=C sort -s -b -k1,1 ") !=
+    CHECK(r.diagnostics.warnings[0].message.find("\"3\" is 1h23m behind the clock (1970-01-01T01:23:21Z)") !=
           std::string::npos);
-    CHECK(r.diagnostics.warnings[1].count == 2);  // the total at the end
+    CHECK(r.diagnostics.warnings[0].message.find(" is not in time order: --lateness 2h holds records that long to "
+                                                 "judge them in time order; or sort it by time first: LC_ALL=C sort "
+                                                 "-s -b -k1,1 ") != std::string::npos);
+    CHECK(r.diagnostics.warnings[1].count == 3);  // the total at the end
     CHECK(r.diagnostics.warnings[1].message ==
-          "the record time stepped back 2 time(s) by more than 1m40s (and jumped forward 2 time(s)); 3 record(s) were "
-          "late (judged at the clock)");
+          "3 record(s) were late, behind the clock by up to 1h23m (judged at the clock; 3 by more than 100ms): "
+          "--lateness 2h holds records that long to judge them in time order");
     CHECK(readable_duration(66177601500000) == "18h22m");
     CHECK(readable_duration(7532 * kS) == "2h5m");
     CHECK(readable_duration(3600 * kS) == "1h");

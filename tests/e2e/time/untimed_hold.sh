@@ -61,4 +61,26 @@ pid=$!
 wait_bounded "$pid"
 check "a live timed stream: the first record shows before the input ends" shown "$(cat live.flag 2> /dev/null)"
 check "a live timed stream: exit 0, both records" "0 2" "$status $(wc -l < live.out)"
+# A live stream whose first records have no time: they go out once the input pauses, not when
+# a timed record comes (issue: the first line showed only after 3 s).
+rm -f live && mkfifo live
+("$D" -k id -t ts < live > untimed_live.out 2> untimed_live.err) &
+{
+  echo '{"id":1}'
+  for _ in $(seq 30); do [ -s untimed_live.out ] && break; sleep 0.1; done
+  [ -s untimed_live.out ] && echo shown > untimed_live.flag
+  echo '{"id":3,"ts":1700000000}'
+} > live
+wait
+check "a live stream's untimed first record shows while the input pauses" shown "$(cat untimed_live.flag 2> /dev/null)"
+check "... and both records are written" 2 "$(wc -l < untimed_live.out)"
+# ... and when no time ever comes, the error says the records were written.
+rm -f live && mkfifo live
+status=0
+("$D" -k id -t ts < live > never.out 2> never.err) &
+pid=$!
+{ echo '{"id":1}'; sleep 0.5; echo '{"id":2}'; } > live
+wait "$pid" || status=$?
+check "a live stream with no time at all: exit 1, its records written" "1 2" "$status $(wc -l < never.out)"
+check "... and the error says so" 1 "$(grep -c 'The 2 records read were written as they came (the input paused before a time was found)' never.err)"
 finish

@@ -1,0 +1,521 @@
+// The time-ordered source (input_merge.hpp): lanes (a reader and an extractor per merged
+// input, or one reader over every input with --no-merge), a heap of their next records, and
+// the held records of --lateness, put into batches of copies for the record loop.
+#include "pipeline/input_merge.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "base/signal_free_thread.hpp"
+
+namespace tlbf_dedup {
+namespace {
+
+// Thrown by the pause hook when the run is to stop: the reader must not wait.
+struct StopReading {};
+// Thrown on the merging thread when the judging thread stopped taking batches.
+struct StopProducing {};
+
+bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+bool inside(std::string_view v, std::string_view in) {
+  return !v.empty() && v.data() >= in.data() && v.data() + v.size() <= in.data() + in.size();
+}
+
+constexpr tlbf::Time kEarliest = std::numeric_limits<tlbf::Time>::min();
+constexpr tlbf::Time kLatest = std::numeric_limits<tlbf::Time>::max();
+
+// `t` less `d`, no earlier than the earliest time.
+tlbf::Time minus(tlbf::Time t, tlbf::Duration d) { return t < kEarliest + d ? kEarliest : t - d; }
+
+// Raises the soft limit of open descriptors towards the hard one when `wanted` are needed;
+// returns the limit.
+std::size_t descriptors_for(std::size_t wanted) {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0) return wanted;
+  if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < wanted) {
+    rlimit raised = r;
+    raised.rlim_cur = r.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(r.rlim_max, wanted);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) r = raised;
+  }
+  return r.rlim_cur == RLIM_INFINITY ? wanted : static_cast<std::size_t>(r.rlim_cur);
+}
+
+}  // namespace
+
+// A record on its way: where its parts are, whoever holds them.
+struct InputMerge::Item {
+  std::string_view bytes;
+  std::string_view key;
+  TimeReading time;
+  tlbf::KeyHash hash{};
+  std::uint64_t number = 0;
+  std::uint32_t input = 0;  // the index of its input's name in names_
+  std::uint32_t absent_part = 0;
+  ExtractStatus status = ExtractStatus::ok;
+  std::uint8_t term_len = 0;
+  bool keyed = false;
+  bool continues = false;
+};
+
+struct InputMerge::Lane {
+  std::uint32_t index = 0;
+  std::unique_ptr<RecordReader> reader;
+  std::unique_ptr<Extractor> extractor;    // null until the run's format is known
+  std::unique_ptr<Extractor> blank_lines;  // blank records before that
+  TimeParser parser{TimeFormat::auto_detect, std::nullopt, 1970};
+  std::size_t input = 0;   // the reader's input_number() of the head
+  std::uint32_t name = 0;  // its name's index in names_
+  Record rec, scratch;
+  Item head;
+  tlbf::Time order = kEarliest;  // the head's place in time
+  bool live = false;             // the head is a record
+};
+
+// A held record: its parts (bytes, key, time text) copied one after another into a chunk of
+// the queue's; `item`'s views point there once popped.
+struct InputMerge::Held {
+  tlbf::Time order = 0;
+  std::uint64_t seq = 0;
+  std::uint64_t chunk = 0;  // the chunk's number (HeldQueue)
+  std::uint32_t at = 0;     // where its bytes start in the chunk
+  std::uint32_t size = 0;   // the bytes it takes there
+  // Where its key and time text start, from its bytes: inside them where they were there when
+  // it came (no copy), else copied after them.
+  std::uint32_t key_at = 0, text_at = 0;
+  Item item;
+
+  bool operator>(const Held& o) const { return order != o.order ? order > o.order : seq > o.seq; }
+};
+
+// Held records, earliest first: those that arrived in order in a queue, the others in a heap.
+// Their bytes are in chunks taken in turn and given back once every record in them went out
+// (records go out mostly in the order they came), so holding allocates nothing per record.
+class InputMerge::HeldQueue {
+ public:
+  static constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+  bool empty() const { return queue_.empty() && heap_.empty(); }
+  std::size_t size() const { return queue_.size() + heap_.size(); }
+  std::uint64_t bytes() const { return bytes_; }
+  tlbf::Time earliest() const { return (from_queue() ? queue_.front() : heap_.front()).order; }
+
+  // A first-in first-out queue in one growing array, so that its records are read in memory
+  // order (a std::deque's blocks hold three of them).
+  class Ring {
+   public:
+    bool empty() const { return size_ == 0; }
+    std::size_t size() const { return size_; }
+    const Held& front() const { return slots_[head_]; }
+    const Held& back() const { return slots_[(head_ + size_ - 1) & (slots_.size() - 1)]; }
+    void push_back(const Held& h) {
+      if (size_ == slots_.size()) grow();
+      slots_[(head_ + size_++) & (slots_.size() - 1)] = h;
+    }
+    void pop_front() {
+      head_ = (head_ + 1) & (slots_.size() - 1);
+      --size_;
+    }
+
+   private:
+    void grow() {
+      std::vector<Held> more(std::max<std::size_t>(64, slots_.size() * 2));
+      for (std::size_t i = 0; i < size_; ++i) more[i] = slots_[(head_ + i) & (slots_.size() - 1)];
+      slots_.swap(more);
+      head_ = 0;
+    }
+    std::vector<Held> slots_;  // a power of two of them
+    std::size_t head_ = 0, size_ = 0;
+  };
+
+  void push(tlbf::Time order, std::uint64_t seq, const Item& i) {
+    const bool key_in = inside(i.key, i.bytes), text_in = inside(i.time.text, i.bytes);
+    const std::size_t size = i.bytes.size() + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size());
+    Held h{order, seq, 0, 0, static_cast<std::uint32_t>(size), 0, 0, i};
+    char* const start = room(size, h);
+    char* to = std::copy(i.bytes.begin(), i.bytes.end(), start);
+    h.key_at = static_cast<std::uint32_t>(key_in ? i.key.data() - i.bytes.data() : to - start);
+    if (!key_in) to = std::copy(i.key.begin(), i.key.end(), to);
+    h.text_at = static_cast<std::uint32_t>(text_in ? i.time.text.data() - i.bytes.data() : to - start);
+    if (!text_in) std::copy(i.time.text.begin(), i.time.text.end(), to);
+    bytes_ += size;
+    if (queue_.empty() || !(queue_.back() > h)) {
+      queue_.push_back(h);
+    } else {
+      heap_.push_back(h);
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    }
+  }
+  // The earliest record, taken out, with its bytes, key and time text (valid until the next
+  // push()).
+  Held pop(std::string_view& bytes, std::string_view& key, std::string_view& text) {
+    Held h;
+    if (from_queue()) {
+      h = queue_.front();
+      queue_.pop_front();
+    } else {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      h = heap_.back();
+      heap_.pop_back();
+    }
+    Chunk& c = chunks_[h.chunk - first_chunk_];
+    const char* data = c.data.get() + h.at;
+    bytes = {data, h.item.bytes.size()};
+    key = {data + h.key_at, h.item.key.size()};
+    text = {data + h.text_at, h.item.time.text.size()};
+    bytes_ -= h.size;
+    --c.records;
+    while (chunks_.size() > 1 && chunks_.front().records == 0) {  // (the last is being filled)
+      spare_.push_back(std::move(chunks_.front()));
+      chunks_.pop_front();
+      ++first_chunk_;
+    }
+    return h;
+  }
+
+ private:
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    std::size_t size = 0, used = 0, records = 0;
+  };
+  // Room for `size` bytes in the last chunk, or a new one; `h` learns where.
+  char* room(std::size_t size, Held& h) {
+    if (chunks_.empty() || chunks_.back().size - chunks_.back().used < size) {
+      Chunk c;
+      if (!spare_.empty() && spare_.back().size >= size) {
+        c = std::move(spare_.back());
+        spare_.pop_back();
+      } else {
+        c.size = std::max(kChunkBytes, size);
+        c.data.reset(new char[c.size]);
+      }
+      c.used = c.records = 0;
+      chunks_.push_back(std::move(c));
+      if (spare_.size() > 2) spare_.resize(2);  // a few kept for reuse, the rest freed
+    }
+    Chunk& c = chunks_.back();
+    h.chunk = first_chunk_ + chunks_.size() - 1;
+    h.at = static_cast<std::uint32_t>(c.used);
+    c.used += size;
+    ++c.records;
+    return c.data.get() + h.at;
+  }
+  bool from_queue() const { return !queue_.empty() && (heap_.empty() || heap_.front() > queue_.front()); }
+
+  Ring queue_;
+  std::vector<Held> heap_;
+  std::deque<Chunk> chunks_;
+  std::vector<Chunk> spare_;
+  std::uint64_t first_chunk_ = 0;  // the number of chunks_.front()
+  std::uint64_t bytes_ = 0;
+};
+
+InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reader, MergeConfig merge,
+                       SourceConfig source, const KeyHasher& hasher, Clock& wall)
+    : cfg_(std::move(merge)),
+      source_(std::move(source)),
+      hasher_(&hasher),
+      wall_(&wall),
+      held_(std::make_unique<HeldQueue>()),
+      own_batch_(std::make_unique<RecordBatch>()) {
+  if (paths.empty()) paths.emplace_back("-");
+  std::vector<std::vector<std::string>> groups;
+  if (cfg_.merge && paths.size() > 1) {
+    if (std::count_if(paths.begin(), paths.end(), [](const std::string& p) { return p == "-"; }) > 1)
+      throw std::runtime_error("stdin ('-') is given twice: it can be merged with the other inputs only once");
+    const std::size_t limit = descriptors_for(paths.size() + kSpareDescriptors);
+    if (paths.size() + kSpareDescriptors > limit)
+      throw std::runtime_error(fmt::format(
+          "{} inputs to merge by time, but only {} files may be open at once (ulimit -n {}): merging reads them all "
+          "at once; raise the limit (ulimit -n {}), merge fewer at a time, or give --no-merge to read them one "
+          "after another",
+          paths.size(), limit - std::min(limit, kSpareDescriptors), limit, paths.size() + kSpareDescriptors));
+    for (std::string& p : paths) groups.push_back({std::move(p)});
+  } else {
+    groups.push_back(std::move(paths));
+  }
+  // A buffer per input, smaller the more inputs there are (it grows for longer records).
+  ReaderConfig rc = reader;
+  if (groups.size() > 1) rc.buffer_size = std::max<std::size_t>(64 << 10, (std::size_t{8} << 20) / groups.size());
+  for (auto& g : groups) {
+    auto lane = std::make_unique<Lane>();
+    lane->index = static_cast<std::uint32_t>(lanes_.size());
+    lane->reader = std::make_unique<RecordReader>(std::move(g), rc);
+    lane->parser = source_.time_parser;
+    lanes_.push_back(std::move(lane));
+  }
+  if (source_.format == InputFormat::lines) choose_format({});
+  if (source_.format == InputFormat::json) choose_format("{");
+  if (cfg_.max_future) {
+    const tlbf::Time now = wall_->wall_ns();
+    future_limit_ = now > kLatest - *cfg_.max_future ? kLatest : now + *cfg_.max_future;
+  }
+}
+
+InputMerge::~InputMerge() = default;
+
+std::uint64_t InputMerge::total_size() const {
+  std::uint64_t total = 0;
+  for (const auto& lane : lanes_) {
+    if (lane->reader->total_size() == 0) return 0;  // unknown for one: unknown
+    total += lane->reader->total_size();
+  }
+  return total;
+}
+
+void InputMerge::choose_format(std::string_view first_record) {
+  const std::size_t i = first_record.find_first_not_of(" \t\r\n");
+  json_ = i != std::string_view::npos && first_record[i] == '{';
+  chosen_by_ = source_.format == InputFormat::auto_detect ? std::string(first_record) : std::string();
+  for (auto& lane : lanes_)
+    if (lane->input != 0) make_extractor(*lane);
+}
+
+void InputMerge::make_extractor(Lane& lane) {
+  lane.extractor = tlbf_dedup::make_extractor(*json_, source_.extract, lane.parser, chosen_by_);
+}
+
+bool InputMerge::advance(Lane& lane) {
+  RecordReader& in = *lane.reader;
+  lane.live = read_ < (source_.limit ? source_.limit : UINT64_MAX) && in.next(lane.rec);
+  if (!lane.live) return false;
+  const Record& rec = lane.rec;
+  if (in.input_number() != lane.input) {  // a new input: its own names, years and dates
+    lane.input = in.input_number();
+    names_.push_back(in.current_name());
+    lane.name = static_cast<std::uint32_t>(names_.size() - 1);
+    if (!source_.extract.time.empty()) {
+      const tlbf::Time written_by = in.modified_ns().value_or(wall_->wall_ns());
+      lane.parser.restart_years(source_.year ? YearStart(*source_.year) : YearStart::not_after(written_by));
+      lane.parser.restart_days(written_by);
+    }
+    if (json_) make_extractor(lane);
+  }
+  Item& h = lane.head;
+  h = Item{};
+  h.bytes = rec.bytes();
+  h.number = in.record_in_input();
+  h.input = lane.name;
+  h.term_len = static_cast<std::uint8_t>(rec.term_len);
+  if (rec.continues) {  // --multiline: lines of a record already handed out follow it
+    h.continues = true;
+    return true;
+  }
+  ++read_;
+  if (!json_ && !is_blank(rec.text())) choose_format(rec.text());
+  Extractor* x = lane.extractor.get();
+  if (!x) {
+    if (!lane.blank_lines) lane.blank_lines = make_line_extractor(source_.extract, lane.parser);
+    x = lane.blank_lines.get();
+  }
+  const Extracted e = x->extract(rec.head(lane.scratch));
+  h.time = e.time;
+  h.status = e.status;
+  h.absent_part = e.absent_part;
+  h.keyed = e.status == ExtractStatus::ok;
+  if (h.keyed) {
+    h.key = e.key;
+    h.hash = (*hasher_)(e.key);
+  }
+  // Its place in time: its own, or the record's before it in its input when it has none (or
+  // one the clock will not take, too far in the future).
+  if (h.time.parsed && (!cfg_.max_future || h.time.time <= future_limit_)) lane.order = h.time.time;
+  return true;
+}
+
+void InputMerge::arrive(Lane& lane) {
+  paused_since_ = -1;
+  const tlbf::Time t = lane.order;
+  if (cfg_.lateness == 0 || t < released_to_) {  // in order, or too late to hold: out now
+    newest_ = std::max(newest_, t);
+    return put(lane.head, lane.head.bytes, lane.head.key, lane.head.time.text);
+  }
+  held_->push(t, arrivals_++, lane.head);
+  stats_.held_most = std::max<std::uint64_t>(stats_.held_most, held_->size());
+  stats_.held_most_bytes = std::max(stats_.held_most_bytes, held_->bytes());
+  newest_ = std::max(newest_, t);
+  release(minus(newest_, cfg_.lateness));
+  while (held_->bytes() > cfg_.max_held_bytes) {  // memory: the oldest go out before their time
+    ++stats_.released_early;
+    release(held_->earliest());
+  }
+}
+
+void InputMerge::release(tlbf::Time watermark) {
+  released_to_ = std::max(released_to_, watermark);
+  std::string_view bytes, key, text;
+  while (!held_->empty() && held_->earliest() <= watermark) {
+    const Held h = held_->pop(bytes, key, text);
+    put(h.item, bytes, key, text);
+  }
+}
+
+void InputMerge::put(const Item& i, std::string_view raw, std::string_view key, std::string_view text) {
+  RecordBatch& b = *batch_;
+  if (!format_announced_ && json_) {
+    format_announced_ = true;
+    b.format_detected = source_.format == InputFormat::auto_detect;
+  }
+  b.json = json_.value_or(false);
+  const std::string_view bytes = b.keep(b.bytes, raw);
+  const auto place = [&](std::string_view v) {
+    if (inside(v, raw)) return bytes.substr(static_cast<std::size_t>(v.data() - raw.data()), v.size());
+    return v.empty() ? std::string_view() : b.keep(b.side, v);
+  };
+  SourceRecord& s = b.append(bytes);
+  s.time = i.time;
+  s.number = i.number;
+  s.input = i.input;
+  s.absent_part = i.absent_part;
+  s.status = i.status;
+  s.term_len = i.term_len;
+  s.keyed = i.keyed;
+  s.continues = i.continues;
+  s.replayed = false;
+  s.time.text = text.empty() ? std::string_view() : place(text);
+  if (i.keyed) b.append_key(source_.keep_keys ? place(key) : std::string_view(), i.hash);
+  if (b.full(RecordBatch::kItems)) hand_over(false);
+}
+
+void InputMerge::hand_over(bool last) {
+  RecordBatch& b = *batch_;
+  if (b.empty() && !last) return;
+  b.names = names_;
+  b.judge_all = true;  // a stop is the merge's to look at: what it hands over was read
+  if (pool_) {         // to the judging thread
+    pool_->publish(batch_);
+    if (last) return;
+    batch_ = pool_->acquire();
+    if (!batch_) throw StopProducing{};  // the judging thread is gone
+    batch_->clear();
+    return;
+  }
+  in_sink_ = true;  // an exception from here on is the record loop's
+  const std::size_t judged = sink_->take(b);
+  sink_->release_records();
+  in_sink_ = false;
+  if (judged < b.size()) sink_stopped_ = true;  // the untimed probe failed
+  if (!last) b.clear();
+}
+
+void InputMerge::flush_all() {
+  for (std::uint32_t l : order_) {
+    const Item& head = lanes_[l]->head;
+    put(head, head.bytes, head.key, head.time.text);
+  }
+  order_.clear();
+  release(kLatest);
+}
+
+int InputMerge::paused(Lane&) {
+  hand_over(false);
+  if (sink_stopped_ || stopping()) throw StopReading{};
+  // Held records go out once the input has paused for the lateness: on a live stream, no
+  // record waits longer than that after its time was passed.
+  std::int64_t left = 0;
+  if (!held_->empty()) {
+    const std::int64_t now = wall_->steady_ns();
+    if (paused_since_ < 0) paused_since_ = now;
+    left = cfg_.lateness - (now - paused_since_);
+    if (left <= 0) {
+      release(kLatest);
+      hand_over(false);
+    }
+  }
+  in_sink_ = true;
+  const int wait = sink_->input_paused();  // (what was judged is written now)
+  in_sink_ = false;
+  if (held_->empty()) return wait;
+  const int left_ms = static_cast<int>(
+      std::min<std::int64_t>((left + tlbf::kMillisecond - 1) / tlbf::kMillisecond, std::numeric_limits<int>::max()));
+  return wait < 0 ? left_ms : std::min(wait, left_ms);
+}
+
+bool InputMerge::inputs_are_regular_files() const {
+  for (const auto& lane : lanes_)
+    if (!lane->reader->inputs_are_regular_files()) return false;
+  return true;
+}
+
+void InputMerge::produce() {
+  const auto earlier = [this](std::uint32_t a, std::uint32_t b) {  // for a max-heap: the earliest on top
+    const tlbf::Time ta = lanes_[a]->order, tb = lanes_[b]->order;
+    return ta != tb ? ta > tb : a > b;
+  };
+  std::exception_ptr error;
+  try {
+    for (auto& lane : lanes_)
+      if (advance(*lane)) order_.push_back(lane->index);
+    std::make_heap(order_.begin(), order_.end(), earlier);
+    while (!order_.empty() && !sink_stopped_ && !stopping()) {
+      std::pop_heap(order_.begin(), order_.end(), earlier);
+      Lane& lane = *lanes_[order_.back()];
+      order_.pop_back();
+      arrive(lane);
+      if (advance(lane)) {
+        order_.push_back(lane.index);
+        std::push_heap(order_.begin(), order_.end(), earlier);
+      }
+    }
+  } catch (const StopReading&) {
+    // a stop while an input paused: what was read goes out below
+  } catch (const StopProducing&) {
+    return;
+  } catch (...) {
+    if (in_sink_) throw;  // the record loop's own error passes through unchanged
+    error = std::current_exception();
+  }
+  if (sink_stopped_) return;  // the untimed probe failed: nothing more is judged
+  // What was read goes out: at the end, after an error, and after a stop signal.
+  try {
+    flush_all();
+  } catch (const StopProducing&) {
+    return;
+  }
+  RecordBatch& b = *batch_;
+  b.error = error;
+  b.end = !error;
+  b.end_name = names_.empty() ? std::string("-") : names_.back();
+  hand_over(true);
+}
+
+void InputMerge::run(BatchSink& sink, const volatile int* stop, bool ahead) {
+  sink_ = &sink;
+  stop_ = stop;
+  for (auto& lane : lanes_) lane->reader->set_stop_flag(stop);
+  if (!ahead) {
+    for (auto& lane : lanes_) lane->reader->on_input_pause([this, l = lane.get()] { return paused(*l); });
+    own_batch_->clear();
+    batch_ = own_batch_.get();
+    produce();
+    RecordBatch& b = *batch_;
+    if (b.error) std::rethrow_exception(b.error);
+    if (b.end) sink.reached_end(b.end_name);
+    return;
+  }
+  // Merged on a second thread into a pool of batches, judged here in order (regular files
+  // only, so the thread can always be stopped and joined: no read waits for a writer).
+  pool_ = std::make_unique<ReadAheadQueue<RecordBatch>>(RecordSource::kBatches);
+  batch_ = pool_->acquire();
+  batch_->clear();
+  std::thread producer = signal_free_thread([this] {
+    try {
+      produce();
+    } catch (...) {  // produce() hands its errors over in a batch; this is for what it cannot
+      thread_error_ = std::current_exception();
+      pool_->stop();
+    }
+  });
+  judge_ahead(*pool_, producer, sink);
+  if (thread_error_) std::rethrow_exception(thread_error_);  // (set before the thread stopped the pool)
+}
+
+}  // namespace tlbf_dedup
