@@ -16,10 +16,12 @@ _tlbf_dedup() {
     --mask) COMPREPLY=($(compgen -W "numbers hex uuid ip quoted numbers,hex,uuid,ip,quoted" -- "$cur")); return ;;
     --time-format) COMPREPLY=($(compgen -W "auto epoch epoch-ms epoch-us epoch-ns rfc3339 clf syslog ctime" -- "$cur")); return ;;
     -w|--window|--checkpoint|--lock-timeout) COMPREPLY=($(compgen -W "250ms 1s 30s 1m 5m 1h 1d" -- "$cur")); return ;;
+    --timezone) COMPREPLY=($(compgen -W "UTC +01:00 -05:00 Europe/Berlin America/New_York" -- "$cur")); return ;;
     --max-memory) COMPREPLY=($(compgen -W "64M 256M 512M 1G 2G" -- "$cur")); return ;;
     --max-record) COMPREPLY=($(compgen -W "1M 64M 1G" -- "$cur")); return ;;
     --multiline-timeout) COMPREPLY=($(compgen -W "0 200ms 1s 5s" -- "$cur")); return ;;
-    -k|--key|--key-except|--records|-t|--time|-d|--delimiter|--key-regex|--multiline|--count-format|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--max-future|--jump-threshold|--top) return ;;
+    --lateness) COMPREPLY=($(compgen -W "0 1s 5s 1m 1h" -- "$cur")); return ;;
+    -k|--key|--key-except|--records|-t|--time|-d|--delimiter|--key-regex|--multiline|--count-format|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--date|--time-regex|--max-future|--jump-threshold|--top) return ;;
     --threads) COMPREPLY=($(compgen -W "1 2" -- "$cur")); return ;;
     --state|--stats-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --redis) COMPREPLY=($(compgen -W "redis:// redis+cluster://" -- "$cur")); return ;;
@@ -31,7 +33,7 @@ _tlbf_dedup() {
   fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "--format --records --null --multiline --multiline-timeout --max-record --key --key-except --delimiter --key-regex --missing --ignore-case --mask --time --time-format
-      --year --max-future --jump-threshold --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --compact --only-dups
+      --time-regex --year --date --timezone --max-future --jump-threshold --lateness --no-merge --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --compact --only-dups
       --count --count-format --count-names --keep --line-buffered --on-error --on-cap --stats --stats-file --top --explain --progress --threads --state --state-reset --checkpoint --lock-timeout --drain
       --redis --redis-key --redis-fallback --redis-shards --quiet --help --version
       -f -z -k -d -i -t -w -n -e -c -a -q -h -V" -- "$cur"))

@@ -95,9 +95,11 @@ output_commands() {
 # normalise_stderr RAW OUT: RAW's text without what changes from run to run (the two timing
 # fields of --stats=json) or from machine to machine (the folders of the inputs).
 normalise_stderr() {
-  local esc_shared esc_inputs
+  local esc_shared esc_inputs esc_work=NO-WORK-DIRECTORY
   esc_shared=$(printf '%s' "$SHARED_DATA" | sed 's/[][\.*^$|]/\\&/g')
   esc_inputs=$(printf '%s' "$INPUTS" | sed 's/[][\.*^$|]/\\&/g')
+  # The scratch directory (a run's state and part files), after the inputs inside it.
+  [ -z "${WORK:-}" ] || esc_work=$(printf '%s' "$WORK" | sed 's/[][\.*^$|]/\\&/g')
   sed -E 's/"seconds":[0-9.e+-]+/"seconds":-/; s/"records_per_second":[0-9.e+-]+/"records_per_second":-/' "$1" |
-    sed "s|$esc_shared|\$SHARED_DATA|g; s|$esc_inputs|\$INPUTS|g" >"$2"
+    sed "s|$esc_shared|\$SHARED_DATA|g; s|$esc_inputs|\$INPUTS|g; s|$esc_work|\$WORK|g" >"$2"
 }

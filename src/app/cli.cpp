@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 
 #include <sys/random.h>
@@ -31,11 +32,13 @@
 #include <fmt/format.h>
 
 #include "app/options.hpp"
+#include "app/written_files.hpp"
 #include "base/atomic_file.hpp"
 #include "base/duration.hpp"
 #include "decide/redis/redis_backend.hpp"
 #include "input/record_reader.hpp"
 #include "output/writer.hpp"
+#include "pipeline/input_merge.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
@@ -116,8 +119,15 @@ std::vector<std::string> saved_key_time_args(const Options& o, const std::vector
       if (r.name == name) return &r;
     return static_cast<const RecordedOption*>(nullptr);
   };
+  // A default spelled out means what its absence means.
+  const auto is_default = [](const RecordedOption& r) {
+    return r.values.size() == 1 &&
+           ((r.name == "--keep" && r.values[0] == "first") || (r.name == "--missing" && r.values[0] == "error") ||
+            (r.name == "--format" && r.values[0] == "auto"));
+  };
   for (const RecordedOption& given : o.key_time_options) {
     const RecordedOption* had = find(saved, given.name);
+    if (!had && is_default(given)) continue;
     if (!had || had->values != given.values)
       throw UsageError(given.name + describe_values(given) + " differs from the state file " + path + " (made with " +
                        describe(saved) + "); drop the option, or use --state-reset to start over");
@@ -158,19 +168,19 @@ std::uint64_t fresh_hash_seed() {
 }
 
 // The front end's diagnostics: warnings on stderr unless --quiet, the summary as --stats asks,
-// on stderr or into --stats-file (replaced whole, so that a script never reads half of it).
+// on stderr or to --stats-file (a file replaced whole, so that a script never reads half of it).
 class StderrDiagnostics final : public Diagnostics {
  public:
-  StderrDiagnostics(bool quiet, StatsFormat stats, std::string stats_file)
+  StderrDiagnostics(bool quiet, StatsFormat stats, std::optional<StatsFile> stats_file)
       : quiet_(quiet), stats_(stats), stats_file_(std::move(stats_file)) {}
   void warning(const Warning& w) override {
     if (!quiet_) std::fprintf(stderr, "tlbf-dedup: warning: %s\n", w.message.c_str());
   }
   void summary(const RunStats& s) override {
     const std::string text = stats_ != StatsFormat::none ? format_stats(s, stats_) : format_top(s.top);
-    if (stats_file_.empty()) return (void)std::fputs(text.c_str(), stderr);  // --top alone: empty without it
+    if (!stats_file_) return (void)std::fputs(text.c_str(), stderr);  // --top alone: empty without it
     try {
-      write_file_atomically(stats_file_, text);
+      stats_file_->write(text);
     } catch (const FileError& e) {
       std::fprintf(stderr, "tlbf-dedup: --stats-file %s\n", e.what());
       stats_file_failed_ = true;
@@ -182,7 +192,7 @@ class StderrDiagnostics final : public Diagnostics {
  private:
   bool quiet_;
   StatsFormat stats_;
-  std::string stats_file_;
+  std::optional<StatsFile> stats_file_;
   bool stats_file_failed_ = false;
 };
 
@@ -235,6 +245,7 @@ Deciding make_deciding(Options& o, int argc, const char* const* argv, Clock& clo
                          "name another --redis-key");
     return d;
   }
+  if (o.state_reset) check_state_reset(o.state_file);  // it replaces a state file, and no other
   if (!o.state_file.empty() && !o.state_reset) {
     if (auto saved = load_state_file(o.state_file)) {
       check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
@@ -254,6 +265,13 @@ Deciding make_deciding(Options& o, int argc, const char* const* argv, Clock& clo
       d.filter = tlbf::make_filter(d.config);
     } catch (const tlbf::invalid_parameter& e) {
       throw option_error(e);
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error(fmt::format(
+          "the filter ({} with --max-memory {} bytes) does not fit in the memory this process may take; lower "
+          "--max-memory or -c, or raise -e",
+          d.config.window_count ? "-n " + std::to_string(d.config.window_count)
+                                : "-c " + std::to_string(d.config.capacity) + " keys a window",
+          d.config.max_memory_bytes));
     }
     d.hash_seed = fresh_hash_seed();
   }
@@ -287,7 +305,11 @@ std::unique_ptr<Holder> make_holder(const Options& o, const Deciding& d) {
 }
 
 int run(Options o, int argc, const char* const* argv) {
-  // Step 0: the state's lock, held until this function returns (every exit path).
+  // Step 0: the files written beside the output, judged before any is touched; then the
+  // state's lock, held until this function returns (every exit path).
+  check_state_files(o);
+  std::optional<StatsFile> stats_file;
+  if (!o.stats_file.empty()) stats_file = StatsFile::judge(o);
   std::optional<ExclusiveLock> lock;
   if (!o.state_file.empty()) {
     lock = lock_state(o);
@@ -295,7 +317,7 @@ int run(Options o, int argc, const char* const* argv) {
   }
 
   SystemClock system_clock;
-  StderrDiagnostics diagnostics(o.quiet, o.stats, o.stats_file);
+  StderrDiagnostics diagnostics(o.quiet, o.stats, std::move(stats_file));
 
   // Step 1: the filter and its decider, and the holding stage with what the state held.
   Deciding d = make_deciding(o, argc, argv, system_clock, diagnostics);
@@ -316,17 +338,30 @@ int run(Options o, int argc, const char* const* argv) {
     hooks.every = o.checkpoint;
   }
 
-  // Step 3: the record loop.
-  RecordReader reader(o.files, o.reader);
+  // Step 3: the record loop, over inputs merged by time and held for --lateness where -t asks
+  // for either, else over the inputs one after another.
+  const bool timed = !o.pipeline.extract.time.empty();
+  const bool merge = timed && !o.no_merge && o.files.size() >= 2;
+  const bool in_time_order = merge || (timed && o.pipeline.clock.lateness > 0);
   Writer writer(STDOUT_FILENO);
   PipelineConfig pipeline_config = o.pipeline;
+  pipeline_config.merged = merge;
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
   pipeline_config.sizing =
       d.config.span > 0 ? FilterSizing{d.config.capacity, false} : FilterSizing{d.config.window_count, true};
   Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks),
                     holder.get());
   try {
-    pipeline.run(reader, writer, &g_stop_signal);  // warnings and the --stats summary go to `diagnostics`
+    // Warnings and the --stats summary go to `diagnostics`.
+    if (in_time_order) {
+      const MergeConfig merging{merge, o.pipeline.clock.lateness, d.config.max_memory_bytes / 4,
+                                o.pipeline.clock.max_future};
+      InputMerge in(o.files, o.reader, merging, pipeline.source_config(), d.decider().hasher(), system_clock);
+      pipeline.run(in, writer, &g_stop_signal);
+    } else {
+      RecordReader reader(o.files, o.reader);
+      pipeline.run(reader, writer, &g_stop_signal);
+    }
   } catch (const OutputStopped& e) {
     std::string where;
     if (d.remote)

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "base/duration.hpp"
+#include "base/line_regex.hpp"
 #include "extract/extract.hpp"
 #include "extract/json_key_encoder.hpp"
 #include "input/record_reader.hpp"
@@ -91,6 +93,19 @@ Rule<tlbf::Duration> duration(tlbf::Duration minimum, const char* examples) {
   };
 }
 
+// What `make` makes of the text; the message of its std::invalid_argument as the problem.
+template <typename T, typename Make>
+Rule<T> made_by(Make make) {
+  return [=](const std::string& text, std::string& problem) -> std::optional<T> {
+    try {
+      return make(text);
+    } catch (const std::invalid_argument& e) {
+      problem = e.what();
+      return std::nullopt;
+    }
+  };
+}
+
 // The time format: a named one, or a strftime pattern (one with '%').
 struct TimeSpec {
   TimeFormat format;
@@ -111,30 +126,25 @@ const Rule<InputFormat> kFormat = choice<InputFormat>({{"auto", InputFormat::aut
                                                        {"json", InputFormat::json},
                                                        {"ndjson", InputFormat::json}},
                                                       "expected auto, lines or json");
-const Rule<std::string> kMultiline = [](const std::string& text, std::string& problem) -> std::optional<std::string> {
-  try {
-    LineStartPattern check(text);
-    return text;
-  } catch (const std::invalid_argument& e) {
-    problem = e.what();
-    return std::nullopt;
-  }
-};
+const Rule<std::string> kMultiline = made_by<std::string>([](const std::string& text) {
+  LineStartPattern check(text);
+  return text;
+});
 // --records a.b: member names joined by dots, none empty.
-const Rule<std::vector<std::string>> kRecordsPath = [](const std::string& text, std::string& problem)
-    -> std::optional<std::vector<std::string>> {
+const Rule<std::vector<std::string>> kRecordsPath =
+    [](const std::string& text, std::string& problem) -> std::optional<std::vector<std::string>> {
   std::vector<std::string> path = split_at(text, '.');
   if (std::none_of(path.begin(), path.end(), [](const std::string& name) { return name.empty(); })) return path;
   problem = "expected member names joined by dots, such as Records or data.items";
   return std::nullopt;
 };
-// --key-except a,b.c: such paths joined by commas.
-const Rule<std::vector<std::string>> kKeyExcept = [](const std::string& text, std::string& problem)
-    -> std::optional<std::vector<std::string>> {
+// --key-except a,b.c,/d/e: such paths, or JSON pointers (checked by the extractor), joined by commas.
+const Rule<std::vector<std::string>> kKeyExcept = [](const std::string& text,
+                                                     std::string& problem) -> std::optional<std::vector<std::string>> {
   std::vector<std::string> paths = split_at(text, ',');
   for (const std::string& path : paths) {
-    if (!kRecordsPath(path, problem)) {
-      problem = "expected member paths joined by commas, such as ts or ts,meta.host";
+    if (path.empty() || (path[0] != '/' && !kRecordsPath(path, problem))) {
+      problem = "expected member paths or JSON pointers joined by commas, such as ts or ts,meta.host or /id.orig_p";
       return std::nullopt;
     }
   }
@@ -180,8 +190,20 @@ const Rule<TimeSpec> kTimeFormat = [](const std::string& text, std::string& prob
   return TimeSpec{TimeFormat::pattern, std::move(pattern)};
 };
 const Rule<int> kYear = number<int>(1678, 2261, "expected a year between 1678 and 2261");
+const Rule<std::shared_ptr<const LineRegex>> kTimeRegex = made_by<std::shared_ptr<const LineRegex>>(
+    [](const std::string& text) { return std::make_shared<const LineRegex>(text); });
+const Rule<std::shared_ptr<const TimeZone>> kTimeZone = made_by<std::shared_ptr<const TimeZone>>(
+    [](const std::string& text) { return std::make_shared<const TimeZone>(TimeZone::named(text)); });
+// --date: a day as YYYY-MM-DD, in the years --year takes; days since 1970-01-01.
+const Rule<std::int64_t> kDate = [](const std::string& text, std::string& problem) -> std::optional<std::int64_t> {
+  const std::optional<tlbf::Time> t = text.size() == 10 && text[4] == '-' ? parse_rfc3339(text) : std::nullopt;
+  if (t && text.compare(0, 4, "1678") >= 0 && text.compare(0, 4, "2261") <= 0) return *t / (86400 * tlbf::kSecond);
+  problem = "expected a date YYYY-MM-DD between 1678 and 2261, such as 2024-03-05";
+  return std::nullopt;
+};
 const Rule<tlbf::Duration> kMaxFuture = duration(1, "1h or 7d");
 const Rule<tlbf::Duration> kJumpThreshold = duration(1, "1h or 2d");
+const Rule<tlbf::Duration> kLateness = duration(0, "5s or 2m");
 const Rule<std::uint64_t> kWindowCount = number<std::uint64_t>(1, kAnyCount, "expected a whole number > 0");
 const Rule<tlbf::Duration> kWindow = duration(1, "250ms, 30s, 5m, 2h, 1d");
 const Rule<tlbf::Algorithm> kAlgorithm = [](const std::string& text, std::string& problem) {
@@ -294,7 +316,7 @@ void read_input(const Parsed& p, Options& o) {
   }
   // JSON values are framed as values (over lines when pretty-printed); auto mode lets the
   // first input's first byte decide, unless --key-regex says the records are lines.
-  o.reader.framing = o.pipeline.format == InputFormat::json ? Framing::json
+  o.reader.framing = o.pipeline.format == InputFormat::json                              ? Framing::json
                      : o.pipeline.format == InputFormat::lines || p.given("--key-regex") ? Framing::lines
                                                                                          : Framing::auto_detect;
 }
@@ -333,11 +355,23 @@ void read_time(const Parsed& p, Options& o) {
     o.time_pattern = std::move(t->pattern);
   }
   p.require_time("--time-format", o);
+  TimeSettings settings;
+  if (p.given("--time-regex") && o.pipeline.extract.time.empty())
+    throw UsageError(
+        "--time-regex has no effect without -t/--time: it is matched against the -t text (-t 1- for the whole "
+        "line)");
+  if (auto r = p.read_given("--time-regex", kTimeRegex)) settings.regex = std::move(*r);
   if (auto y = p.read_given("--year", kYear)) o.pipeline.clock.year = *y;
-  o.pipeline.time_parser = TimeParser(o.time_format, o.time_pattern, o.pipeline.clock.year.value_or(current_year()));
+  if (auto d = p.read_given("--date", kDate)) settings.date = *d;
+  if (auto z = p.read_given("--timezone", kTimeZone)) settings.zone = std::move(*z);
+  o.pipeline.time_parser =
+      TimeParser(o.time_format, o.time_pattern, o.pipeline.clock.year.value_or(current_year()), std::move(settings));
   if (auto d = p.read_given("--max-future", kMaxFuture)) o.pipeline.clock.max_future = *d;
   if (auto d = p.read_given("--jump-threshold", kJumpThreshold)) o.pipeline.clock.jump = *d;
-  for (const char* name : {"--max-future", "--jump-threshold", "--allow-untimed"}) p.require_time(name, o);
+  if (auto d = p.read_given("--lateness", kLateness)) o.pipeline.clock.lateness = *d;
+  for (const char* name :
+       {"--date", "--timezone", "--max-future", "--jump-threshold", "--allow-untimed", "--lateness", "--no-merge"})
+    p.require_time(name, o);
 }
 
 // Exactly one window: a count with -n (APBF by default), else a time span (TLBF by default).

@@ -13,8 +13,8 @@ namespace {
 
 constexpr const char* kDescription =
     "tlbf-dedup: remove duplicate records within a time window, in bounded memory.\n"
-    "Reads FILEs in order (none or \"-\" = stdin) and writes each record whose key was not\n"
-    "emitted within the window. See tlbf-dedup(1).";
+    "Reads FILEs (none or \"-\" = stdin; with -t merged by record time, else in order) and writes\n"
+    "each record whose key was not emitted within the window. See tlbf-dedup(1).";
 
 constexpr const char* kFooter =
     "Exit status: 0 success (also when the reader closes the pipe), 1 runtime error, 2 usage\n"
@@ -37,8 +37,11 @@ class ValueOptions {
 };
 
 void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
-  app.add_option("files", o.files, "input files, read in order; none or \"-\" = stdin")->type_name("FILE...");
-  value("-f,--format", "FMT", "auto|lines|json (ndjson is json; also pretty-printed or concatenated values, top-level arrays of "
+  app.add_option("files", o.files,
+                 "input files; none or \"-\" = stdin; with -t merged by record time (--no-merge: in order)")
+      ->type_name("FILE...");
+  value("-f,--format", "FMT",
+        "auto|lines|json (ndjson is json; also pretty-printed or concatenated values, top-level arrays of "
         "objects); auto: json when the input starts with '{' or '[{' (blanks aside)");
   value("--records", "PATH",
         "JSON: the records are the elements of the array member PATH (a.b for nested members) of each top-level "
@@ -59,11 +62,13 @@ void declare_key(CLI::App& app, ValueOptions& value, Options& o) {
       ->type_name("SPEC")
       ->allow_extra_args(false);
   value("--key-except", "LIST",
-        "JSON: the key is the whole record without these members (a comma list of paths a or a.b), in a canonical "
+        "JSON: the key is the whole record without these members (a comma list of paths a, a.b or pointers /a/b), in a "
+        "canonical "
         "form: member order, spacing and how a number is written do not split one event; with --mask, -i");
   value("-d,--delimiter", "C", "lines: field separator, one byte (\\t for tab); default: runs of blanks");
   value("--key-regex", "RE",
-        "lines: the key is capture group 1 of this POSIX extended regex (else the whole match; no backreferences)");
+        "lines: the key is capture group 1 of this POSIX extended regex (else the whole match; no backreferences); "
+        "with two or more groups, each a part of a composite key");
   value("--missing", "WHAT",
         "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a "
         "record with no part present stays keyless)");
@@ -79,19 +84,33 @@ void declare_time(CLI::App& app, ValueOptions& value, Options& o) {
         "clock on arrival");
   value("--time-format", "F",
         "auto|epoch|epoch-ms|epoch-us|epoch-ns|rfc3339|clf|syslog|ctime, or a strftime pattern containing '%'");
+  value("--time-regex", "RE",
+        "the time is capture group 1 of this POSIX extended regex (\\d = [0-9]) in the -t text (-t 1- for the "
+        "whole line), read as --time-format says: --time-regex 'audit\\(([0-9.]+):'");
   value("--year", "N",
         "year of each file's first timestamp without one (syslog, patterns without %Y); later ones roll over "
         "at New Year; default: from the file's modification time, else the current date");
+  value("--date", "YYYY-MM-DD",
+        "date of each file's first time of day without a date (15:54:07,115); later ones roll over at midnight "
+        "(a time of day over 12h before the latest); default: from the file's modification time, else today");
+  value("--timezone", "ZONE",
+        "read stamps that name no zone as local times in ZONE: an IANA name (Europe/Berlin) or an offset "
+        "(+02:00, -0530); default UTC; %Z also reads the zone's abbreviations (CET, CEST)");
   value("--max-future", "DUR",
         "a record time further than this ahead of the wall clock is judged as untimed (default 1d)");
   value("--jump-threshold", "DUR",
-        "warn when consecutive record times are further apart (default: max(1h, 100 x window))");
+        "consecutive record times further apart are a jump, counted in --stats (default: max(1h, 100 x window))");
+  value("--lateness", "DUR",
+        "hold records this long for time order: judged oldest first once the clock has passed them by DUR, so "
+        "records out of order by up to DUR are decided as if sorted (default 0)");
+  app.add_flag("--no-merge", o.no_merge,
+               "with -t: read several inputs one after another (default: merged by record time, as one stream)");
   app.add_flag("--allow-untimed", o.pipeline.clock.allow_untimed,
                "with -t: go on when none of the first 1000 records has a readable time (default: exit 1)");
 }
 
 void declare_filter(CLI::App& app, ValueOptions& value) {
-  value("-w,--window", "DUR", "time window: 250ms, 30s, 5m, 2h, 1d; a bare number is seconds (default 5m)");
+  value("-w,--window", "DUR", "time window: 250ms, 30s, 5m, 2h, 1d, 1h30m; a bare number is seconds (default 5m)");
   value("-n,--window-count", "N", "count window: a duplicate when among the last N inserted keys");
   value("-e,--error-rate", "P", "target false-positive rate, 1e-12 to 0.5 (default 1e-5)");
   value("-c,--capacity", "N",

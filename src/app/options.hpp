@@ -39,6 +39,7 @@ struct FilterOverrides {
 
 struct Options {
   std::vector<std::string> files;  // empty = stdin
+  bool no_merge = false;           // --no-merge: with -t, inputs are read one after another
   bool null_terminated = false;
   // How records are framed: terminator (from -z), --multiline, --max-record.
   ReaderConfig reader;
@@ -78,8 +79,9 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
 // --count and --keep). A new such option is added here, and state files then record it and
 // hold later runs to it.
 inline constexpr const char* kKeyTimeOptions[] = {
-    "--format",    "--records",     "--null",    "--multiline", "--key",  "--key-except", "--key-regex", "--delimiter",
-    "--ignore-case", "--missing", "--mask", "--time", "--time-format", "--count", "--keep"};
+    "--format",      "--records",   "--null",        "--multiline",  "--key",     "--key-except",
+    "--key-regex",   "--delimiter", "--ignore-case", "--missing",    "--mask",    "--time",
+    "--time-format", "--count",     "--keep",        "--time-regex", "--timezone"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

@@ -186,6 +186,9 @@ TEST_SUITE("options") {
     CHECK(parse({"--key-regex", "a(b)"}).reader.framing == Framing::lines);
     CHECK(usage_error({"--records", "a..b"}).find("--records 'a..b': expected member names") != std::string::npos);
     CHECK(usage_error({"--key-except", "a,"}).find("--key-except 'a,': expected member paths") != std::string::npos);
+    // A JSON pointer's dots are part of its names: "/a..b" is the member "a..b".
+    CHECK(parse({"--key-except", "/id.orig_p,/a..b"}).pipeline.extract.key_except ==
+          std::vector<std::string>{"/id.orig_p", "/a..b"});
     CHECK(usage_error({"--records", "R", "-f", "lines"}).find("--records cannot be combined with -f lines") !=
           std::string::npos);
     CHECK(usage_error({"--key-except", "ts", "-k", "id"}).find("excludes") != std::string::npos);
@@ -289,6 +292,24 @@ TEST_SUITE("options") {
           "--redis-shards has no effect without a redis+cluster:// URL");
     CHECK(usage_error({"--redis", "redis://h", "--redis-key", "k", "-w", "1.0001s"}) ==
           "-w/--window '1.0001s': with --redis, a whole number of milliseconds");
+  }
+
+  TEST_CASE("--redis: a host, an IPv4 address or a bracketed IPv6 one, a port, a database") {
+    const auto url = [](const char* text) { return parse({"--redis", text, "--redis-key", "k"}).redis->url; };
+    CHECK(url("redis://h").host == "h");
+    CHECK(url("redis://h").port == 6379);
+    CHECK(url("redis://127.0.0.1:6392/3").port == 6392);
+    CHECK(url("redis://127.0.0.1:6392/3").db == 3);
+    CHECK(url("redis://[::1]:6392").host == "::1");
+    CHECK(url("redis://[::1]:6392").port == 6392);
+    CHECK(url("redis://[fe80::1]/2").host == "fe80::1");
+    CHECK(url("redis://[fe80::1]/2").port == 6379);
+    CHECK(url("redis://[fe80::1]/2").db == 2);
+    CHECK(url("redis+cluster://[::1]:7000").cluster);
+    for (const char* bad : {"redis://::1:6392", "redis://[::1", "redis://[::1]6392", "redis://[]:1"})
+      CHECK(usage_error({"--redis", bad, "--redis-key", "k"}).find("--redis '") == 0);
+    CHECK(usage_error({"--redis", "redis://::1", "--redis-key", "k"}).find("in brackets, such as redis://[::1]:6379") !=
+          std::string::npos);
   }
 
   TEST_CASE("--version (as --help) wins over a bad value") {

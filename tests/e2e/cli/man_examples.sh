@@ -3,7 +3,8 @@
 # Examples are the .EX/.EE blocks after a '.\" example' comment (man page) and the ```sh
 # blocks after an '<!-- example -->' comment (Markdown). They run in a scratch directory
 # holding the fixtures under the names the examples use (app.log: the stack-trace log;
-# access.log.1.gz: access.log compressed, a rotated log; trail*.json.gz: CloudTrail files),
+# access.log.1.gz: access.log compressed, a rotated log; trail*.json.gz: CloudTrail files;
+# catalina.out, audit.log, windows_events.json as in testdata/),
 # with tlbf-dedup first on PATH;
 # "tail -F FILE" is run as "tail -n +1 FILE" so the pipeline ends. Each example must
 # exit 0 with pipefail and write something (stdout, stderr or a new file).
@@ -47,6 +48,7 @@ fresh_run() {
   cp "$TESTDATA/sample_access.log" "$WORK/run/access.log"
   cp "$TESTDATA/app.ndjson" "$TESTDATA/auth.log" "$TESTDATA/hdfs.log" "$WORK/run/"
   cp "$TESTDATA/app_stacktrace.log" "$WORK/run/app.log"
+  cp "$TESTDATA/catalina.out" "$TESTDATA/audit.log" "$TESTDATA/windows_events.json" "$WORK/run/"
   cp "$TESTDATA"/cloudtrail/trail*.json.gz "$WORK/run/"
   gzip -c "$TESTDATA/sample_access.log" > "$WORK/run/access.log.1.gz"
 }

@@ -21,6 +21,20 @@ check_usage_error "--stats=" "--stats='': expected text or json" "$D" --stats= i
 
 # What is right stays right.
 check "-n 3" "$(seq 3)" "$("$D" -n 3 in)"
+# A window of 10^14 keys: the filter's sizing once ran for hours, deaf to SIGTERM. Now the
+# memory cap binds at once (apbf), or the value is refused as gebf and the state refuse it.
+status=0
+timeout -k 1 8 "$D" -n 100000000000000 in > out 2> err || status=$?
+check "-n 10^14: done at once, every record" "0 3" "$status $(wc -l < out)"
+check_usage_error "-n 2^62 + 1" "is too large for apbf" timeout -k 1 8 "$D" -n 4611686018427387905 in
+# A filter larger than the process may take: a message naming the options, not a bare
+# "std::bad_alloc" (under the sanitizers, whose shadow memory needs the address space, skipped).
+if [ -z "${TLBF_SANITIZED:-}" ]; then
+  status=0
+  (ulimit -v 2000000 && "$D" -c 100000000000 --max-memory 1T in > out 2> err) || status=$?
+  check "a filter that does not fit: exit 1, saying which" "1 1" \
+    "$status $(grep -c 'the filter (-c 100000000000 keys a window with --max-memory .* bytes) does not fit' err)"
+fi
 check "--refresh" "$(seq 3)" "$("$D" --refresh in)"
 check "--mark=seen" "new	1" "$("$D" --mark=seen in | head -1)"
 check "after --, a word with '=' is a file" "$(seq 3)" "$(cp in ./--refresh=no && "$D" -- --refresh=no)"

@@ -58,6 +58,15 @@ check "--window 4s: age == window is new" 2 "$("$D" -t 1 -k 2 --window 4s "$WORK
 check "-w 4001ms" 1 "$("$D" -t 1 -k 2 -w 4001ms "$WORK/t.txt" | wc -l)"
 lines '0 k' '7199 k' '7200 k' > "$WORK/t2.txt"
 check "-w 2h" 2 "$("$D" -t 1 -k 2 -w 2h "$WORK/t2.txt" | wc -l)"
+# Compound durations and "min": a repeat at age 5400 s is new in 1h30m, a duplicate in
+# 1h30m1s; at age 299 s a duplicate in 5min, new in 4min59s.
+lines '0 k' '5400 k' > "$WORK/t3.txt"
+check "-w 1h30m" 2 "$("$D" -t 1 -k 2 -w 1h30m "$WORK/t3.txt" | wc -l)"
+check "-w 1h30m1s" 1 "$("$D" -t 1 -k 2 -w 1h30m1s "$WORK/t3.txt" | wc -l)"
+lines '0 k' '299 k' > "$WORK/t4.txt"
+check "-w 5min" 1 "$("$D" -t 1 -k 2 -w 5min "$WORK/t4.txt" | wc -l)"
+check "-w 4m59s" 2 "$("$D" -t 1 -k 2 -w 4m59s "$WORK/t4.txt" | wc -l)"
+check "-w 30m1h: refused" 2 "$("$D" -w 30m1h < /dev/null > /dev/null 2>&1; echo $?)"
 check "-w 1d" 1 "$("$D" -t 1 -k 2 -w 1d "$WORK/t2.txt" | wc -l)"
 check "-w 0 is a usage error" 2 "$("$D" -w 0 < /dev/null > /dev/null 2>&1; echo $?)"
 check "-w 5x is a usage error" 2 "$("$D" -w 5x < /dev/null > /dev/null 2>&1; echo $?)"
