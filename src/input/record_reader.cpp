@@ -158,8 +158,11 @@ void RecordReader::stop_reading() {
 
 bool RecordReader::wait_for_input(int hold_ms) {
   const int fd = source_->ready_fd();
-  const bool hold = hold_ms >= 0 && source_->may_pause();
-  if (fd < 0 || (!pause_hook_ && !hold)) return true;
+  // A decompressor behind on a regular file is not a pause: read() waits for it, and the hook
+  // (which writes early, ends the output hold, releases --lateness) does not run.
+  if (fd < 0 || !source_->may_pause()) return true;
+  const bool hold = hold_ms >= 0;
+  if (!pause_hook_ && !hold) return true;
   // Input not ready: let the hook run (flush, checkpoint), then wait as it says, but not past
   // the moment a held record must go out.
   int timeout = 0;
@@ -260,7 +263,7 @@ bool RecordReader::fill(int hold_ms) {
       continue;
     }
     if (errno == EAGAIN) {        // a non-blocking stdin, or a decompressor that is behind: wait
-      if (pause_hook_) continue;  // wait_for_input() waits, with the hook
+      if (pause_hook_ && source_->may_pause()) continue;  // wait_for_input() waits, with the hook
       pollfd pfd{source_->ready_fd(), POLLIN, -1};
       if (::poll(&pfd, 1, -1) < 0 && errno == EINTR && stop_ && *stop_) {
         stop_reading();

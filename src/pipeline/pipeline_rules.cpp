@@ -238,7 +238,7 @@ int Pipeline::input_paused() {
   // A live stream stays prompt: what the untimed check held goes out when the input pauses,
   // and nothing is held after it (a run that then fails for want of time says so).
   if (hold_pending_) {
-    written_while_checking_ = hold_ != nullptr;
+    written_while_checking_ = true;  // what was held, and what comes next, is written as read
     end_hold(true);
   }
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
