@@ -262,7 +262,7 @@ bool RecordReader::fill(int hold_ms) {
       }
       continue;
     }
-    if (errno == EAGAIN) {        // a non-blocking stdin, or a decompressor that is behind: wait
+    if (errno == EAGAIN) {  // a non-blocking stdin, or a decompressor that is behind: wait
       if (pause_hook_ && source_->may_pause()) continue;  // wait_for_input() waits, with the hook
       pollfd pfd{source_->ready_fd(), POLLIN, -1};
       if (::poll(&pfd, 1, -1) < 0 && errno == EINTR && stop_ && *stop_) {
