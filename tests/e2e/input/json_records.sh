@@ -84,6 +84,14 @@ check "a truncated array: exit 1" 1 "$status"
 check "a truncated array: its complete elements" "{\"a\":1}$NL{\"a\":2}" "$(cat "$WORK/cut.out")"
 check "a truncated array: the message names file, record and offset" 1 \
   "$(grep -c "cut.json: record 4 at byte 25: the input ends inside a record" "$WORK/cut.err")"
+# Cut after a complete element (no ']'): that element is still written as a line.
+printf '[{"a":1},{"a":2}' > "$WORK/open.json"
+status=0
+"$D" -k a "$WORK/open.json" > "$WORK/open.out" 2> "$WORK/open.err" || status=$?
+check "an array without its ']': exit 1" 1 "$status"
+check "an array without its ']': every element a line, the last too" "$(printf '{"a":1}\n{"a":2}\n' | od -c)" \
+  "$(od -c < "$WORK/open.out")"
+check "an array without its ']': said so" 1 "$(grep -c 'open.json: .*the input ends inside an array' "$WORK/open.err")"
 zcat "$T/trail2.json.gz" | head -c 2000 | gzip -c > "$WORK/cut.json.gz"
 status=0
 "$D" --records Records -k eventID "$WORK/cut.json.gz" > "$WORK/cutgz.out" 2> "$WORK/cutgz.err" || status=$?
