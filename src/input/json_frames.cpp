@@ -421,6 +421,7 @@ JsonFrame JsonFramer::array_element(std::string_view b, bool at_end) {
   JsonFrame f;
   f.kind = JsonFrame::Kind::record;
   f.size = f.consumed = pos_;
+  f.element = true;
   open_ = closed_ = false;
   if (pos_ == b.size()) {  // the last bytes of the input (the array's end is missing): still a line
     f.term_len = 1;

@@ -30,6 +30,7 @@ struct JsonFrame {
   // array cut short, the byte after the input's last, in the reader's padding, is written).
   std::uint32_t term_len = 0;
   bool newline_over_separator = false;
+  bool element = false;      // an element of an array (written as one line: RecordReader)
   std::size_t consumed = 0;  // every byte used from the start, the record's included
   std::string damage;
   // The record's bytes are a plain_ascii_record() (printable ASCII, no backslash, an even

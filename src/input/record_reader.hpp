@@ -171,6 +171,8 @@ class RecordReader {
   bool next_json(Record& out);
   // Hands out a JSON frame's record (record_in_input_ and begin_ move past it).
   void hand_out_frame(const JsonFrame& f, bool at_end, Record& out);
+  // An array element over several lines (at `record`, r.data), minified where it is.
+  void one_line(char* record, Record& r);
   // A new input's first bytes: its compression, a UTF-8 byte-order mark (skipped), and in
   // auto mode the framing, decided by the first input.
   void start_input();
@@ -233,6 +235,7 @@ class RecordReader {
   const volatile int* stop_ = nullptr;
   std::uint64_t bytes_read_ = 0;
   std::uint64_t total_size_ = 0;
+  std::string element_scratch_;  // one_line()'s minified copy
 };
 
 }  // namespace tlbf_dedup

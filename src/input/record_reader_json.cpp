@@ -6,11 +6,15 @@
 //    other members) are consumed as soon as they are framed, so the buffer holds at most the
 //    open record: memory stays bounded by --max-record however large the document.
 //  - A record's line end is its own (LF, CR LF), or the separator byte after it, overwritten
-//    with LF once the framer has read it; a record's own bytes are never changed.
+//    with LF once the framer has read it; a record's own bytes are never changed, but for an
+//    array element spread over lines, minified in place so that it is written as one line.
 //  - Damage (a truncated array, bytes that are not JSON where a separator must be) is an
 //    InputError naming the input, the record's number in it and the byte offset, thrown
 //    after every complete record before it was handed out.
+#include <cstring>
 #include <string>
+
+#include <simdjson.h>
 
 #include "input/byte_source.hpp"
 #include "input/record_reader.hpp"
@@ -48,7 +52,8 @@ void RecordReader::hand_out_frame(const JsonFrame& f, bool at_end, Record& out) 
   out.term_len = f.term_len;
   out.continues = false;
   out.plain = f.plain;
-  if (f.newline_over_separator) record[f.size] = '\n';
+  if (f.element && std::memchr(record, '\n', f.size)) one_line(record, out);
+  if (f.newline_over_separator) record[out.size] = '\n';
   begin_ += f.consumed;
   input_offset_ += f.consumed;
   scan_ = begin_;
@@ -59,6 +64,17 @@ void RecordReader::hand_out_frame(const JsonFrame& f, bool at_end, Record& out) 
     record[f.size] = '\n';
     out.term_len = 1;
   }
+}
+
+void RecordReader::one_line(char* record, Record& r) {
+  // An element spread over lines (a pretty-printed array) is minified in place, so that the
+  // array comes out as NDJSON; a frame is a balanced value, so the minifier cannot fail on it.
+  element_scratch_.resize(r.size);
+  std::size_t size = 0;
+  if (simdjson::minify(record, r.size, element_scratch_.data(), size) != simdjson::SUCCESS) return;
+  std::memcpy(record, element_scratch_.data(), size);
+  r.size = r.head_size = size;
+  r.plain = false;
 }
 
 void RecordReader::throw_damage(const JsonFrame& f, bool at_end) const {

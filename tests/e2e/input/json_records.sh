@@ -41,6 +41,18 @@ check "--compact: a record that is not JSON is written as read" 'hello   world  
   "$(printf 'hello   world  x\n1 2\n{"a": 1\n' | "$D" -f json --compact | tr '\n' '|' | sed 's/|$//')"
 check "jq -s . (one array): the same kept records" "$(cat "$WORK/ndjson.out")" \
   "$(jq -s -c . "$N" | "$D" -k id -t ts)"
+# A pretty-printed array comes out as NDJSON: an element over several lines minified onto
+# one, an element on one line as read.
+jq -s . "$N" > "$WORK/pretty_array.json"
+"$D" -k id -t ts "$WORK/pretty_array.json" > "$WORK/pretty_array.out"
+check "jq -s . (pretty array): NDJSON out, one kept record a line" "$(wc -l < "$WORK/ndjson.out")" \
+  "$(wc -l < "$WORK/pretty_array.out")"
+check "... the same records, minified" "$(jq -c . "$WORK/ndjson.out")" "$(cat "$WORK/pretty_array.out")"
+check "... an element on one line is written as read, its spaces kept" '{"id": 1, "m": "a  b"}|{"id":2}' \
+  "$(printf '[{"id": 1, "m": "a  b"},\n  {\n    "id": 2\n  }\n]\n' | "$D" -k id | tr '\n' '|' | sed 's/|$//')"
+check "... --records: alike" '{"eventID":"a"}|{"eventID":"b"}' \
+  "$(printf '{"Records": [\n {\n  "eventID": "a"\n },\n {"eventID":"b"}\n]}\n' | "$D" --records Records -k eventID |
+    tr '\n' '|' | sed 's/|$//')"
 
 # --key-except: the record without the members named, in a canonical form.
 check "--key-except ts: order and spacing do not split a key" '{"a":1,"ts":1}' \
