@@ -138,6 +138,19 @@ const Rule<std::vector<std::string>> kRecordsPath =
   problem = "expected member names joined by dots, such as Records or data.items";
   return std::nullopt;
 };
+// --records: a dotted path (kRecordsPath), or a JSON pointer as -k takes one (/data/items),
+// given whole to the framer.
+const Rule<std::vector<std::string>> kRecordsOption =
+    [](const std::string& text, std::string& problem) -> std::optional<std::vector<std::string>> {
+  if (text.empty() || text[0] != '/') return kRecordsPath(text, problem);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '~' && (i + 1 == text.size() || (text[i + 1] != '0' && text[i + 1] != '1'))) {
+      problem = "'~' in a JSON pointer must be ~0 or ~1";
+      return std::nullopt;
+    }
+  }
+  return std::vector<std::string>{text};
+};
 // --key-except a,b.c,/d/e: such paths, or JSON pointers (checked by the extractor), joined by commas.
 const Rule<std::vector<std::string>> kKeyExcept = [](const std::string& text,
                                                      std::string& problem) -> std::optional<std::vector<std::string>> {
@@ -308,7 +321,7 @@ void read_input(const Parsed& p, Options& o) {
   if (auto d = p.read_given("--multiline-timeout", kMultilineTimeout))
     o.reader.multiline_timeout_ms = static_cast<int>(*d / tlbf::kMillisecond);
   if (auto m = p.read_given("--max-record", kMaxRecord)) o.reader.max_record = static_cast<std::size_t>(*m);
-  if (auto r = p.read_given("--records", kRecordsPath)) {
+  if (auto r = p.read_given("--records", kRecordsOption)) {
     if (o.pipeline.format == InputFormat::lines)
       throw UsageError("--records cannot be combined with -f lines: it names a member of JSON objects");
     o.reader.records_path = std::move(*r);

@@ -44,8 +44,10 @@ void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
         "auto|lines|json (ndjson is json; also pretty-printed or concatenated values, top-level arrays of "
         "objects); auto: json when the input starts with '{' or '[{' (blanks aside)");
   value("--records", "PATH",
-        "JSON: the records are the elements of the array member PATH (a.b for nested members) of each top-level "
-        "object, streamed, written one per line (--records Records for {\"Records\":[...]}); implies -f json");
+        "JSON: the records are the elements of the array member PATH (read as -k reads it: a.b for nested members "
+        "or a member named \"a.b\", /a/b a JSON pointer; a second such array in one object is an error) of each "
+        "top-level object, streamed, written one per line (--records Records for {\"Records\":[...]}); implies -f "
+        "json");
   app.add_flag("-z,--null", o.null_terminated, "records end with NUL instead of newline");
   value("--multiline", "RE",
         "a record starts at a line matching this POSIX extended regex (\\d = [0-9]; matched in linear time, so "
@@ -148,7 +150,8 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--keep", "WHICH",
         "the copy written for a key: first (default) | last (the last inside the window, held until it closes)");
   value("--on-error", "ACTION",
-        "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1)");
+        "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1); a blank "
+        "JSON line is no record, a JSON record with a NUL byte a malformed one");
   value("--stats", "[=FMT]", "summary on stderr at exit: text (default) | json");
   value("--stats-file", "PATH",
         "write the summary (with --top's keys) to PATH instead of stderr, replacing it whole at exit: in --stats's "

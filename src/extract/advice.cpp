@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,11 +31,116 @@ std::string quoted(std::string_view text) {
   return out + (text.size() > kFieldChars ? "...\"" : "\"");
 }
 
+// `record` parsed whatever its depth: simdjson's DOM parser stops at 1024 levels by default,
+// which a valid record may pass (the extractor reads past such values).
+simdjson::error_code parse_any_depth(simdjson::dom::parser& parser, const simdjson::padded_string& text,
+                                     simdjson::dom::element& root) {
+  if (simdjson::error_code err = parser.allocate(text.size(), text.size() / 2 + 2)) return err;
+  return parser.parse(text).get(root);
+}
+
+bool is_index(std::string_view s) {
+  if (s.empty() || s.size() > 18 || (s[0] == '0' && s.size() > 1)) return false;
+  for (char c : s)
+    if (!is_digit(c)) return false;
+  return true;
+}
+
+// A scalar as a warning names it: the number 1, the string "x", true, null.
+std::string scalar_words(simdjson::dom::element v) {
+  switch (v.type()) {
+    case simdjson::dom::element_type::STRING: {
+      return "the string " + quoted(v.get_string().value_unsafe());
+    }
+    case simdjson::dom::element_type::BOOL:
+      return v.get_bool().value_unsafe() ? "true" : "false";
+    case simdjson::dom::element_type::NULL_VALUE:
+      return "null";
+    default:
+      return "the number " + simdjson::minify(v);
+  }
+}
+
+// json_path_stop()'s walk: `v` reached by the first `at` bytes of `path` (`rest` is what
+// follows); the reason of the reading that went furthest is kept in `why` (`reached`: the
+// bytes of the path before its stop).
+struct PathWalk {
+  std::string_view path;  // without a pointer's leading '/'
+  bool pointer = false;
+  bool containers_unwanted = false;
+  std::size_t reached = 0;
+  std::string why;
+  bool found = false;  // a reading reaches a value the extractor would take
+
+  // The value reached by the first `at` bytes, named by the path's own text.
+  std::string name(std::size_t at) const { return (pointer ? "/" : "") + std::string(path.substr(0, at - 1)); }
+  void stop(std::size_t at, std::string reason) {
+    if (why.empty() || at > reached) reached = at, why = std::move(reason);
+  }
+
+  void walk(simdjson::dom::element v, std::size_t at) {
+    if (found) return;
+    if (at == path.size() + 1) {  // the whole path read: a value
+      const bool container = v.is_object() || v.is_array();
+      if (containers_unwanted && container)
+        stop(at, fmt::format("{} is {}", name(at), v.is_object() ? "an object" : "an array"));
+      else
+        found = true;
+      return;
+    }
+    const std::string_view rest = path.substr(at);
+    const char sep = pointer ? '/' : '.';
+    const std::size_t end = std::min(rest.find(sep), rest.size());
+    const std::string segment = pointer ? unescape(rest.substr(0, end)) : std::string(rest.substr(0, end));
+    if (simdjson::dom::object obj; !v.get_object().get(obj)) {
+      simdjson::dom::element child;
+      if (pointer) {
+        if (!obj.at_key(segment).get(child)) walk(child, at + end + 1);
+        return;
+      }
+      // A literal dotted name first, then each dot read as nesting (find_in_object()).
+      if (!obj.at_key(rest).get(child)) walk(child, path.size() + 1);
+      for (std::size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.', dot + 1))
+        if (!obj.at_key(rest.substr(0, dot)).get(child)) walk(child, at + dot + 1);
+      return;
+    }
+    if (simdjson::dom::array arr; !v.get_array().get(arr)) {
+      if (!is_index(segment)) {
+        stop(at, fmt::format("{} is an array, and {} is not an index", name(at), quoted(std::string_view(segment))));
+        return;
+      }
+      const std::size_t index = std::stoull(segment);
+      simdjson::dom::element child;
+      if (arr.at(index).get(child)) {
+        stop(at, fmt::format("{} is an array of {} element{}, without element {}", name(at), arr.size(),
+                             arr.size() == 1 ? "" : "s", index));
+        return;
+      }
+      walk(child, at + end + 1);
+      return;
+    }
+    stop(at, fmt::format("{} is {}, not an object{}", name(at), scalar_words(v), is_index(segment) ? " or array" : ""));
+  }
+
+  // A pointer's segment with ~1 and ~0 read as '/' and '~'.
+  static std::string unescape(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '~' && i + 1 < s.size() && (s[i + 1] == '0' || s[i + 1] == '1'))
+        out += s[++i] == '0' ? '~' : '/';
+      else
+        out += s[i];
+    }
+    return out;
+  }
+};
+
 std::string json_members(std::string_view record, std::string_view path) {
   simdjson::dom::parser parser;
   const simdjson::padded_string text(record);
+  simdjson::dom::element root;
   simdjson::dom::object object;
-  if (parser.parse(text).get_object().get(object)) return "it is not a readable JSON object";
+  if (parse_any_depth(parser, text, root) || root.get_object().get(object)) return "it is not a readable JSON object";
   // Down the path as far as it leads into objects; a member literally named with dots wins
   // over nesting, as for -k and -t (the longest such name first).
   const bool pointer = !path.empty() && path[0] == '/';
@@ -301,6 +407,68 @@ std::string sort_advice(const ExtractConfig& cfg, bool json, std::string_view re
   return fmt::format("sort it by time first: {} {} > {}", command, input, sorted);
 }
 
+std::string describe_malformed_json(std::string_view record) {
+  if (const void* nul = std::memchr(record.data(), '\0', record.size()))
+    return fmt::format(
+        "not a readable JSON object: a NUL byte at byte {} (NUL is not JSON; -z reads records "
+        "separated by NUL)",
+        static_cast<const char*>(nul) - record.data() + 1);
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::element root;
+  if (const simdjson::error_code err = parse_any_depth(parser, text, root)) {
+    switch (err) {
+      case simdjson::UTF8_ERROR:
+        return "not a readable JSON object (invalid UTF-8)";
+      case simdjson::UNCLOSED_STRING:
+        return "not a readable JSON object (a string without its closing quote)";
+      case simdjson::UNESCAPED_CHARS:
+        return "not a readable JSON object (a control character not escaped in a string)";
+      case simdjson::NUMBER_ERROR:
+        return "not a readable JSON object (a malformed number)";
+      case simdjson::STRING_ERROR:
+        return "not a readable JSON object (a malformed string escape)";
+      case simdjson::T_ATOM_ERROR:
+      case simdjson::F_ATOM_ERROR:
+      case simdjson::N_ATOM_ERROR:
+        return "not a readable JSON object (a word that is not true, false or null)";
+      case simdjson::TAPE_ERROR:
+        return "not a readable JSON object (a comma, colon, brace or bracket missing or extra, or the record cut "
+               "short)";
+      default:
+        return fmt::format("not a readable JSON object ({})", simdjson::error_message(err));
+    }
+  }
+  switch (root.type()) {
+    case simdjson::dom::element_type::OBJECT:
+      break;
+    case simdjson::dom::element_type::ARRAY:
+      return "not a JSON object: an array";
+    default:
+      return "not a JSON object: " + scalar_words(root);
+  }
+  simdjson::dom::parser shallow;  // simdjson's usual depth
+  if (shallow.parse(text).error() == simdjson::DEPTH_ERROR)
+    return fmt::format("a JSON object nesting arrays and objects deeper than {} levels, too deep to read",
+                       kMaxKeyDepth);
+  return "not a readable JSON object";
+}
+
+std::string json_path_stop(std::string_view record, std::string_view path, bool containers_unwanted) {
+  if (path.empty()) return {};
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::element root;
+  if (parse_any_depth(parser, text, root) || !root.is_object()) return {};
+  const bool pointer = path[0] == '/';
+  PathWalk w;
+  w.path = pointer ? path.substr(1) : path;
+  w.pointer = pointer;
+  w.containers_unwanted = containers_unwanted;
+  w.walk(root, 0);
+  return w.found ? std::string() : w.why;
+}
+
 std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path) {
   if (json) return json_members(record, path);
   return line_fields(record.substr(0, record.find('\n')), delimiter);
@@ -340,6 +508,9 @@ const AdviceTally::Group* AdviceTally::most_common() const {
 std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t) {
   if (t.regex_missed)
     return "--time-regex does not match it (the time is its capture group 1, or the whole match without a group)";
+  if (!t.present && json)  // an object or array where the time should be, or a path through a scalar
+    if (const std::string stop = json_path_stop(record, cfg.time, true); !stop.empty())
+      return fmt::format("-t {} leads to no time: {}", cfg.time, stop);
   if (!t.present)
     return fmt::format("-t {} is not in the record; {}", cfg.time,
                        describe_fields(record, json, cfg.delimiter, cfg.time));

@@ -19,6 +19,20 @@ namespace tlbf_dedup {
 // with their first characters (split by `delimiter`, -1 for runs of blanks). At most a dozen.
 std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path = {});
 
+// Why a JSON record (its text, without its line end) is ExtractStatus::malformed: "not a
+// readable JSON object (...)" with the parser's reason or a NUL byte's place, or, for valid
+// JSON that is not an object, what it is ("not a JSON object: an array").
+std::string describe_malformed_json(std::string_view record);
+
+// Where the dotted path or JSON pointer `path` stops in the JSON object `record` when it
+// leads through a value that cannot hold the rest ("a.b.c is the number 1, not an object",
+// "a.b is an array of 2 elements, without element 5"); with `containers_unwanted`, also when
+// it reaches an object or array ("a is an object", where a time must be a string or number).
+// Empty when the path leads nowhere for want of a member, when it reaches a value, or when
+// the record is not a readable object. Paths are read as the extractor reads them (a literal
+// dotted name first); of several readings, the one that goes furthest speaks.
+std::string json_path_stop(std::string_view record, std::string_view path, bool containers_unwanted = false);
+
 // A strftime pattern that reads `text` (a time text no format read), checked by reading it
 // with the pattern; `alternative` gets a second reading where the day and the month could be
 // either way round (01-02-2017). nullopt when none is found.

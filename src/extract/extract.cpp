@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "base/line_regex.hpp"
+#include "extract/advice.hpp"
 #include "extract/field_list.hpp"
 
 namespace tlbf_dedup {
@@ -64,19 +65,26 @@ bool has_composite_key(const ExtractConfig& cfg) {
   return cfg.keys.size() > 1 || LineRegex::count_groups(cfg.key_regex) > 1;
 }
 
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json) {
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json, std::string_view record) {
+  const std::string too_deep = " nests arrays and objects deeper than " + std::to_string(kMaxKeyDepth) + " levels";
   if (x.status == ExtractStatus::too_deep && x.absent_part >= 1 && x.absent_part <= cfg.keys.size()) {
     const std::string k = "-k " + cfg.keys[x.absent_part - 1];
     return (cfg.keys.size() == 1 ? "the key (" + k + ")"
                                  : "key part " + std::to_string(x.absent_part) + " (" + k + ")") +
-           " nests arrays and objects deeper than " + std::to_string(kMaxKeyDepth) + " levels, too deep to read";
+           too_deep + ", too deep to read";
   }
+  if (x.status == ExtractStatus::too_deep) return "the record" + too_deep + ", too deep to key (--key-except)";
   if (!cfg.key_regex.empty()) return "the key regex does not match";
   if (x.absent_part == 0 || x.absent_part > cfg.keys.size()) {
     if (cfg.keys.size() > 1) return "every key part is absent (--missing null needs at least one)";
     return "the key is missing";
   }
   const std::string& k = cfg.keys[x.absent_part - 1];
+  const std::string part =
+      cfg.keys.size() == 1 ? "the key (-k " + k + ")" : "key part " + std::to_string(x.absent_part) + " (-k " + k + ")";
+  // A path through a scalar, or an array without that element, is not an absent member.
+  if (json && !record.empty())
+    if (const std::string stop = json_path_stop(record, k); !stop.empty()) return part + " cannot be read: " + stop;
   std::string hint = json ? json_key_hint(k) : "";
   if (cfg.keys.size() == 1) return "the key (-k " + k + ") is absent" + hint;
   // Logs that mix kinds of records give each kind only some of the members.

@@ -25,11 +25,14 @@ inline constexpr unsigned kMaxKeyDepth = 1024;
 
 enum class ExtractStatus : std::uint8_t {
   ok,
-  malformed,    // JSON mode: not a JSON object, or broken JSON where the paths are read
+  malformed,    // JSON mode: not a JSON object, broken JSON where the paths are read, a NUL byte
   missing_key,  // a key field/path is absent, or the key regex does not match
   // JSON mode: a key part's value nests arrays and objects deeper than kMaxKeyDepth; no key,
   // as for missing_key (counted and warned as one), with describe_missing_key() saying why.
   too_deep,
+  // JSON mode: a record of blanks only (an empty line of NDJSON) is no record: written as
+  // read, neither judged nor counted nor warned about.
+  blank,
 };
 
 struct Extracted {
@@ -72,8 +75,11 @@ bool has_composite_key(const ExtractConfig& cfg);
 
 // Why a record has no key, for warnings: names the -k part that was absent (or too deep).
 // For a JSON record (json), a part written in the syntax of lines (-k 3, -k a,b) gets a hint,
-// and a part of a composite key the way out, --missing null.
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false);
+// and a part of a composite key the way out, --missing null; given the record's text, where
+// the part's path stops when it is not for want of a member ("a.b.c is the number 1, not an
+// object": json_path_stop() in advice.hpp).
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false,
+                                 std::string_view record = {});
 
 // A key or time specification that cannot work (bad field list, bad regex). The message
 // names the option and the value; the program reports it as a usage error.

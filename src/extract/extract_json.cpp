@@ -15,8 +15,10 @@
 //    is found as such. A path starting with '/' is a JSON pointer (RFC 6901), which indexes
 //    arrays the same way.
 //  - A part is absent when the path leads nowhere (no such member, an index past the end,
-//    a scalar where the path goes on), too deep when its value nests more than kMaxKeyDepth
-//    arrays and objects; anything else that fails is a malformed record.
+//    a scalar where the path goes on: the warning says which, json_path_stop()), too deep
+//    when its value nests more than kMaxKeyDepth arrays and objects; anything else that
+//    fails is a malformed record, and so is a record with a NUL byte (simdjson would stop
+//    reading at it). A record of blanks only is ExtractStatus::blank, no record.
 //  - Key values are JSON data, not text (json_key in extract.hpp, json_key_encoder.cpp): two
 //    parts are one key exactly when they are equal values of one type, whatever the escapes,
 //    the member order, the whitespace or the way a number is written. Composite keys are
@@ -37,6 +39,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "extract/extract.hpp"
@@ -53,6 +56,12 @@ namespace {
 namespace od = simdjson::ondemand;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_blank(std::string_view s) {
+  for (char c : s)
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  return true;
+}
 
 // Lookup errors that mean "nothing there" rather than "the record is broken".
 bool is_absent(simdjson::error_code err) {
@@ -163,13 +172,12 @@ class JsonExtractor final : public Extractor {
     Extracted out;
     if (flat_ && (record.plain || plain_ascii_record(record)) && read_flat(record, out)) return out;
     od::document doc;
-    if (parser_.iterate(record.data, record.size, record.size + RecordReader::kTailPadding).get(doc)) {
-      out.status = ExtractStatus::malformed;
-      return out;
-    }
     od::object root;
-    if (doc.get_object().get(root)) {
-      out.status = ExtractStatus::malformed;
+    // simdjson would read a record up to a NUL byte and never look further: not JSON.
+    if (std::memchr(record.data, '\0', record.size) ||
+        parser_.iterate(record.data, record.size, record.size + RecordReader::kTailPadding).get(doc) ||
+        doc.get_object().get(root)) {
+      out.status = is_blank(record.text()) ? ExtractStatus::blank : ExtractStatus::malformed;
       return out;
     }
     root_stale_ = false;

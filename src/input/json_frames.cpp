@@ -18,7 +18,10 @@
 //  - The scan of an open record resumes where the last call stopped (pos_), so a record of n
 //    bytes read in any number of pieces costs O(n).
 //  - No recursion and no stack: the depth of a value is a counter, the way into a --records
-//    wrapper the index of its level.
+//    wrapper the index of its level and, per level, the piece of the path it has reached
+//    (at most one level per piece).
+//  - --records reads its path as -k does (a dot nesting or part of a name), in document
+//    order: the first array the path reaches in an object is streamed, a second is damage.
 #include "input/json_frames.hpp"
 
 #include <cstring>
@@ -184,7 +187,39 @@ LineScan widest_line_scan() {
 }
 
 JsonFramer::JsonFramer(std::vector<std::string> records_path, LineScan scan)
-    : path_(std::move(records_path)), scan_(scan) {}
+    : path_(std::move(records_path)), scan_(scan) {
+  if (path_.size() == 1 && !path_[0].empty() && path_[0][0] == '/') {  // a JSON pointer: its segments, unescaped
+    std::vector<std::string> names;
+    const std::string& p = path_[0];
+    for (std::size_t at = 1; at <= p.size(); ++at) {
+      std::string name;
+      for (; at < p.size() && p[at] != '/'; ++at) {
+        if (p[at] == '~' && at + 1 < p.size() && (p[at + 1] == '0' || p[at + 1] == '1'))
+          name += p[++at] == '0' ? '~' : '/';
+        else
+          name += p[at];
+      }
+      names.push_back(std::move(name));
+    }
+    path_ = std::move(names);
+    dotted_ = false;
+  }
+  from_.assign(path_.size(), 0);
+}
+
+std::size_t JsonFramer::last_name_matched(std::size_t from) const {
+  // name_ is path_[from], or (a dotted path) path_[from] '.' path_[from + 1] ... path_[j].
+  std::size_t at = 0;
+  for (std::size_t j = from; j < path_.size(); ++j) {
+    const std::string& piece = path_[j];
+    if (name_.compare(at, piece.size(), piece) != 0) return npos;
+    at += piece.size();
+    if (at == name_.size()) return j;
+    if (!dotted_ || name_[at] != '.') return npos;
+    ++at;
+  }
+  return npos;
+}
 
 void JsonFramer::restart() {
   where_ = Where::top;
@@ -468,13 +503,21 @@ JsonFrame JsonFramer::close_object(std::size_t i) {
 
 JsonFrame JsonFramer::member_value(std::string_view b, std::size_t i) {
   const char c = b[i];
-  if (name_ == path_[level_]) {
-    if (level_ + 1 < path_.size() && c == '{') {
+  if (const std::size_t j = last_name_matched(from_[level_]); j != npos) {
+    if (j + 1 < path_.size() && c == '{') {  // the path goes on inside
       ++level_;
+      from_[level_] = j + 1;
       nav_ = Nav::member;
       return again(i + 1);
     }
-    if (level_ + 1 == path_.size() && c == '[') {
+    if (j + 1 == path_.size() && c == '[') {
+      // A second array the path reaches in one object: a member repeated, or the dots of
+      // the path read two ways ("a.b" and "a" -> "b"); which one -k would read is not
+      // known while streaming the first, so neither is taken for the other.
+      if (found_)
+        return broken(i,
+                      "a second array for --records in one object (a member named twice, or a dotted path that "
+                      "reaches two members)");
       found_ = true;
       where_ = Where::array;
       array_first_ = true;

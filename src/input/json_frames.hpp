@@ -47,8 +47,13 @@ LineScan widest_line_scan();
 
 class JsonFramer {
  public:
-  // `records_path`: the member names leading to the array of records (--records a.b is
-  // {"a", "b"}); empty: records are top-level values, the elements of top-level arrays.
+  // `records_path`: the path to the array of records, read as -k reads it: a dotted path
+  // split at its dots (--records a.b is {"a", "b"}), each dot nesting or part of a member's
+  // name (member "a.b", or member b of member a), or a JSON pointer given whole ({"/a/b"}:
+  // exactly those names, ~0 and ~1 unescaped); it leads through objects only. The first
+  // array it reaches in each top-level object is streamed; a second one in the same object
+  // (a member repeated, or another reading of the dots) is damage. Empty: records are
+  // top-level values, the elements of top-level arrays.
   explicit JsonFramer(std::vector<std::string> records_path = {}, LineScan scan = widest_line_scan());
 
   // A new input starts: nothing is open.
@@ -89,8 +94,12 @@ class JsonFramer {
   void leave_array();
   // A --records object (or one inside it) closes.
   JsonFrame close_object(std::size_t i);
+  // The last piece of path_ that the member name_ spells from piece `from` on (the pieces
+  // joined by dots, in a dotted path), npos when it spells none.
+  std::size_t last_name_matched(std::size_t from) const;
 
-  std::vector<std::string> path_;
+  std::vector<std::string> path_;  // --records: the member names (pieces of a dotted path)
+  bool dotted_ = true;             // a dot between pieces may be part of a name
   LineScan scan_;
   Where where_ = Where::top;
   // Reading a record: pos_ bytes of it scanned, with this state of the scan.
@@ -106,9 +115,11 @@ class JsonFramer {
   // Arrays: nothing read yet, or an element read and the comma or bracket after it awaited.
   bool array_first_ = true;
   bool need_separator_ = false;
-  // --records: the object level (index into path_) and the member being read.
+  // --records: the object level, the piece of path_ each level's part of the path starts at,
+  // and the member being read.
   Nav nav_ = Nav::member;
   std::size_t level_ = 0;
+  std::vector<std::size_t> from_;
   std::string name_;
   bool found_ = false;  // this document's array member was found
 };

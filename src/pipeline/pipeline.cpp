@@ -213,7 +213,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   std::size_t i = from, n = 0;
   while (i < end) {  // (a stop signal is looked at between segments)
     const SourceRecord& r = b[i++];
-    if (r.continues) continue;
+    if (r.continues || r.status == ExtractStatus::blank) continue;  // bytes, no record
     ++records;
     bool last = false;
     if (r.keyed) {
@@ -263,6 +263,9 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     } else if (r.continues) {  // --multiline: lines of a record judged when the input paused
       if (held_last_ && holder_->continue_last(r.bytes, r.term_len)) continue;
       if (emitted_) emitter_->continuation(r.bytes);
+      continue;
+    } else if (r.status == ExtractStatus::blank) {
+      write_blank(r);
       continue;
     } else {
       emitted_ = judge_unkeyed(r);

@@ -181,6 +181,9 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   }
   // A record written whatever the filter says, behind the records waiting for answers.
   void write_undecided(const SourceRecord& r);
+  // A blank line of JSON input (ExtractStatus::blank): no record, written as read where the
+  // output is the input's records in order.
+  [[gnu::cold]] void write_blank(const SourceRecord& r);
   // Writes the held records from the front up to the first one whose answer has not come.
   void release_answered();
   // Waits for every answer and writes every held record.

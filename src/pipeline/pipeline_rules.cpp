@@ -130,25 +130,36 @@ void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   const bool malformed = r.status == ExtractStatus::malformed;
-  Extracted x;
-  x.status = r.status;
-  x.absent_part = r.absent_part;
-  x.time = r.time;
-  const std::string what = malformed ? "not a readable JSON object" : describe_missing_key(cfg_.extract, x, json_);
+  const std::string_view text = r.bytes.substr(0, r.text_size());
+  // Why, for the first such record of its kind and the first of all (it may parse the record).
+  auto why = [&] {
+    if (malformed) return describe_malformed_json(text);
+    Extracted x;
+    x.status = r.status;
+    x.absent_part = r.absent_part;
+    x.time = r.time;
+    return describe_missing_key(cfg_.extract, x, json_, text);
+  };
   const WarningKind kind = malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
   if (cfg_.on_error == OnError::fail) {
     drain();
     write_all_held();
     out_->flush();
-    throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, what));
+    throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, why()));
   }
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  if (count++ == 0)
+  std::string what;
+  if (count++ == 0) {
+    what = why();
     warn_at(r, kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
+  }
   if (first_keyless_.empty()) {
+    if (what.empty()) what = why();
     first_keyless_ = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
-    if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos)
+    // (a path that stops at a scalar or an array has said where; the members would not help)
+    if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos &&
+        what.find(" cannot be read: ") == std::string::npos)
       first_keyless_ += "; " + describe_fields(r.bytes.substr(0, r.text_size()), json_, cfg_.extract.delimiter,
                                                cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
   }
@@ -162,6 +173,17 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
     return true;
   }
   return false;
+}
+
+void Pipeline::write_blank(const SourceRecord& r) {
+  // Where the output is the input's records in their order; --only-dups, --count, --keep last
+  // and --explain write records of another kind, in which a blank line has no place.
+  if (holder_ || cfg_.output.only_dups || cfg_.explain > 0) return;
+  if (held_.empty())
+    emitter_->undecided(out_record(r));  // (neither --mark nor --compact changes a blank line)
+  else
+    held_.hold(out_record(r), false, {}, {}, false);
+  if (cfg_.line_buffered) out_->flush();
 }
 
 void Pipeline::write_undecided(const SourceRecord& r) {

@@ -63,6 +63,57 @@ TEST_SUITE("advice") {
     CHECK(describe_fields(many + "}", true, -1).find(", m11, ... (20 in all)") != std::string::npos);
   }
 
+  TEST_CASE("why a JSON key or time is not read: where its path stops, what the record is") {
+    // Issue 52, W2: a path through a scalar or past an array's end is not an absent member.
+    CHECK(json_path_stop(R"({"a":{"b":{"c":1}}})", "a.b.c.d") == "a.b.c is the number 1, not an object");
+    CHECK(json_path_stop(R"({"a":{"b":{"c":1}}})", "/a/b/c/d") == "/a/b/c is the number 1, not an object");
+    CHECK(json_path_stop(R"({"a":"s"})", "a.0") == R"(a is the string "s", not an object or array)");
+    CHECK(json_path_stop(R"({"a":null})", "a.b") == "a is null, not an object");
+    CHECK(json_path_stop(R"({"a":[1,2]})", "a.5") == "a is an array of 2 elements, without element 5");
+    CHECK(json_path_stop(R"({"a":[1,2]})", "a.x") == R"(a is an array, and "x" is not an index)");
+    CHECK(json_path_stop(R"({"a.b":{"c":true}})", "a.b.c.d") == "a.b.c is true, not an object");
+    // Of the readings of the dots, the one that goes furthest speaks; one that reaches a value,
+    // or a member that is simply absent, leaves nothing to say.
+    CHECK(json_path_stop(R"({"a":1,"a.b":{"c":2}})", "a.b.c.d") == "a.b.c is the number 2, not an object");
+    CHECK(json_path_stop(R"({"a":1,"a.b":{"c":{"d":3}}})", "a.b.c.d") == "");
+    CHECK(json_path_stop(R"({"a":{"c":1}})", "a.b") == "");
+    CHECK(json_path_stop("[1]", "a.b") == "");
+    CHECK(json_path_stop(R"({"t":{"x":1}})", "t") == "");
+    CHECK(json_path_stop(R"({"t":{"x":1}})", "t", true) == "t is an object");
+    CHECK(json_path_stop(R"({"t":[1]})", "/t", true) == "/t is an array");
+
+    ExtractConfig cfg;
+    cfg.keys = {"a.b.c.d"};
+    Extracted x;
+    x.status = ExtractStatus::missing_key;
+    x.absent_part = 1;
+    CHECK(describe_missing_key(cfg, x, true, R"({"a":{"b":{"c":1}}})") ==
+          "the key (-k a.b.c.d) cannot be read: a.b.c is the number 1, not an object");
+    CHECK(describe_missing_key(cfg, x, true, R"({"a":{"b":{}}})") == "the key (-k a.b.c.d) is absent");
+    cfg.keys = {};
+    cfg.key_except = {"x"};
+    x.status = ExtractStatus::too_deep;
+    x.absent_part = 0;
+    CHECK(describe_missing_key(cfg, x, true) ==
+          "the record nests arrays and objects deeper than 1024 levels, too deep to key (--key-except)");
+
+    // A record that is valid JSON says what it is; a broken one, what broke.
+    CHECK(describe_malformed_json("[1,2]") == "not a JSON object: an array");
+    CHECK(describe_malformed_json("5") == "not a JSON object: the number 5");
+    CHECK(describe_malformed_json(R"("s")") == R"(not a JSON object: the string "s")");
+    CHECK(describe_malformed_json("null") == "not a JSON object: null");
+    CHECK(describe_malformed_json(std::string("{\"id\":1}\0{\"id\":1}", 17)) ==
+          "not a readable JSON object: a NUL byte at byte 9 (NUL is not JSON; -z reads records separated by NUL)");
+    CHECK(describe_malformed_json(R"({"id":)") ==
+          "not a readable JSON object (a comma, colon, brace or bracket missing or extra, or the record cut short)");
+    CHECK(describe_malformed_json("{\"id\":\"\xff\"}") == "not a readable JSON object (invalid UTF-8)");
+    CHECK(describe_malformed_json("not json") == "not a readable JSON object (a word that is not true, false or null)");
+    // Deeper than simdjson's usual 1024 levels: valid, and read as such.
+    const std::string deep = R"({"b":1,"a":)" + std::string(1100, '[') + std::string(1100, ']') + "}";
+    CHECK(describe_malformed_json(deep).find("deeper than 1024 levels") != std::string::npos);
+    CHECK(describe_fields(deep, true, -1) == "its members: b, a");
+  }
+
   TEST_CASE("untimed advice fits the cause") {
     ExtractConfig cfg;
     cfg.time = "eventTime";
@@ -76,6 +127,9 @@ TEST_SUITE("advice") {
     present.text = "01-02-2017 10:00:00";
     CHECK(untimed_advice(cfg, "{}", true, present) ==
           "--time-format '%m-%d-%Y %H:%M:%S' reads it (or '%d-%m-%Y %H:%M:%S', if the day comes first)");
+    TimeReading container;  // an object where the time is: present to the eye, not as a time
+    CHECK(untimed_advice(cfg, R"({"eventTime":{"s":1}})", true, container) ==
+          "-t eventTime leads to no time: eventTime is an object");
     present.text = "garbage";
     CHECK(untimed_advice(cfg, "{}", true, present).find("name its format with --time-format") == 0);
     cfg.time = "7";

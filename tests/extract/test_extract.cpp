@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "extract/extract.hpp"
 #include "input/record_reader.hpp"
@@ -163,7 +164,7 @@ TEST_SUITE("extract") {
     CHECK(status_of(*x, R"([1,2])") == ExtractStatus::malformed);
     CHECK(status_of(*x, R"("text")") == ExtractStatus::malformed);
     CHECK(status_of(*x, R"({"a":{"b":)") == ExtractStatus::malformed);
-    CHECK(status_of(*x, "") == ExtractStatus::malformed);
+    CHECK(status_of(*x, "") == ExtractStatus::blank);
     CHECK(status_of(*x, "{\"a\":{\"b\":\"\xff\"}}") == ExtractStatus::malformed);
 
     cfg.keys = {"x.y.z"};
@@ -385,6 +386,27 @@ TEST_SUITE("extract") {
     CHECK(status_of(*x, R"({"q":)" + objects + "}") == ExtractStatus::too_deep);
     // Beside the key, depth is skipped without being read.
     CHECK(status_of(*x, R"({"z":)" + nested(100000, '[', ']') + R"(,"id":2})") == ExtractStatus::ok);
+  }
+
+  TEST_CASE("json: a NUL byte makes a record malformed, blanks alone make no record") {
+    // simdjson reads {"id":1}\0... as {"id":1} and stops (issue 52, W20); a blank line of
+    // NDJSON is no record (W4).
+    using namespace std::string_literals;
+    std::vector<ExtractConfig> configs(3);  // -k id, the whole record, --key-except x
+    configs[0].keys = {"id"};
+    configs[2].key_except = {"x"};
+    for (const bool fast : {true, false}) {
+      for (const ExtractConfig& cfg : configs) {
+        auto x = fast ? make_json_extractor(cfg, auto_time()) : make_json_extractor_without_fast_path(cfg, auto_time());
+        CHECK(status_of(*x, "{\"id\":1}\0{\"id\":1}"s) == ExtractStatus::malformed);
+        CHECK(status_of(*x, "{\"id\":\"a\0b\"}"s) == ExtractStatus::malformed);
+        CHECK(status_of(*x, "{\"id\":1}\0"s) == ExtractStatus::malformed);
+        CHECK(status_of(*x, "\0"s) == ExtractStatus::malformed);
+        CHECK(status_of(*x, "") == ExtractStatus::blank);
+        CHECK(status_of(*x, " \t\r") == ExtractStatus::blank);
+        CHECK(status_of(*x, "{\"id\":1}") == ExtractStatus::ok);
+      }
+    }
   }
 
   TEST_CASE("json: --key-except keys the record without its members, canonical") {

@@ -139,6 +139,30 @@ TEST_SUITE("json_frames") {
     CHECK(framed("{\"data\":{\"items\":[1,2]}}", {"data", "items"}) == V{"1\n", "2\n"});
   }
 
+  TEST_CASE("--records reads its path as -k does: dotted names, pointers, a second array refused") {
+    // Issue 52, W17: a member literally named "a.b" is found, as is member b of member a, at
+    // any depth and however the dots fall; a pointer names its members exactly.
+    CHECK(framed("{\"a.b\":[1,2]}", {"a", "b"}) == V{"1\n", "2\n"});
+    CHECK(framed("{\"a\":{\"b\":[3]}}", {"a", "b"}) == V{"3\n"});
+    CHECK(framed("{\"x\":{\"a.b\":{\"c\":[4]}},\"y\":1}", {"x", "a", "b", "c"}) == V{"4\n"});
+    CHECK(framed("{\"x.a\":{\"b.c\":[5]}}", {"x", "a", "b", "c"}) == V{"5\n"});
+    CHECK(framed("{\"a\":{\"c\":[9]},\"a.b\":[6]}", {"a", "b"}) == V{"6\n"});  // a leads nowhere: read past
+    CHECK(framed("{\"a.b\":[7]}", {"/a.b"}) == V{"7\n"});
+    CHECK(framed("{\"a\":{\"b\":[7]}}", {"/a.b"}).back().find("without the array member") != std::string::npos);
+    CHECK(framed("{\"a/b\":{\"~\":[8]}}", {"/a~1b/~0"}) == V{"8\n"});
+    // Two arrays in one object: a repeated member, or both readings of the dots. Neither is
+    // taken for the other (-k would read the first, or the literal name); the first one's
+    // records are out by then.
+    const V twice = framed("{\"R\":[1],\"R\":[2]}\n{\"R\":[3]}", {"R"});
+    CHECK(twice.front() == "1\n");
+    CHECK(twice.back().find("a second array for --records in one object") != std::string::npos);
+    CHECK(framed("{\"a\":{\"b\":[1]},\"a.b\":[2]}", {"a", "b"}).back().find("a second array") != std::string::npos);
+    CHECK(framed("{\"a\":{\"b\":[1]},\"a\":{\"b\":[2]}}", {"a", "b"}).back().find("a second array") !=
+          std::string::npos);
+    // The member repeated with a value that is no array is read past, as any other member.
+    CHECK(framed("{\"R\":null,\"R\":[1]}", {"R"}) == V{"1\n"});
+  }
+
   TEST_CASE("--records: damage is named") {
     CHECK(framed("[1]", {"Records"}).back().find("not a JSON object") != std::string::npos);
     CHECK(framed("{\"Other\":[1]}", {"Records"}).back().find("without the array member") != std::string::npos);

@@ -237,7 +237,8 @@ TEST_SUITE("pipeline") {
     CHECK(w[0].kind == WarningKind::malformed_record);
     CHECK(w[0].file == r.input_path);
     CHECK(w[0].record == 2);
-    CHECK(w[0].message.find("record 2: not a readable JSON object (passed through") != std::string::npos);
+    CHECK(w[0].message.find("record 2: not a readable JSON object (a word that is not true, false or null) (passed "
+                            "through") != std::string::npos);
     CHECK(w[1].kind == WarningKind::missing_key);
     CHECK(w[1].record == 3);
     CHECK(w[1].message.find("record 3: the key (-k k) is absent") != std::string::npos);  // names the -k

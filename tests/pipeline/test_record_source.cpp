@@ -126,8 +126,9 @@ TEST_SUITE("record_source") {
       CHECK(c.seen[2].key == "a");
       CHECK_FALSE(c.seen[2].replayed);
       CHECK(c.seen[2].json);
-      CHECK_FALSE(c.seen[3].replayed);  // blank after the format is known: judged as read
-      CHECK(c.seen[3].status == ExtractStatus::malformed);
+      CHECK(c.seen[0].status == ExtractStatus::blank);  // no record in JSON
+      CHECK_FALSE(c.seen[3].replayed);                  // blank after the format is known: the same
+      CHECK(c.seen[3].status == ExtractStatus::blank);
       CHECK(c.detected.front());
     }
   }

@@ -90,4 +90,62 @@ for inputs in "$WORK/empty_array.json" "$WORK/empty_array.json $WORK/empty_array
     "$status $(grep -c "the input was read as lines, since its first record ('\[\]') does not start with '{' or '\[{': -f json reads it as JSON" "$WORK/w1.err")"
 done
 check "... and -f json reads it" '{"id":1}' "$("$D" -k id -f json "$WORK/empty_array.json" 2> /dev/null | grep id)"
+
+# Issue 52, W2: each warning states the true reason. A path through a scalar or past an
+# array's end is not an absent member; a record of valid JSON that is not an object says what
+# it is; a valid object deeper than simdjson's 1024 levels is not called unreadable.
+why() { "$D" "$@" --on-error fail 2>&1 > /dev/null | sed 's/^tlbf-dedup: (stdin): record [0-9]*: //'; }
+check "W2: a key path through a number" \
+  "the key (-k a.b.c.d) cannot be read: a.b.c is the number 1, not an object (--on-error fail)" \
+  "$(printf '{"a":{"b":{"c":1}}}\n' | why -k a.b.c.d)"
+check "W2: an index past an array's end" \
+  "key part 2 (-k /a/5) cannot be read: /a is an array of 2 elements, without element 5 (--on-error fail)" \
+  "$(printf '{"id":1,"a":[1,2]}\n' | why -k id -k /a/5)"
+check "W2: an absent member is still absent" "the key (-k a.x) is absent (--on-error fail)" \
+  "$(printf '{"a":{"b":1}}\n' | why -k a.x)"
+check "W2: the first keyless record's summary does not list members beside the reason" 1 \
+  "$(printf '{"a":{"b":{"c":1}}}\n' | "$D" -k a.b.c.d 2>&1 > /dev/null |
+    grep -c 'record 1 of (stdin): the key (-k a.b.c.d) cannot be read: a.b.c is the number 1, not an object)$')"
+for rec in '[1,2]|an array' '5|the number 5' '"s"|the string "s"' 'null|null'; do
+  check "W2: ${rec%%|*} is not a JSON object, and said so" "not a JSON object: ${rec#*|} (--on-error fail)" \
+    "$(printf '{"id":1}\n%s\n' "${rec%%|*}" | why -k id)"
+done
+check "W2: broken JSON says what broke" "not a readable JSON object (invalid UTF-8) (--on-error fail)" \
+  "$(printf '{"id":"\xff"}\n' | why -k id)"
+python3 -c 'print("{\"b\":1,\"a\":" + "{\"x\":" * 1100 + "1" + "}" * 1100 + "}")' > "$WORK/deep.json"
+"$D" -k b -t a "$WORK/deep.json" > /dev/null 2> "$WORK/deep.err" || true
+check "W2: a time path reaching an object in a record deeper than 1024 levels says so (warning, error)" 2 \
+  "$(grep -c -- '-t a leads to no time: a is an object;' "$WORK/deep.err")"
+check "W2: ... and calls it neither absent nor unreadable" 0 "$(grep -c 'not in the record\|not a readable' "$WORK/deep.err")"
+"$D" --key-except b "$WORK/deep.json" > /dev/null 2> "$WORK/deep_except.err" || true
+check "W2: --key-except on a record too deep to key says so" 1 \
+  "$(grep -c 'record 1: the record nests arrays and objects deeper than 1024 levels, too deep to key (--key-except)' \
+    "$WORK/deep_except.err")"
+
+# Issue 52, W20: a NUL byte inside a line is not JSON: the record is malformed, passed through
+# whole (not keyed by the object before the NUL); with -z, NUL separates records.
+printf '{"id":1}\n{"id":1}\0{"id":2}\n{"id":2}\n' > "$WORK/nul.json"
+"$D" -k id --stats=json "$WORK/nul.json" > "$WORK/nul.out" 2> "$WORK/nul.err"
+check_files "W20: the record with a NUL passes through, whole" "$WORK/nul.json" "$WORK/nul.out"
+check "W20: counted as malformed" 1 "$(grep '^{"records"' "$WORK/nul.err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["malformed"])')"
+check "W20: the warning names the NUL's place" 1 \
+  "$(grep -c 'record 2: not a readable JSON object: a NUL byte at byte 9 (NUL is not JSON; -z reads records separated by NUL)' "$WORK/nul.err")"
+check "W20: -z: NUL separates the records" "$(printf '{"id":1}\0{"id":2}\0' | od -c)" \
+  "$(printf '{"id":1}\0{"id":1}\0{"id":2}\0' | "$D" -z -k id | od -c)"
+
+# Issue 52, W4: a blank (whitespace-only) line in NDJSON is no record: written as read, not
+# judged, counted or warned about, and --on-error fail goes past it, trailing or not.
+printf '{"id":1}\n\n{"id":2}\n \t\r\n{"id":1}\n\n' > "$WORK/blank.json"
+printf '{"id":1}\n\n{"id":2}\n \t\r\n\n' > "$WORK/blank.want"
+status=0
+"$D" -k id --on-error fail --stats=json "$WORK/blank.json" > "$WORK/blank.out" 2> "$WORK/blank.err" || status=$?
+check "W4: --on-error fail passes blank lines: exit 0" 0 "$status"
+check_files "W4: blank lines written as read, in place" "$WORK/blank.want" "$WORK/blank.out"
+grep '^{"records"' "$WORK/blank.err" > "$WORK/blank.stats" || true
+check "W4: blank lines are not records, not errors" "3 0" \
+  "$(stat "$WORK/blank.stats" records 2> /dev/null) $(stat "$WORK/blank.stats" errors 2> /dev/null)"
+check "W4: no warning" 0 "$(grep -c warning "$WORK/blank.err")"
+check "W4: -f json, a leading blank line too" "$(printf '\n{"id":1}\n' | od -c)" \
+  "$(printf '\n{"id":1}\n{"id":1}\n' | "$D" -f json -k id --on-error fail | od -c)"
+check "W4: --only-dups writes duplicates only" '{"id":1}' "$("$D" -k id --only-dups "$WORK/blank.json")"
 finish

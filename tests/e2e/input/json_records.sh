@@ -115,6 +115,24 @@ status=0
 printf '{"Other":[1]}\n' | "$D" --records Records > /dev/null 2> "$WORK/nomember.err" || status=$?
 check "a wrapper without the member: exit 1" 1 "$status"
 check "a wrapper without the member: said" 1 "$(grep -c "without the array member of --records" "$WORK/nomember.err")"
+# --records reads its path as -k does (issue 52, W17): a member literally named "a.b", member
+# b of member a, a JSON pointer; a second array in one object (a member named twice, or both
+# readings of the dots) is refused after the first one's records.
+check "--records a.b: a member named \"a.b\"" '{"id":1}|{"id":2}' \
+  "$(printf '{"a.b":[{"id":1},{"id":2}]}\n' | "$D" --records a.b -k id | paste -sd '|')"
+check "--records a.b: member b of member a" '{"id":3}' "$(printf '{"a":{"b":[{"id":3}]}}\n' | "$D" --records a.b -k id)"
+check "--records /a~1b/c: a JSON pointer" '{"id":4}' \
+  "$(printf '{"a/b":{"c":[{"id":4}]}}\n' | "$D" --records '/a~1b/c' -k id)"
+check_usage_error "--records with a stray '~' in a pointer" "--records" "$D" --records '/a~2'
+for doc in '{"R":[{"id":1}],"R":[{"id":2}]}' '{"R.x":[{"id":1}],"R":{"x":[{"id":2}]}}'; do
+  path=R && [[ $doc == *R.x* ]] && path=R.x
+  status=0
+  printf '%s\n{"R":[{"id":3}]}\n' "$doc" | "$D" --records "$path" -k id > "$WORK/twice.out" 2> "$WORK/twice.err" || status=$?
+  check "--records $path, two arrays in one object: exit 1, the first one's records out" '1 {"id":1}' \
+    "$status $(cat "$WORK/twice.out")"
+  check "--records $path, two arrays in one object: said" 1 \
+    "$(grep -c 'record 2 at byte [0-9]*: a second array for --records in one object' "$WORK/twice.err")"
+done
 # A wrapper read without --records: one keyless record, and the warning names the way out.
 printf '{"Records":[{"eventID":"a"},{"eventID":"a"}]}\n' | "$D" -k eventID > "$WORK/wrapped.out" 2> "$WORK/wrapped.err"
 check "a wrapper without --records: passed through whole" 1 "$(wc -l < "$WORK/wrapped.out")"
