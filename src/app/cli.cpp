@@ -30,6 +30,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/options.hpp"
 #include "app/written_files.hpp"
@@ -251,7 +252,18 @@ Deciding make_deciding(Options& o, int argc, const char* const* argv, Clock& clo
       check_filter_matches(o, saved->config, "the state file " + o.state_file, "use --state-reset to start over");
       if (saved->run.key_time_options) {
         const std::vector<std::string> args = saved_key_time_args(o, *saved->run.key_time_options, o.state_file);
-        if (!args.empty()) o = *parse_options(argc, argv, args);
+        if (!args.empty()) {
+          // The options the run did not give come from the state, and the user hears which.
+          try {
+            o = *parse_options(argc, argv, args);
+          } catch (const UsageError& e) {
+            throw UsageError(fmt::format("{} (with {}, taken from the state file {}; use --state-reset to start over)",
+                                         e.what(), fmt::join(args, " "), o.state_file));
+          }
+          diagnostics.warning(Warning{
+              WarningKind::state_options, "", 0, 1,
+              fmt::format("the state file {} gives {} (as the run that made it)", o.state_file, fmt::join(args, " "))});
+        }
       }
       d.config = saved->config;
       d.filter = std::move(saved->filter);

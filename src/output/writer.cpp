@@ -19,6 +19,7 @@
 #include <utility>
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,6 +55,19 @@ std::size_t Writer::writable(std::size_t want) {
   }
   // A ready pipe has room for PIPE_BUF bytes at least; a larger write could block on the rest.
   return pipe_like_ ? std::min<std::size_t>(want, PIPE_BUF) : want;
+}
+
+bool Writer::wait_until_read(int max_ms) const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return true;
+  // No event says that a pipe is empty: look again at growing intervals, 1 ms to 16 ms.
+  for (int waited = 0, step = 1;; waited += step, step = std::min(step * 2, 16)) {
+    int unread = 0;
+    if (::ioctl(fd_, S_ISFIFO(st.st_mode) ? FIONREAD : TIOCOUTQ, &unread) != 0) return true;  // (not known)
+    if (unread == 0) return true;
+    if (waited >= max_ms || (stop_ && *stop_)) return false;
+    ::usleep(static_cast<useconds_t>(step) * 1000);
+  }
 }
 
 void Writer::write_all(const char* p, std::size_t n) {

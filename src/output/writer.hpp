@@ -94,6 +94,9 @@ class Writer {
     if (!pieces_.empty()) flush();  // (pieces_ holds buffered bytes only before borrowed ones)
   }
   std::uint64_t bytes_written() const { return written_ + len_ + borrowed_; }
+  // Waits, at most `max_ms` (and not past a stop), until the reader of a pipe or a socket has
+  // taken every byte written to it; true once it has, or at once for any other output.
+  bool wait_until_read(int max_ms) const;
   // write_borrowed() copies for now: its runs were short until the last flush.
   bool copying_runs() const { return copy_runs_; }
   // While writes stay inside this room, none flushes, so none can fail or block before the

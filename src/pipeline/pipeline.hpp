@@ -271,6 +271,9 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   LateAdvice late_advice_;              // what to do about late records
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;
+  bool checkpoint_deferred_ = false;  // a due checkpoint waits for the output's reader
+  // How long a checkpoint waits for the output's reader to take what was written.
+  static constexpr int kCheckpointDrainMs = 200;
 };
 
 }  // namespace tlbf_dedup

@@ -252,8 +252,14 @@ void Pipeline::save_state() {
 
 void Pipeline::maybe_checkpoint() {
   // (Not while output is held: a saved state would hold keys of records not yet written.)
-  if (!hold_ && hooks_.save && hooks_.every > 0 && time_source_->steady_ns() - last_checkpoint_ns_ >= hooks_.every)
-    save_state();
+  if (hold_ || !hooks_.save || hooks_.every <= 0 || time_source_->steady_ns() - last_checkpoint_ns_ < hooks_.every)
+    return;
+  // Nor before the output's reader has read what was written: records left in a pipe are
+  // lost with a reader that dies, and a state holding their keys would drop them next run.
+  // The checkpoint waits for a live reader a moment, else comes again later.
+  out_->flush();
+  checkpoint_deferred_ = !output_->wait_until_read(kCheckpointDrainMs);
+  if (!checkpoint_deferred_) save_state();
 }
 
 int Pipeline::input_paused() {
@@ -271,7 +277,8 @@ int Pipeline::input_paused() {
   int wait = -1;
   if (hooks_.save && hooks_.every > 0) {
     const std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
-    wait = due_ns <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
+    wait = due_ns <= 0 ? (checkpoint_deferred_ ? kCheckpointDrainMs : 0)
+                       : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   }
   return holder_ ? held_wait(wait) : wait;
 }

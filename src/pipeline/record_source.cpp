@@ -325,7 +325,7 @@ inline std::string_view RecordSource::place(std::string_view v, std::string_view
   }
   // The format, decided by the first record with content (auto mode).
   if (!extractor_) {
-    if (is_blank_record(rec.text()) && blank_bytes_.size() < kMaxHeldBytes) {
+    if (is_blank_record(rec.text()) && blank_bytes_.size() < kMaxHeldBytes && blanks_.size() < kMaxHeldBlanks) {
       blanks_.push_back(HeldBlank{in.record_in_input(), blank_bytes_.size(), rec.size, rec.term_len});
       blank_bytes_.append(rec.bytes());
       return false;

@@ -229,8 +229,11 @@ struct SourceConfig {
 
 class RecordSource {
  public:
-  // Leading blank records are held up to this many bytes before the input is taken for lines.
+  // Leading blank records are held up to this many bytes, and this many records, before the
+  // input is taken for lines (held, each costs a record of a batch when it is judged: a
+  // stream of empty records once held a million of them, some 200 MB).
   static constexpr std::size_t kMaxHeldBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kMaxHeldBlanks = 4096;
   // Batches in the read-ahead pool: one judged, one filled, one spare, so neither thread
   // waits on a batch boundary.
   static constexpr std::size_t kBatches = 3;

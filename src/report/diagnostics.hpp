@@ -23,6 +23,7 @@ enum class WarningKind {
   zone_cut,          // a Common Log Format time without its zone, read as UTC
   redis_fallback,    // the Redis server was lost and a local filter decides from then on
   multiline,         // --multiline's pattern matched none of the first lines
+  state_options,     // key and time options the run did not give, taken from --state
 };
 
 struct Warning {

@@ -101,4 +101,17 @@ status=0
 { head -c $((65 << 20)) /dev/zero | tr '\0' '\n'; echo 'a b'; echo 'a c'; } | "$D" -k 1 > blanks.out 2> blanks.err || status=$?
 check "65 MiB of blank lines first: exit 0, no --max-record error" "0 0" "$status $(grep -c 'max-record' blanks.err || true)"
 check "... the blank lines and the first record are written" "a b" "$(grep -v '^$' blanks.out)"
+# ... and memory stays small however many blank (or, with -z, empty) records come first:
+# at most a batch of them is held until a record with content decides the format (issue 52,
+# W14: a million were held, some 200 MB).
+seq 1 2000000 | tr -d '0-9' > "$WORK/blank.txt"
+head -c 2000000 /dev/zero > "$WORK/nul.bin"
+for input in blank.txt nul.bin; do
+  z=$([ "$input" = nul.bin ] && echo -z || true)
+  /usr/bin/time -f '%M' -o "$WORK/rss" "$D" $z "$WORK/$input" > /dev/null
+  rss=$(tail -1 "$WORK/rss")
+  echo "     peak RSS ${rss} KB"
+  limit=$([ -n "${TLBF_SANITIZED:-}" ] && echo 256 || echo 64)
+  check "2,000,000 blank records ($input), auto mode: peak RSS under ${limit}M" 1 "$((rss < limit * 1024 ? 1 : 0))"
+done
 finish

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A state file knows what its keys and times were made of: a later run that gives other key
 # or time options (-k, --key-regex, -d, -i, -t, --time-format) is refused with exit 2 naming
-# the difference, one that gives none continues with the recorded ones, and --state-reset
+# the difference, one that gives none continues with the recorded ones (and says so), and --state-reset
 # starts over. The state also keeps its hash seed.
 source "$(dirname "$0")/../lib.bash"
 D="$TLBF_DEDUP"
@@ -38,8 +38,14 @@ st="$WORK/s.state"
 # Giving none of them continues with the recorded ones: key field 1, time field 2.
 check "no options: the recorded key and time are used" "A 1600000001
 c 1600000001" "$("$D" --state "$st" "$WORK/more")"
-# The same options again are accepted.
-check "the same options: accepted" "" "$(echo 'c 1600000002' | "$D" -k 1 -t 2 --state "$st")"
+# ... and says so on stderr, once (not silently, not under -q, not when they are given).
+echo 'd 1600000002' | "$D" --state "$st" 2> "$WORK/notice" > /dev/null
+check "no options: stderr names the options the state gives" \
+  "tlbf-dedup: warning: the state file $st gives --key=1 --time=2 (as the run that made it)" "$(cat "$WORK/notice")"
+check "... not under -q" "" "$(echo 'd 1600000002' | "$D" -q --state "$st" 2>&1 > /dev/null)"
+# The same options again are accepted, without the notice.
+check "the same options: accepted" "" "$(echo 'c 1600000002' | "$D" -k 1 -t 2 --state "$st" 2> "$WORK/notice")"
+check "... and nothing said" "" "$(cat "$WORK/notice")"
 # --state-reset starts over with the new options.
 check "--state-reset: other options accepted, window empty" "a 1600000001" \
   "$(echo 'a 1600000001' | "$D" -k 2 --state "$st" --state-reset)"
