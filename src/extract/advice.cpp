@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -31,11 +32,40 @@ std::string quoted(std::string_view text) {
   return out + (text.size() > kFieldChars ? "...\"" : "\"");
 }
 
-// `record` parsed whatever its depth: simdjson's DOM parser stops at 1024 levels by default,
-// which a valid record may pass (the extractor reads past such values).
+// The most levels of arrays and objects the advice parses a record through: past simdjson's
+// usual 1024, which a valid record may pass (the extractor reads past such values), but not
+// so far that a record of nothing but brackets costs the parser's memory for each level.
+constexpr std::size_t kAdviceMaxDepth = std::size_t{1} << 16;
+
+// Whether `text` nests arrays and objects more than `limit` levels deep (outside strings).
+bool nests_deeper(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return true;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// `record` parsed through up to kAdviceMaxDepth levels (DEPTH_ERROR past them, found by a scan
+// before the parser takes any memory).
 simdjson::error_code parse_any_depth(simdjson::dom::parser& parser, const simdjson::padded_string& text,
                                      simdjson::dom::element& root) {
-  if (simdjson::error_code err = parser.allocate(text.size(), text.size() / 2 + 2)) return err;
+  if (nests_deeper(std::string_view(text.data(), text.size()), kAdviceMaxDepth)) return simdjson::DEPTH_ERROR;
+  const std::size_t depth = std::min(text.size() / 2 + 2, kAdviceMaxDepth);
+  if (simdjson::error_code err = parser.allocate(text.size(), depth)) return err;
   return parser.parse(text).get(root);
 }
 
@@ -140,7 +170,9 @@ std::string json_members(std::string_view record, std::string_view path) {
   const simdjson::padded_string text(record);
   simdjson::dom::element root;
   simdjson::dom::object object;
-  if (parse_any_depth(parser, text, root) || root.get_object().get(object)) return "it is not a readable JSON object";
+  if (const simdjson::error_code err = parse_any_depth(parser, text, root))
+    return err == simdjson::DEPTH_ERROR ? "it nests too deep to list its members" : "it is not a readable JSON object";
+  if (root.get_object().get(object)) return "it is not a readable JSON object";
   // Down the path as far as it leads into objects; a member literally named with dots wins
   // over nesting, as for -k and -t (the longest such name first).
   const bool pointer = !path.empty() && path[0] == '/';
@@ -435,6 +467,9 @@ std::string describe_malformed_json(std::string_view record) {
       case simdjson::TAPE_ERROR:
         return "not a readable JSON object (a comma, colon, brace or bracket missing or extra, or the record cut "
                "short)";
+      case simdjson::DEPTH_ERROR:
+        return fmt::format("a JSON object nesting arrays and objects deeper than {} levels, too deep to read",
+                           kMaxKeyDepth);
       default:
         return fmt::format("not a readable JSON object ({})", simdjson::error_message(err));
     }

@@ -64,4 +64,15 @@ for input in deep.ndjson 1024objects.ndjson; do
   (ulimit -s 256 && "$D" -k id -q --threads 1 "$WORK/$input" > /dev/null) || status=$?
   check "ulimit -s 256, $input: exit 0" 0 "$status"
 done
+
+# Memory: an 8 MB record of 4,000,000 levels is indexed once, its warning's reasons found by a
+# scan, not by a parser as deep as the record (issue 52, W14: once 23 bytes a byte, 190 MB).
+python3 -c "import sys; sys.stdout.write('{\"a\":' + '[' * 4000000 + ']' * 4000000 + '}\\n')" > "$WORK/deep8.json"
+/usr/bin/time -f '%M' -o "$WORK/rss" "$D" -k a "$WORK/deep8.json" > "$WORK/deep8.out" 2> "$WORK/deep8.err"
+rss=$(tail -1 "$WORK/rss")
+echo "     peak RSS ${rss} KB"
+check "4,000,000 levels: passed through whole, said too deep" "1 1" \
+  "$(cmp -s "$WORK/deep8.json" "$WORK/deep8.out" && echo 1) $(grep -c 'record 1: .* too deep' "$WORK/deep8.err")"
+limit=$([ -n "${TLBF_SANITIZED:-}" ] && echo 400 || echo 96)
+check "4,000,000 levels: peak RSS under ${limit}M" 1 "$((rss < limit * 1024 ? 1 : 0))"
 finish
