@@ -458,11 +458,7 @@ JsonFrame JsonFramer::array_element(std::string_view b, bool at_end) {
   f.size = f.consumed = pos_;
   f.element = true;
   open_ = closed_ = false;
-  if (pos_ == b.size()) {  // the last bytes of the input (the array's end is missing): still a line
-    f.term_len = 1;
-    f.newline_over_separator = true;  // (over the byte after the input, in the reader's padding)
-    return f;
-  }
+  if (pos_ == b.size()) return f;  // the last bytes of the input: the array's end is missing
   const char after = b[pos_];
   if (after == ',') {
     need_separator_ = false;

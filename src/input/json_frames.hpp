@@ -26,8 +26,8 @@ struct JsonFrame {
   std::size_t size = 0;
   // 0, 1 (LF) or 2 (CR LF) terminator bytes after the record; with `newline_over_separator`,
   // the one byte after the record is a separator (a comma, a bracket, a blank) that the
-  // reader overwrites with LF, so every element of an array is written as a line (after an
-  // array cut short, the byte after the input's last, in the reader's padding, is written).
+  // reader overwrites with LF, so every element of an array is written as a line (the reader
+  // supplies one for an element that ends the input, the array's end missing).
   std::uint32_t term_len = 0;
   bool newline_over_separator = false;
   bool element = false;      // an element of an array (written as one line: RecordReader)

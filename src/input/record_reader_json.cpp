@@ -58,10 +58,11 @@ void RecordReader::hand_out_frame(const JsonFrame& f, bool at_end, Record& out) 
   input_offset_ += f.consumed;
   scan_ = begin_;
   ++record_in_input_;
-  // The input's last record without a line end, another input after it: one is supplied
+  // The input's last record without a line end, another input after it, or an array's
+  // element (an array is written as lines, also one whose end is missing): one is supplied
   // (end_ <= cap_, and the allocation has kTailPadding bytes more), as for lines.
-  if (out.term_len == 0 && at_end && begin_ == end_ && next_path_ < paths_.size()) {
-    record[f.size] = '\n';
+  if (out.term_len == 0 && at_end && begin_ == end_ && (next_path_ < paths_.size() || f.element)) {
+    record[out.size] = '\n';
     out.term_len = 1;
   }
 }
