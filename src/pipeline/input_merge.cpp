@@ -366,10 +366,6 @@ void InputMerge::put(const Item& i, std::string_view raw, std::string_view key, 
   }
   b.json = json_.value_or(false);
   const std::string_view bytes = b.keep(b.bytes, raw);
-  const auto place = [&](std::string_view v) {
-    if (inside(v, raw)) return bytes.substr(static_cast<std::size_t>(v.data() - raw.data()), v.size());
-    return v.empty() ? std::string_view() : b.keep(b.side, v);
-  };
   SourceRecord& s = b.append(bytes);
   s.time = i.time;
   s.number = i.number;
@@ -380,8 +376,8 @@ void InputMerge::put(const Item& i, std::string_view raw, std::string_view key, 
   s.keyed = i.keyed;
   s.continues = i.continues;
   s.replayed = false;
-  s.time.text = text.empty() ? std::string_view() : place(text);
-  if (i.keyed) b.append_key(source_.keep_keys ? place(key) : std::string_view(), i.hash);
+  s.time.text = text.empty() ? std::string_view() : b.place(text, raw, bytes);
+  if (i.keyed) b.append_key(source_.keep_keys ? b.place(key, raw, bytes) : std::string_view(), i.hash);
   if (b.full(RecordBatch::kItems)) hand_over(false);
 }
 

@@ -300,16 +300,8 @@ void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, Batc
   s.keyed = !rec.continues && x.status == ExtractStatus::ok;
   s.continues = rec.continues;
   s.replayed = replayed;
-  if (!x.time.text.empty()) s.time.text = place(x.time.text, raw, bytes, b);
-  if (s.keyed) b.append_key(cfg_.keep_keys ? place(x.key, raw, bytes, b) : std::string_view(), (*hasher_)(x.key));
-}
-
-// Where `v` (a key, a time text) is kept: inside the record, in its bytes wherever they are
-// (`copy`); else it is the extractor's until its next record, so the batch keeps a copy.
-inline std::string_view RecordSource::place(std::string_view v, std::string_view raw, std::string_view copy,
-                                            RecordBatch& b) {
-  if (inside(v, raw.data(), raw.size())) return {copy.data() + (v.data() - raw.data()), v.size()};
-  return v.empty() ? std::string_view() : b.keep(b.side, v);
+  if (!x.time.text.empty()) s.time.text = b.place(x.time.text, raw, bytes);
+  if (s.keyed) b.append_key(cfg_.keep_keys ? b.place(x.key, raw, bytes) : std::string_view(), (*hasher_)(x.key));
 }
 
 [[gnu::always_inline]] inline bool RecordSource::add(RecordReader& in, const Record& rec, RecordBatch& b) {

@@ -160,6 +160,15 @@ class RecordBatch {
   // Appends `v` to `store` (bytes or side) and returns where it is now; the views of records
   // already in the batch follow the store when it moves.
   std::string_view keep(Store& store, std::string_view v);
+  // Where a view into record `raw` (its key, its time text) is, the record now at `copy`:
+  // inside the copy where it was inside the record, else kept in `side` (the extractor's, or
+  // the holder's, until its next record).
+  std::string_view place(std::string_view v, std::string_view raw, std::string_view copy) {
+    const std::uintptr_t offset =
+        reinterpret_cast<std::uintptr_t>(v.data()) - reinterpret_cast<std::uintptr_t>(raw.data());
+    if (offset <= raw.size() && v.size() <= raw.size() - offset) return {copy.data() + offset, v.size()};
+    return v.empty() ? std::string_view() : keep(side, v);
+  }
 
   RecordBatch();
   RecordBatch(const RecordBatch&) = delete;  // the containers point into the block
@@ -270,7 +279,6 @@ class RecordSource {
   void finish(RecordReader& in, RecordBatch& b, bool keep_reading);
   void push(RecordReader& in, const Record& rec, const Extracted& x, std::uint64_t number, bool replayed,
             RecordBatch& b);
-  std::string_view place(std::string_view v, std::string_view raw, std::string_view copy, RecordBatch& b);
   void replay_blanks(RecordReader& in, RecordBatch& b);
   void choose_format(std::string_view first_record);
   // A new input starts: with -t, year-less stamps and times of day count from its year and date again.
