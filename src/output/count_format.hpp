@@ -31,6 +31,9 @@ struct SeenTime {
   SeenForm form = SeenForm::clock;
   std::string_view text;  // with bare and string
   tlbf::Time at = 0;      // the time the copy was judged at
+  // The copy's own time when it has one (-t, read), else `at`: what first and last compare.
+  std::optional<tlbf::Time> own;
+  tlbf::Time own_or_at() const { return own ? *own : at; }
 };
 
 // A record as the holding stage writes it: the copy it kept and what that copy stood for.

@@ -62,11 +62,11 @@ void Emitter::undecided(const OutRecord& given) {
     out_.write(r.bytes);
 }
 
-bool Emitter::held(const CountedRecord& held) {
+bool Emitter::held(const CountedRecord& held, bool counted) {
   const CountedRecord r = mode_.compact && held.json ? compacted(held) : held;
   if (mode_.only_dups && r.count < 2) return false;
   if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
-  if (mode_.count)
+  if (mode_.count && counted)
     mode_.count_format.write(out_, r);
   else
     out_.write(r.bytes);

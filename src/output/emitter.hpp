@@ -102,7 +102,8 @@ class Emitter {
   // count fields; --only-dups writes only the records that stood for more than one copy. True
   // when it was written. Such records leave the input's order, so one without a terminator
   // (the input's last) gets the records' terminator when another record follows it.
-  bool held(const CountedRecord& r);
+  // `counted` false: a record that was not held (no key) goes out without count fields.
+  bool held(const CountedRecord& r, bool counted = true);
 
   // How much judged records may write before the writer must flush: while they stay within
   // it, no write can fail or block before the next flush(). Each record counts its bytes, plus

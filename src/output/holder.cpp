@@ -114,7 +114,7 @@ std::uint32_t Holder::hold_new(const Copy& c, tlbf::Time anchor) {
   e.term_len = static_cast<std::uint8_t>(c.bytes.size() - c.text_size);
   e.json = c.json;
   e.count = 1;
-  e.first_at = e.last_at = c.seen.at;
+  e.first_at = e.last_at = c.seen.own_or_at();
   e.first_form = e.last_form = c.seen.form;
   ++stats_.taken;
   note_size();
@@ -124,17 +124,36 @@ std::uint32_t Holder::hold_new(const Copy& c, tlbf::Time anchor) {
 void Holder::count_copy(std::uint32_t i, const Copy& c, tlbf::Time anchor) {
   HeldEntry& e = table_[i];
   ++e.count;
-  e.last_at = c.seen.at;
-  e.last_form = c.seen.form;
   if (cfg_.from == WindowFrom::last_copy) table_.renew(i, close_of(anchor));
+  // The first and last times are the earliest and the latest of the copies' (a late copy, one
+  // behind the clock, may be earlier than the first), so first <= last always.
   const std::string_view text = cfg_.count ? c.seen.text : std::string_view();
+  const tlbf::Time at = c.seen.own_or_at();
+  const bool latest = at >= e.last_at;
+  if (at < e.first_at) {
+    e.first_at = at;
+    e.first_form = c.seen.form;
+    if (cfg_.count) {
+      const std::string record(e.record()), last(e.last_text());
+      table_.rewrite(i, e.key_size, {text, record, last});
+      e.first_size = text.size();
+      note_size();
+    }
+  }
+  if (latest) {
+    e.last_at = at;
+    e.last_form = c.seen.form;
+  }
   if (cfg_.keep == Keep::last) {
-    table_.rewrite(i, e.key_size + e.first_size, {c.bytes, text});
+    std::string earlier_last;  // (the copy's own text unless it is not the latest)
+    std::string_view last = text;
+    if (!latest) last = earlier_last = e.last_text();
+    table_.rewrite(i, e.key_size + e.first_size, {c.bytes, last});
     e.record_size = c.bytes.size();
     e.term_len = static_cast<std::uint8_t>(c.bytes.size() - c.text_size);
     e.json = c.json;
     note_size();
-  } else if (cfg_.count) {
+  } else if (cfg_.count && latest) {
     table_.rewrite(i, e.key_size + e.first_size + e.record_size, {text});
   }
 }

@@ -34,7 +34,8 @@ bool is_bare_json(std::string_view text) {
 
 void Pipeline::hold_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
-  const Copy copy{b.keys()[key], b.hashes()[key], r.bytes, r.text_size(), json_, seen_time(r, segment_.times[k])};
+  Copy copy{b.keys()[key], b.hashes()[key], r.bytes, r.text_size(), json_, seen_time(r, segment_.times[k])};
+  if (r.time.parsed) copy.seen.own = r.time.time;  // (a late copy's own time, not the clock's)
   const HoldVerdict v = holder_->take(copy, *this);
   stats_.duplicates += v.dup;
   if (v.dup && top_) top_->add(copy.key, copy.hash);
@@ -66,7 +67,7 @@ void Pipeline::write_held(const CountedRecord& r) {
 
 void Pipeline::pass_held(const SourceRecord& r) {
   const SeenTime seen = seen_time(r, clock_.now());
-  emitter_->held(CountedRecord{r.bytes, r.text_size(), json_, 1, seen, seen});
+  emitter_->held(CountedRecord{r.bytes, r.text_size(), json_, 1, seen, seen}, false);  // (not counted: untouched)
 }
 
 void Pipeline::held_cap_bound(const SourceRecord& r, std::uint64_t early) {

@@ -75,8 +75,15 @@ check "-n: a count window of inserted keys" "2 a|1 b|1 c|1 d|1 a" \
 check "JSON paths and composite keys" '{"u":{"id":1},"e":"x","dup_count":2,"first_seen":5,"last_seen":6}' \
   "$(printf '%s\n' '{"u":{"id":1},"e":"x","t":5}' '{"u":{"id":1.0},"e":"x","t":6}' |
     "$D" -k u.id -k e -t t --count --count-names dup_count,first_seen,last_seen | sed 's/,"t":[0-9]*//')"
-check "records without a key: at once, a count of 1" "1 lonely|2 x a" \
+check "records without a key: at once, untouched" "lonely|2 x a" \
   "$(printf 'x a\nlonely\nx a\n' | "$D" -k 2 --count 2> /dev/null | paste -sd '|')"
+check "JSON records without a key: untouched" '{"x":2,"ts":2}|{"id":1,"ts":1,"dup_count":2,"first_seen":1,"last_seen":3}' \
+  "$(printf '%s\n' '{"id":1,"ts":1}' '{"x":2,"ts":2}' '{"id":1,"ts":3}' | "$D" -k id -t ts --count 2> /dev/null | paste -sd '|')"
+check "late copies: first_seen and last_seen the earliest and latest times" \
+  '{"id":1,"ts":10,"dup_count":4,"first_seen":5,"last_seen":12}|4 5 12 10 a' \
+  "$({ printf '%s\n' '{"id":1,"ts":10}' '{"id":1,"ts":5}' '{"id":1,"ts":12}' '{"id":1,"ts":11}' |
+    "$D" -k id -t ts --count 2> /dev/null; printf '10 a\n5 a\n12 a\n11 a\n' |
+    "$D" -k 2 -t 1 --count --count-format '{count} {first} {last} {record}' 2> /dev/null; } | paste -sd '|')"
 check "--stats says what was held" 1 \
   "$(printf 'a\na\nb\n' | "$D" --count --stats=json 2>&1 > /dev/null | grep -c '"held":{"peak":2,')"
 
