@@ -348,6 +348,12 @@ void read_key(const Parsed& p, Options& o) {
       throw UsageError("--key-except cannot be combined with -f lines: it leaves members out of JSON records");
     x.key_except = std::move(*e);
   }
+  try {
+    for (const std::string& w : o.where) x.where.push_back(WhereCondition::parse(w));
+    (void)WhereRegexes(x.where_regex);
+  } catch (const SpecError& e) {
+    throw UsageError(e.what());
+  }
   if (x.missing == MissingMember::null && x.keys.size() < 2)
     throw UsageError(
         "--missing null has no effect without two or more -k (a record with no key part present has no key)");
@@ -420,6 +426,8 @@ void read_output(const Parsed& p, Options& o) {
     o.pipeline.output.mark_name = p.text("--mark");
   }
   if (auto a = p.read_given("--on-error", kOnError)) o.pipeline.on_error = *a;
+  // A key no record has stops the run, unless --on-error says what records without one get.
+  o.pipeline.stop_when_keyless = !p.given("--on-error");
   if (auto a = p.read_given("--on-cap", kOnCap)) o.pipeline.on_cap = *a;
   if (auto s = p.read_given("--stats", kStats)) o.stats = *s;
   o.stats_file = p.text("--stats-file");

@@ -74,6 +74,17 @@ void declare_key(CLI::App& app, ValueOptions& value, Options& o) {
   value("--missing", "WHAT",
         "JSON: an absent -k part makes the record keyless: error (default) | null (the part is JSON null; a "
         "record with no part present stays keyless)");
+  app.add_option("--where", o.where,
+                 "deduplicate only the records that meet COND, pass the others through untouched; repeatable (all "
+                 "must hold): PATH=VALUE, PATH!=VALUE, PATH (present), PATH as -k takes it (--where "
+                 "event_type=alert; lines: --where 3=GET)")
+      ->type_name("COND")
+      ->allow_extra_args(false);
+  app.add_option("--where-regex", o.pipeline.extract.where_regex,
+                 "deduplicate only the records this POSIX extended regex matches (anywhere in the record, its first "
+                 "line with --multiline), pass the others through untouched; repeatable")
+      ->type_name("RE")
+      ->allow_extra_args(false);
   app.add_flag("-i,--ignore-case", o.pipeline.extract.ignore_case, "compare keys with ASCII letters case-folded");
   value("--mask", "LIST",
         "replace variable parts of the key (not of the output) by placeholders: a comma list of numbers "
@@ -150,8 +161,9 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--keep", "WHICH",
         "the copy written for a key: first (default) | last (the last inside the window, held until it closes)");
   value("--on-error", "ACTION",
-        "records whose key cannot be extracted: pass (default, as unique) | drop | fail (exit status 1); a blank "
-        "JSON line is no record, a JSON record with a NUL byte a malformed one");
+        "records whose key cannot be extracted: pass (as unique) | drop | fail (exit status 1); by default pass, but "
+        "a run where none of the first 1000 records has the key stops (exit status 1, nothing written): give pass to "
+        "go on; a blank JSON line is no record, a JSON record with a NUL byte a malformed one");
   value("--stats", "[=FMT]", "summary on stderr at exit: text (default) | json");
   value("--stats-file", "PATH",
         "write the summary (with --top's keys) to PATH instead of stderr, replacing it whole at exit: in --stats's "

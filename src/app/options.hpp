@@ -46,6 +46,7 @@ struct Options {
   // The record loop's settings, the extractor's among them (pipeline.extract); its
   // time_parser is built from the three time fields below.
   PipelineConfig pipeline;
+  std::vector<std::string> where;  // --where as typed, read into pipeline.extract.where
   TimeFormat time_format = TimeFormat::auto_detect;
   std::optional<TimePattern> time_pattern;
 
@@ -79,9 +80,9 @@ UsageError option_error(const tlbf::invalid_parameter& e, const std::string& typ
 // --count and --keep). A new such option is added here, and state files then record it and
 // hold later runs to it.
 inline constexpr const char* kKeyTimeOptions[] = {
-    "--format",      "--records",   "--null",        "--multiline",  "--key",     "--key-except",
-    "--key-regex",   "--delimiter", "--ignore-case", "--missing",    "--mask",    "--time",
-    "--time-format", "--count",     "--keep",        "--time-regex", "--timezone"};
+    "--format",    "--records",     "--null",     "--multiline", "--key",        "--key-except",  "--key-regex",
+    "--delimiter", "--ignore-case", "--missing",  "--mask",      "--time",       "--time-format", "--count",
+    "--keep",      "--time-regex",  "--timezone", "--where",     "--where-regex"};
 
 // Parses argv. Returns nullopt after printing --help or --version to stdout (exit 0).
 // Throws UsageError for anything invalid. `defaults` are arguments read before argv's own

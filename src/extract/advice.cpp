@@ -165,33 +165,46 @@ struct PathWalk {
   }
 };
 
-std::string json_members(std::string_view record, std::string_view path) {
-  simdjson::dom::parser parser;
-  const simdjson::padded_string text(record);
-  simdjson::dom::element root;
+// The object `path` leads to in `object`, as far as it leads into objects: a member literally
+// named with dots wins over nesting, as for -k and -t (the longest such name first). `where`
+// is the path to it, `rest` what of `path` is left.
+struct Descent {
   simdjson::dom::object object;
-  if (const simdjson::error_code err = parse_any_depth(parser, text, root))
-    return err == simdjson::DEPTH_ERROR ? "it nests too deep to list its members" : "it is not a readable JSON object";
-  if (root.get_object().get(object)) return "it is not a readable JSON object";
-  // Down the path as far as it leads into objects; a member literally named with dots wins
-  // over nesting, as for -k and -t (the longest such name first).
-  const bool pointer = !path.empty() && path[0] == '/';
-  const char sep = pointer ? '/' : '.';
-  std::string_view rest = pointer ? path.substr(1) : path;
   std::string where;
-  for (bool descended = true; descended && !rest.empty();) {
+  std::string_view rest;
+  char sep = '.';
+};
+Descent descend(simdjson::dom::object object, std::string_view path) {
+  const bool pointer = !path.empty() && path[0] == '/';
+  Descent d{object, "", pointer ? path.substr(1) : path, pointer ? '/' : '.'};
+  for (bool descended = true; descended && !d.rest.empty();) {
     descended = false;
-    for (std::size_t end = pointer ? rest.find(sep) : rest.rfind(sep); end != std::string_view::npos && end > 0;
-         end = pointer ? std::string_view::npos : rest.rfind(sep, end - 1)) {
+    for (std::size_t end = pointer ? d.rest.find(d.sep) : d.rest.rfind(d.sep); end != std::string_view::npos && end > 0;
+         end = pointer ? std::string_view::npos : d.rest.rfind(d.sep, end - 1)) {
       simdjson::dom::object inner;
-      if (object.at_key(rest.substr(0, end)).get_object().get(inner)) continue;
-      where += (where.empty() ? "" : std::string(1, sep)) + std::string(rest.substr(0, end));
-      object = inner;
-      rest.remove_prefix(end + 1);
+      if (d.object.at_key(d.rest.substr(0, end)).get_object().get(inner)) continue;
+      d.where += (d.where.empty() ? "" : std::string(1, d.sep)) + std::string(d.rest.substr(0, end));
+      d.object = inner;
+      d.rest.remove_prefix(end + 1);
       descended = true;
       break;
     }
   }
+  return d;
+}
+
+std::string json_members(std::string_view record, std::string_view path) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::element root;
+  simdjson::dom::object top;
+  if (const simdjson::error_code err = parse_any_depth(parser, text, root))
+    return err == simdjson::DEPTH_ERROR ? "it nests too deep to list its members" : "it is not a readable JSON object";
+  if (root.get_object().get(top)) return "it is not a readable JSON object";
+  const Descent d = descend(top, path);
+  const simdjson::dom::object object = d.object;
+  const std::string& where = d.where;
+  const char sep = d.sep;
   std::vector<std::string> names;
   for (auto field : object) names.emplace_back(field.key);
   if (names.empty()) return where.empty() ? "it is an empty object" : "member " + where + " is an empty object";
@@ -509,6 +522,84 @@ std::string describe_fields(std::string_view record, bool json, int delimiter, s
   return line_fields(record.substr(0, record.find('\n')), delimiter);
 }
 
+namespace {
+
+// Whether `path` (as -k reads it) reaches a value in the JSON object `record`.
+bool json_path_found(std::string_view record, std::string_view path) {
+  if (path.empty()) return false;
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::element root;
+  if (parse_any_depth(parser, text, root) || !root.is_object()) return false;
+  PathWalk w;
+  w.pointer = path[0] == '/';
+  w.path = w.pointer ? path.substr(1) : path;
+  w.walk(root, 0);
+  return w.found;
+}
+
+char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// Levenshtein distance with ASCII letters compared case-folded.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      const bool same = fold(a[i - 1]) == fold(b[j - 1]);
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The members of `record` nearest to the one `path` misses, where it misses it, as -k
+// options ("-k user.id"); empty when none is near.
+std::string nearest_members(std::string_view record, std::string_view path) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::element root;
+  simdjson::dom::object top;
+  if (parse_any_depth(parser, text, root) || root.get_object().get(top)) return {};
+  const Descent d = descend(top, path);
+  const std::size_t end = std::min(d.rest.find(d.sep), d.rest.size());
+  const std::string_view missing = d.rest.substr(0, end), after = d.rest.substr(end);
+  if (missing.empty()) return {};
+  const std::size_t most = std::max<std::size_t>(1, missing.size() / 3);
+  std::vector<std::pair<std::size_t, std::string>> near;
+  for (auto field : d.object) {
+    const std::size_t distance = edit_distance(missing, field.key);
+    if (distance <= most && distance < missing.size())
+      near.emplace_back(distance, fmt::format("-k {}{}{}{}", path[0] == '/' ? "/" : "",
+                                              d.where.empty() ? "" : d.where + d.sep, field.key, after));
+  }
+  if (near.empty()) return {};
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::string out = near.size() == 1 ? "the nearest member is " : "the nearest members are ";
+  for (std::size_t i = 0; i < std::min<std::size_t>(near.size(), 3); ++i) out += (i ? ", " : "") + near[i].second;
+  return out;
+}
+
+}  // namespace
+
+std::string missing_key_advice(const ExtractConfig& cfg, std::string_view record, bool json,
+                               std::uint32_t absent_part) {
+  const bool one_part = absent_part >= 1 && absent_part <= cfg.keys.size();
+  const std::string path = one_part ? cfg.keys[absent_part - 1] : std::string();
+  if (!json || path.empty()) return describe_fields(record, json, cfg.delimiter, path);
+  // jq's habit: .id for the member id.
+  if (path.size() > 1 && path[0] == '.' && json_path_found(record, std::string_view(path).substr(1)))
+    return fmt::format("-k {} reads it (a path is written without jq's leading dot)", path.substr(1));
+  const std::string_view bare = path[0] == '.' ? std::string_view(path).substr(1) : std::string_view(path);
+  const std::string near = nearest_members(record, bare);
+  const std::string fields = describe_fields(record, json, cfg.delimiter, bare);
+  return near.empty() ? fields : near + "; " + fields;
+}
+
 std::optional<std::string> suggest_time_format(std::string_view text, std::string* alternative) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '[' || text.front() == '"')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == ']' || text.back() == '"')) text.remove_suffix(1);
@@ -555,6 +646,55 @@ std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bo
                        other.empty() ? "" : fmt::format(" (or '{}', if the day comes first)", other));
   return "name its format with --time-format: epoch, epoch-ms, rfc3339, clf, syslog, ctime, or a strftime pattern "
          "such as '%Y-%m-%d %H:%M:%S'";
+}
+
+void KindTally::add(std::string_view record, bool keyed) {
+  if (keyed && keyed_ >= kMostKeyed) return;
+  simdjson::dom::parser parser;
+  const simdjson::padded_string text(record);
+  simdjson::dom::object object;
+  if (parser.parse(text).get_object().get(object)) return;
+  ++(keyed ? keyed_ : keyless_);
+  for (auto field : object) {
+    std::string_view value;
+    if (field.value.get_string().get(value) || value.size() > kLongestValue) continue;
+    auto m = std::find_if(members_.begin(), members_.end(), [&](const Member& x) { return x.name == field.key; });
+    if (m == members_.end()) {
+      if (members_.size() == kMostMembers) continue;
+      members_.push_back(Member{std::string(field.key), {}, {}, 0, 0, false});
+      m = members_.end() - 1;
+    }
+    ++(keyed ? m->in_keyed : m->in_keyless);
+    auto& values = keyed ? m->keyed : m->keyless;
+    auto v = std::find_if(values.begin(), values.end(), [&](const auto& x) { return x.first == value; });
+    if (v != values.end())
+      ++v->second;
+    else if (values.size() < kMostValues)
+      values.emplace_back(std::string(value), 1);
+    else
+      m->overflowed = true;
+  }
+}
+
+std::string KindTally::where_advice() const {
+  const Member* best = nullptr;
+  for (const Member& m : members_) {
+    // In every record with a key and in 9 of 10 without, and no value in both groups.
+    if (keyed_ == 0 || m.in_keyed < keyed_ || m.in_keyless * 10 < keyless_ * 9 || m.overflowed) continue;
+    const bool shared = std::any_of(m.keyed.begin(), m.keyed.end(), [&](const auto& k) {
+      return std::any_of(m.keyless.begin(), m.keyless.end(), [&](const auto& x) { return x.first == k.first; });
+    });
+    if (shared) continue;
+    // A kind has few values: of the candidates, the member with the fewest.
+    if (!best || m.keyed.size() + m.keyless.size() < best->keyed.size() + best->keyless.size()) best = &m;
+  }
+  if (!best) return {};
+  const auto most = std::max_element(best->keyed.begin(), best->keyed.end(),
+                                     [](const auto& x, const auto& y) { return x.second < y.second; });
+  std::string value = most->first;
+  const bool plain = !value.empty() && value.find_first_of(" '\"\\$`*?[]();&|<>!#~") == std::string::npos;
+  const std::string word = fmt::format("{}={}", best->name, value);
+  return "--where " + (plain ? word : "'" + word + "'");
 }
 
 }  // namespace tlbf_dedup

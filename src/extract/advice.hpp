@@ -19,6 +19,12 @@ namespace tlbf_dedup {
 // with their first characters (split by `delimiter`, -1 for runs of blanks). At most a dozen.
 std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path = {});
 
+// What to do about a record that lacks key part `absent_part` (1-based; 0: the whole key):
+// for a JSON path written as jq writes it (.id), the path that reads it; the member names
+// nearest to the one missing; then the fields it has (with the --records that reads a
+// wrapper's array), as describe_fields() lists them.
+std::string missing_key_advice(const ExtractConfig& cfg, std::string_view record, bool json, std::uint32_t absent_part);
+
 // Why a JSON record (its text, without its line end) is ExtractStatus::malformed: "not a
 // readable JSON object (...)" with the parser's reason or a NUL byte's place, or, for valid
 // JSON that is not an object, what it is ("not a JSON object: an array").
@@ -65,6 +71,33 @@ class AdviceTally {
  private:
   std::vector<Group> groups_;
   std::vector<bool> absent_;  // the group is the records without the field
+};
+
+// Which top-level member tells the kinds of records of a mixed stream apart (Suricata's
+// event_type: alert, dns, flow, stats), so that --where can pick the kind the key is for. Fed
+// JSON records with a key and without, it looks for a member whose short string value is in
+// every record with a key and nearly every one without, with no value in both groups.
+class KindTally {
+ public:
+  static constexpr std::size_t kMostKeyed = 64;     // records with a key read at most
+  static constexpr std::size_t kMostMembers = 64;   // members followed at most
+  static constexpr std::size_t kMostValues = 32;    // values of a member followed at most
+  static constexpr std::size_t kLongestValue = 64;  // a longer string is no kind
+  // One record's text; `keyed`: it had a key.
+  void add(std::string_view record, bool keyed);
+  // "--where NAME=VALUE", VALUE the one most records with a key have; empty when no member
+  // tells the groups apart.
+  std::string where_advice() const;
+
+ private:
+  struct Member {
+    std::string name;
+    std::vector<std::pair<std::string, std::uint64_t>> keyed, keyless;  // values and their records
+    std::uint64_t in_keyed = 0, in_keyless = 0;                         // records that have it as a short string
+    bool overflowed = false;                                            // more values than followed
+  };
+  std::vector<Member> members_;
+  std::uint64_t keyed_ = 0, keyless_ = 0;
 };
 
 // How to put one input in time order before it is read: a command that sorts `input` (a file,

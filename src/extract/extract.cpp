@@ -6,6 +6,8 @@
 //    concatenation (composite keys are length-prefixed per part; inside one part, fields
 //    are joined with the delimiter, which a field cannot contain).
 //  - Lines are split once, left to right, and only up to the last field any option needs.
+//  - --where's fields are split in the same pass as the key's; a line that fails a condition
+//    is unmatched before its time is parsed, and keyed no further.
 //  - --mask rewrites each key part (a field group, the regex match, the whole line) before
 //    parts are joined and before -i folds them; without --mask a key is exactly the bytes
 //    it was before masks existed, and extraction takes one extra, always-false branch.
@@ -148,7 +150,8 @@ class LineExtractor final : public Extractor {
         sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
         ignore_case_(cfg.ignore_case),
         mask_(cfg.mask),
-        time_parser_(std::move(time_parser)) {
+        time_parser_(std::move(time_parser)),
+        where_regex_(cfg.where_regex) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
     if (!cfg.key_except.empty()) throw SpecError("--key-except applies to JSON records, not to lines");
     if (!cfg.key_regex.empty()) {
@@ -169,11 +172,20 @@ class LineExtractor final : public Extractor {
       wants_time_ = true;
       last_field_ = std::max(last_field_, list->last_field());
     }
+    for (const WhereCondition& c : cfg.where) {
+      auto list = FieldList::parse(c.path);
+      if (!list)
+        throw SpecError("--where '" + c.path +
+                        "': not a field list such as 3, 1,4 or 2-5 (fields count from 1), as lines take it");
+      where_.push_back(WhereField{c, FieldCollector{*list, {}, {}, 0}});
+      last_field_ = std::max(last_field_, list->last_field());
+    }
     // The common shape: one key field and at most one time field, each a single number.
     auto single = [](const FieldList& l) {
       return l.ranges().size() == 1 && l.ranges()[0].first == l.ranges()[0].last;
     };
-    if (parts_.size() == 1 && single(parts_[0].list) && (!wants_time_ || single(time_.list))) {
+    if (parts_.size() == 1 && single(parts_[0].list) && (!wants_time_ || single(time_.list)) && where_.empty() &&
+        where_regex_.empty()) {
       key_field_ = parts_[0].list.ranges()[0].first;
       time_field_ = wants_time_ ? time_.list.ranges()[0].first : 0;
     }
@@ -183,16 +195,29 @@ class LineExtractor final : public Extractor {
     if (key_field_ != 0) return extract_single_fields(record);
     Extracted out;
     std::string_view line = record.text();
+    if (!where_regex_.empty() && !where_regex_.all_match(line)) {
+      out.status = ExtractStatus::unmatched;
+      return out;
+    }
     std::uint32_t fields = 0;
     if (last_field_ > 0) {
       for (auto& p : parts_) p.reset();
+      for (auto& w : where_) w.fields.reset();
       time_.reset();
       fields = splitter_.split(line, last_field_, [&](std::uint32_t n, std::string_view f) {
         for (auto& p : parts_)
           if (p.list.contains(n)) p.add(f, sep_);
+        for (auto& w : where_)
+          if (w.fields.list.contains(n)) w.fields.add(f, sep_);
         if (wants_time_ && time_.list.contains(n)) time_.add(f, ' ');
         return true;
       });
+    }
+    for (const WhereField& w : where_) {
+      const bool present = fields >= w.fields.list.required_fields();
+      if (w.condition.holds(present ? WhereFound::string : WhereFound::absent, w.fields.value())) continue;
+      out.status = ExtractStatus::unmatched;
+      return out;
     }
     if (wants_time_ && fields >= time_.list.required_fields()) time_parser_.parse_in_place(time_.value(), out.time);
 
@@ -286,6 +311,12 @@ class LineExtractor final : public Extractor {
   std::uint32_t time_field_ = 0;  // the single time field (0: no time)
   std::unique_ptr<RegexKey> regex_;
   std::vector<std::string_view> regex_parts_;  // a composite regex key's groups
+  struct WhereField {
+    WhereCondition condition;
+    FieldCollector fields;
+  };
+  std::vector<WhereField> where_;
+  WhereRegexes where_regex_;
   std::string composite_;
   std::string folded_;
   std::string masked_;

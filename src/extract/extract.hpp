@@ -13,6 +13,7 @@
 
 #include "extract/key_mask.hpp"
 #include "extract/timestamp.hpp"
+#include "extract/where.hpp"
 #include "input/record_reader.hpp"
 #include "tlbf/types.hpp"
 
@@ -33,6 +34,9 @@ enum class ExtractStatus : std::uint8_t {
   // JSON mode: a record of blanks only (an empty line of NDJSON) is no record: written as
   // read, neither judged nor counted nor warned about.
   blank,
+  // A record --where or --where-regex does not select: written as read, never judged, and
+  // counted as passed; neither its key nor its time is read.
+  unmatched,
 };
 
 struct Extracted {
@@ -67,6 +71,9 @@ struct ExtractConfig {
   // --mask: applied to each key part before parts are joined or case-folded; for JSON to
   // string values only (key_mask.hpp).
   KeyMask mask;
+  // --where and --where-regex: only the records that meet every condition are judged.
+  std::vector<WhereCondition> where;
+  std::vector<std::string> where_regex;
 };
 
 // Whether keys have several length-prefixed parts: several -k, or a --key-regex with two or

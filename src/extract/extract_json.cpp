@@ -24,6 +24,8 @@
 //    the member order, the whitespace or the way a number is written. Composite keys are
 //    length-prefixed. A string key, the common case, stays a view into the parser's
 //    buffer: the only per-record cost of typing keys is a tag byte on the other kinds.
+//  - --where's members are read first: a record that fails a condition is unmatched, and
+//    neither its time nor its key is read (the time parser's rollovers see judged records only).
 //  - --mask rewrites string values only, after unescaping and before folding, at any depth of
 //    the key; member names, numbers and the other types are data and stay as they are.
 //  - The common record -- printable ASCII, no backslash, the wanted members top-level names
@@ -135,6 +137,14 @@ bool valid_pointer(std::string_view p) {
     if (p[i] == '~' && (i + 1 == p.size() || (p[i + 1] != '0' && p[i + 1] != '1'))) return false;
   return true;
 }
+// A number, true, false or null as JSON writes it (simdjson types a scalar by its first byte
+// and checks the rest only when it is read).
+bool valid_scalar(std::string_view token) {
+  if (token == "true" || token == "false" || token == "null") return true;
+  std::string canonical;
+  return append_canonical_number(canonical, token);
+}
+
 // A scalar simdjson gives a type (number, boolean, null) by its first byte: its text is a time's.
 bool is_typed_scalar(char first) {
   return first == '-' || is_digit(first) || first == 't' || first == 'f' || first == 'n';
@@ -149,7 +159,9 @@ class JsonExtractor final : public Extractor {
         encoder_(cfg.ignore_case, cfg.mask),
         mask_(cfg.mask),
         time_path_(cfg.time),
-        time_parser_(std::move(time_parser)) {
+        time_parser_(std::move(time_parser)),
+        where_(cfg.where),
+        where_regex_(cfg.where_regex) {
     if (!cfg.key_regex.empty()) throw SpecError("--key-regex applies to lines, not to JSON records");
     if (cfg.delimiter >= 0) throw SpecError("-d/--delimiter applies to lines, not to JSON records");
     for (const std::string& k : keys_) {
@@ -159,10 +171,14 @@ class JsonExtractor final : public Extractor {
     }
     if (!time_path_.empty() && time_path_[0] == '/' && !valid_pointer(time_path_))
       throw SpecError("-t/--time '" + time_path_ + "': '~' in a JSON pointer must be ~0 or ~1");
+    for (const WhereCondition& c : where_)
+      if (c.path[0] == '/' && !valid_pointer(c.path))
+        throw SpecError("--where '" + c.path + "': '~' in a JSON pointer must be ~0 or ~1");
     wants_time_ = !time_path_.empty();
     // The fast path reads member names and the values of strings and plain integers as written.
     if (wants_time_) flat_names_.push_back(time_path_);
     flat_names_.insert(flat_names_.end(), keys_.begin(), keys_.end());
+    for (const WhereCondition& c : where_) flat_names_.push_back(c.path);
     flat_ = fast_path && !flat_names_.empty() && (keys_.empty() || encoder_.keeps_strings()) && except_.empty() &&
             std::none_of(flat_names_.begin(), flat_names_.end(), [](const std::string& p) { return p[0] == '/'; });
     flat_found_.resize(flat_names_.size());
@@ -170,6 +186,10 @@ class JsonExtractor final : public Extractor {
 
   Extracted extract(const Record& record) override {
     Extracted out;
+    if (!where_regex_.empty() && !where_regex_.all_match(record.text())) {
+      out.status = ExtractStatus::unmatched;
+      return out;
+    }
     if (flat_ && (record.plain || plain_ascii_record(record)) && read_flat(record, out)) return out;
     od::document doc;
     od::object root;
@@ -181,7 +201,13 @@ class JsonExtractor final : public Extractor {
       return out;
     }
     root_stale_ = false;
-    // The time first: a single key's text may live in the parser's string buffer, which a
+    // --where first: a record it does not select is not read further.
+    for (const WhereCondition& c : where_) {
+      if (selected(doc, root, c)) continue;
+      out.status = broken_ ? ExtractStatus::malformed : ExtractStatus::unmatched;
+      return out;
+    }
+    // The time next: a single key's text may live in the parser's string buffer, which a
     // later lookup after a rewind (JSON pointers) would overwrite.
     if (wants_time_) {
       od::value v;
@@ -268,10 +294,44 @@ class JsonExtractor final : public Extractor {
     return mask_.masks_anything() ? mask_.apply(record.text(), part_) : record.text();
   }
 
+  // Whether the record meets condition `c`; false with broken_ set when the record broke
+  // where the condition's member is.
+  bool selected(od::document& doc, od::object& root, const WhereCondition& c) {
+    od::value v;
+    WhereFound found = WhereFound::absent;
+    std::string_view text;
+    simdjson::error_code err = lookup(doc, root, c.path, v);
+    od::json_type type{};
+    if (!err) err = v.type().get(type);
+    if (!err) {
+      if (type == od::json_type::string) {
+        found = WhereFound::string;
+        err = v.get_string().get(text);
+      } else if (type == od::json_type::object || type == od::json_type::array) {
+        found = WhereFound::container;
+      } else {
+        found = WhereFound::scalar;
+        text = trim_json_token(v.raw_json_token());
+        if (!valid_scalar(text)) err = simdjson::TAPE_ERROR;  // (tru, 01: a broken record)
+      }
+    }
+    broken_ = err && !is_absent(err);
+    return !broken_ && c.holds(err ? WhereFound::absent : found, text);
+  }
+
   // The record decided by flat_scan(), exactly as the lookups would decide it; false (nothing
   // done) for a record or a value the fast path leaves to them.
   bool read_flat(const Record& record, Extracted& out) {
     if (!flat_scan(record, flat_names_, flat_found_.data(), flat_shape_)) return false;
+    const FlatValue* conditions = flat_found_.data() + flat_names_.size() - where_.size();
+    for (std::size_t i = 0; i < where_.size(); ++i)  // (a broken scalar is the lookups' to report)
+      if (!conditions[i].string && !valid_scalar(conditions[i].text)) return false;
+    for (std::size_t i = 0; i < where_.size(); ++i) {
+      const FlatValue& v = conditions[i];
+      if (where_[i].holds(v.string ? WhereFound::string : WhereFound::scalar, v.text)) continue;
+      out.status = ExtractStatus::unmatched;
+      return true;
+    }
     const FlatValue* parts = flat_found_.data() + (wants_time_ ? 1 : 0);
     // Everything is checked before the time parser runs: it keeps state (year rollover).
     if (wants_time_) {
@@ -354,6 +414,9 @@ class JsonExtractor final : public Extractor {
   std::string part_;  // the current part's bytes when they are not a view into the record
   std::string composite_;
   std::string time_text_;  // with --key-except, the time's text
+  std::vector<WhereCondition> where_;
+  WhereRegexes where_regex_;
+  bool broken_ = false;  // the last --where lookup met broken JSON
 };
 
 }  // namespace

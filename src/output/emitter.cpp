@@ -1,7 +1,8 @@
 // The emitter (emitter.hpp).
 //
 // Invariant: a record is written byte for byte as it was read, with --mark plus its flag,
-// with --count plus its count fields (count_format.cpp), and nothing else but the line end
+// with --count plus its count fields (count_format.cpp) -- a record --where did not select
+// with neither -- and nothing else but the line end
 // a held record without one gets when another record follows it; a record is borrowed
 // (written from its source's memory, not copied) only when it is written unmarked and its
 // source keeps the bytes until the writer's next flush. Everything else goes through the
@@ -72,6 +73,12 @@ bool Emitter::held(const CountedRecord& held, bool counted) {
     out_.write(r.bytes);
   owes_terminator_ = r.text_size == r.bytes.size();
   return true;
+}
+
+void Emitter::passed_among_held(const OutRecord& r) {
+  if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
+  passed(r);
+  owes_terminator_ = r.text_size == r.bytes.size();
 }
 
 void Emitter::explain_header() { out_.write("#record\tkey\ttime_text\ttime\tclock\tdecision\n"); }

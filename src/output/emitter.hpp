@@ -96,6 +96,17 @@ class Emitter {
   // A record written whatever the filter says (passed by --on-error pass): copied, and with
   // --mark flagged as new.
   void undecided(const OutRecord& r);
+  // A record --where did not select: exactly as read, whatever --mark, --compact and --count
+  // say; borrowed where it may be.
+  void passed(const OutRecord& r) {
+    if (r.borrowable)
+      out_.write_borrowed(r.bytes);
+    else
+      out_.write(r.bytes);
+  }
+  // The same between the records of the holding stage, which leave the input's order: it
+  // gets the line end a held record before it owes, and owes one when it has none.
+  void passed_among_held(const OutRecord& r);
   // Lines that continue the record written last (--multiline): copied as they are.
   void continuation(std::string_view bytes) { out_.write(bytes); }
   // A record of the holding stage (--count, --keep last), copied: with --count, with its

@@ -18,6 +18,7 @@ class HeldRecords {
   struct Held {
     OutRecord record;      // not borrowable: the bytes are the copy held here
     bool awaits_answer;    // else written whatever the answers are
+    bool passed;           // not selected by --where: written untouched
     std::string_view key;  // with an answer awaited and the key kept: for --top
     tlbf::KeyHash hash;
   };
@@ -27,14 +28,22 @@ class HeldRecords {
   void hold(const OutRecord& r, bool awaits_answer, std::string_view key, tlbf::KeyHash hash, bool keep_key) {
     bytes_.append(r.bytes);
     if (keep_key) bytes_.append(key);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, keep_key ? key.size() : 0, hash, r.json, awaits_answer});
+    held_.push_back(Entry{r.bytes.size(), r.text_size, keep_key ? key.size() : 0, hash, r.json, awaits_answer, false});
+  }
+  // Holds a copy of `r`, a record --where did not select, at the back.
+  void hold_passed(const OutRecord& r) {
+    bytes_.append(r.bytes);
+    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, r.json, false, true});
   }
   // The record at the front; its views stay valid until compact().
   Held front() const {
     const Entry& e = held_.front();
     const char* at = bytes_.data() + start_;
-    return Held{
-        OutRecord{{at, e.size}, e.text_size, e.json, false}, e.awaits_answer, {at + e.size, e.key_size}, e.hash};
+    return Held{OutRecord{{at, e.size}, e.text_size, e.json, false},
+                e.awaits_answer,
+                e.passed,
+                {at + e.size, e.key_size},
+                e.hash};
   }
   void pop() {
     start_ += held_.front().size + held_.front().key_size;
@@ -55,7 +64,7 @@ class HeldRecords {
   struct Entry {
     std::size_t size, text_size, key_size;
     tlbf::KeyHash hash;
-    bool json, awaits_answer;
+    bool json, awaits_answer, passed;
   };
   std::deque<Entry> held_;
   std::string bytes_;  // the held records, each followed by its kept key, from start_ on

@@ -14,7 +14,11 @@
 //    before it is decided and written and none after it is decided.
 //  - A bad record (malformed JSON, missing key) is never inserted into the filter; it is
 //    passed, dropped or fatal as --on-error says, counted, and warned about once (the first
-//    occurrence at once, the total at the end).
+//    occurrence at once, the total at the end). A record --where does not select is no bad
+//    record: written as read, counted as passed, never clocked, judged or held.
+//  - A run whose first kUntimedProbe records include none with a key, and some without a key
+//    part, writes nothing (stop_when_keyless), as one without a readable time does: output is
+//    held until both checks cannot fail.
 //  - The record whose decision made the memory cap bind (the decider stops its batch right
 //    after it) is the moment the user hears of it: a warning naming the window the filter
 //    still keeps, or with --on-cap fail the end of the run (exit 1) after that record is
@@ -91,9 +95,12 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
   Emitter emitter(out, cfg_.output);
   out_ = output_ = &out;
   emitter_ = output_emitter_ = &emitter;
-  // Step 1b: with -t, output is held back until the untimed check cannot fail (--explain shows
-  // what it read whatever the check says).
-  hold_pending_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
+  // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
+  // until the key check cannot (--explain shows what it read whatever the checks say).
+  time_probe_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
+  key_probe_pending_ = cfg_.stop_when_keyless && cfg_.explain == 0;
+  hold_pending_ = time_probe_ || key_probe_pending_;
+  stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
   if (cfg_.explain > 0) emitter.explain_header();
@@ -120,12 +127,13 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
       out.flush();
       throw;
     }
-    // A run that found no time at all is an error: it writes nothing, and its state is not
-    // saved; its summary still comes first, so that --stats shows what was read.
+    // A run that found no time, or no key, at all is an error: it writes nothing, and its
+    // state is not saved; its summary still comes first, so that --stats shows what was read.
+    if (key_probe_pending_ && !*stop) end_key_probe();
     untimed_failed = clock_.found_no_time() && !*stop;
-    end_hold(!untimed_failed);
+    end_hold(!untimed_failed && !keyless_failed_);
     out.flush();
-    if (!untimed_failed) save_state();
+    if (!untimed_failed && !keyless_failed_) save_state();
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
@@ -158,6 +166,7 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
   summarise(out.bytes_written(), started_ns);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
+  if (keyless_failed_) throw keyless_error();
   if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, written_while_checking_);
   return stats_;
 }
@@ -188,11 +197,15 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   if (multiline_) check_multiline(&b);
   std::size_t i = 0;
   segment_.reset(0, 0);
-  while (i < b.size() && !clock_.probe_failed() && (b.judge_all || !*stop_)) {
+  while (i < b.size() && !clock_.probe_failed() && !keyless_failed_ && (b.judge_all || !*stop_)) {
     const std::size_t end = clock_segment(b, i);
     if (hold_pending_) check_hold();
     judge_segment(b, i, end);
-    if (keyless_pending_ && stats_.records >= ClockPolicy::kUntimedProbe) check_keyless();
+    if (kinds_ && keyless_pending_) tally_kinds(b, i, end);
+    if (keyless_pending_ && stats_.records >= ClockPolicy::kUntimedProbe) {
+      if (key_probe_pending_) end_key_probe();
+      check_keyless();
+    }
     i = end;
   }
   if (i > 0) last_input_ = b.names[b[i - 1].input];
@@ -227,7 +240,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
         s.warnings_for = i - 1;
         clock_.accept(r.time, *this);
       }
-      last = fatal;  // --on-error fail: the run ends at this record
+      last = fatal && r.status != ExtractStatus::unmatched;  // --on-error fail: the run ends at this record
     }
     if (last || records == stop_at) {
       s.checkpoint = (records & 4095) == 0 && !r.replayed;
@@ -237,6 +250,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   stats_.records = records;
   if (i > from) stats_.bytes_in += b.bytes_between(from, i);
   s.keyed = n;
+  keyed_seen_ |= n > 0;
   return i;
 }
 
@@ -267,6 +281,9 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     } else if (r.status == ExtractStatus::blank) {
       write_blank(r);
       continue;
+    } else if (r.status == ExtractStatus::unmatched) {
+      emitted_ = pass_unmatched(r);
+      held_last_ = false;
     } else {
       emitted_ = judge_unkeyed(r);
       held_last_ = false;

@@ -48,6 +48,14 @@ class RecordError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// None of the first ClockPolicy::kUntimedProbe records judged (or of all, when fewer) had a
+// key, and some lacked a part of it (PipelineConfig::stop_when_keyless): the message says
+// which part, what the first such record has instead, and what was written.
+class KeylessInput : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // --on-cap fail: the memory cap bound; the message says at which record and what was lost.
 class CapError : public std::runtime_error {
  public:
@@ -72,6 +80,10 @@ struct PipelineConfig {
   OutputMode output;
   bool line_buffered = false;
   OnError on_error = OnError::pass;
+  // When none of the first ClockPolicy::kUntimedProbe records judged has a key and some lack a
+  // key part, the run stops (KeylessInput): the output is held as for the untimed check, so
+  // that nothing is written. The program turns it on unless --on-error is given.
+  bool stop_when_keyless = false;
   OnCap on_cap = OnCap::warn;
   // --multiline's pattern (empty: none) and the line terminator, for the check that it
   // matches any of the first lines (multiline_check.hpp).
@@ -103,7 +115,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // CapError (--on-cap fail), UntimedInput, InputError, OutputError, SpecError, BrokenPipe,
+  // CapError (--on-cap fail), UntimedInput, KeylessInput, InputError, OutputError, SpecError, BrokenPipe,
   // OutputStopped, DecisionsLost.
   RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
   // The same over inputs merged by time and held for --lateness (input_merge.hpp).
@@ -144,7 +156,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
 
   // BatchSink: the source hands over batches, and tells of its reader's pauses.
   std::size_t take(const RecordBatch& batch) override;
-  bool stopped() const override { return *stop_ || clock_.probe_failed(); }
+  bool stopped() const override { return *stop_ || clock_.probe_failed() || keyless_failed_; }
   void release_records() override { out_->return_borrowed(); }
   int input_paused() override;
   void reached_end(const std::string& name) override { last_input_ = name; }
@@ -173,6 +185,9 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // passed, dropped or fatal as --on-error says; true when it was written. Cold: the usual
   // record has a key.
   [[gnu::cold]] bool judge_unkeyed(const SourceRecord& r);
+  // A record --where did not select: written as read (not with --only-dups), counted as
+  // passed; true when it was written.
+  bool pass_unmatched(const SourceRecord& r);
   OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
   bool write_decided(const OutRecord& r, bool dup) {
     const bool written = emitter_->decided(r, dup);
@@ -210,8 +225,15 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // --multiline's check over the batch's records (or at the end: `b` null).
   [[gnu::cold]] void check_multiline(const RecordBatch* b);
   // The first kUntimedProbe records (or all, when fewer) are judged: when most had no key,
-  // nothing was deduplicated among them, and the run says so.
+  // nothing was deduplicated among them, and the run says so (with the --where that would
+  // pick the records the key is for, from kinds_).
   [[gnu::cold]] void check_keyless();
+  // The same moment for stop_when_keyless: the run fails when no record had a key and some
+  // lacked a part of it.
+  void end_key_probe();
+  KeylessInput keyless_error() const;
+  // While the first records are judged: the records [from, end) of `b` into kinds_.
+  [[gnu::cold]] void tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end);
   void save_state();
   void maybe_checkpoint();
   // The holding stage (pipeline_hold.cpp): a keyed record handed to the holder; what the
@@ -251,6 +273,13 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   bool written_while_checking_ = false;        // the input paused during the check: what it held went out
   bool keyless_pending_ = true;                // check_keyless() is still to come
   std::string first_keyless_;                  // the first record without a key: where, why, its fields
+  std::unique_ptr<KindTally> kinds_;           // from the first record that lacks a key part, during the probe
+  bool time_probe_ = false;                    // -t given, the untimed check on (the output hold's reason)
+  bool key_probe_pending_ = false;             // stop_when_keyless, and the first records not all judged
+  bool keyed_seen_ = false;                    // a record had a key
+  bool keyless_failed_ = false;                // stop_when_keyless: the run stops
+  std::uint64_t absent_in_probe_ = 0;          // records that lacked a key part, in the probe
+  std::string first_absent_;                   // the first of them: where, why, and the advice
   std::unique_ptr<OutputHold> hold_;           // while output is held
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;

@@ -1,5 +1,6 @@
 // What the record loop (pipeline.cpp) does beside deciding and writing the usual record:
-// records without a key (--on-error), records judged one at a time (--explain,
+// records without a key (--on-error, and the run that finds no key at all), records --where
+// does not select, records judged one at a time (--explain,
 // --line-buffered, a decider that answers later, and the records held for its answers),
 // warnings and their totals, the memory cap, checkpoints and input pauses, and how long a
 // segment may be.
@@ -17,6 +18,11 @@
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
+namespace {
+
+bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+}  // namespace
 
 void Pipeline::warn(WarningKind kind, std::string what) {
   segment_.warnings.push_back(Segment::Pending{segment_.warnings_for, kind, std::move(what)});
@@ -44,9 +50,13 @@ std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
 }
 
 void Pipeline::check_hold() {
-  // The check cannot fail once a record had a time, nor once the records it judges (the
-  // first kUntimedProbe) went by without failing it (records without a key are not clocked).
-  if (clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe)) {
+  // The untimed check cannot fail once a record had a time, nor once the records it judges
+  // (the first kUntimedProbe) went by without failing it (records without a key are not
+  // clocked); the key check cannot once a record had a key, nor once it is over.
+  const bool times_settled =
+      !time_probe_ || clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe);
+  const bool keys_settled = keyed_seen_ || !key_probe_pending_;
+  if (times_settled && keys_settled) {
     hold_pending_ = false;
     end_hold(true);
   } else if (!hold_) {
@@ -96,11 +106,52 @@ void Pipeline::check_multiline(const RecordBatch* b) {
 void Pipeline::check_keyless() {
   keyless_pending_ = false;
   const std::uint64_t keyless = stats_.malformed + stats_.missing_key;
-  if (keyless == 0 || keyless * 2 <= stats_.records) return;
+  const std::uint64_t judged = stats_.records - stats_.unmatched;
+  if (stats_.selecting && judged == 0 && stats_.records > 0)
+    diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.records,
+                                  fmt::format("--where selected none of the first {} records, so none was "
+                                              "deduplicated (every record passed untouched)",
+                                              stats_.records)});
+  const std::string kind = kinds_ ? kinds_->where_advice() : std::string();
+  kinds_.reset();
+  if (keyless == 0 || keyless * 2 <= judged || keyless_failed_) return;
   diagnostics_->warning(Warning{
       WarningKind::missing_key, "", 0, keyless,
-      fmt::format("{} of the first {} records have no key, so they are {} without being deduplicated ({})", keyless,
-                  stats_.records, cfg_.on_error == OnError::pass ? "passed through" : "dropped", first_keyless_)});
+      fmt::format("{} of the first {} records{} have no key, so they are {} without being deduplicated{} ({})", keyless,
+                  stats_.records, stats_.unmatched ? fmt::format(" ({} selected by --where)", judged) : std::string(),
+                  cfg_.on_error == OnError::pass ? "passed through" : "dropped",
+                  kind.empty() ? std::string()
+                               : fmt::format("; {} deduplicates only the kind of record that has the key and passes "
+                                             "the others untouched",
+                                             kind),
+                  first_keyless_)});
+}
+
+void Pipeline::end_key_probe() {
+  key_probe_pending_ = false;
+  keyless_failed_ = !keyed_seen_ && absent_in_probe_ > 0;
+}
+
+KeylessInput Pipeline::keyless_error() const {
+  const std::uint64_t judged = stats_.records - stats_.unmatched;
+  return KeylessInput(fmt::format(
+      "none of the {}{} records{} has a key ({}); or give --on-error pass to pass records without a key through "
+      "untouched. {}{}",
+      stats_.records >= ClockPolicy::kUntimedProbe ? "first " : "", judged,
+      stats_.unmatched ? fmt::format(" selected by --where (of {} read)", stats_.records) : std::string(),
+      first_absent_,
+      written_while_checking_
+          ? fmt::format("The {} records read were written as they came (the input paused before a key was found)",
+                        stats_.records)
+          : fmt::format("Nothing was written (the {} records read were held back)", stats_.records),
+      stats_.records >= ClockPolicy::kUntimedProbe ? "; the rest of the input was not read" : ""));
+}
+
+void Pipeline::tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end) {
+  for (std::size_t i = from; i < end; ++i) {
+    const SourceRecord& r = b[i];
+    if (r.keyed || r.status == ExtractStatus::missing_key) kinds_->add(r.bytes.substr(0, r.text_size()), r.keyed);
+  }
 }
 
 void Pipeline::warn_totals() {
@@ -109,7 +160,7 @@ void Pipeline::warn_totals() {
     diagnostics_->warning(
         Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
                 fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
-  if (stats_.missing_key)
+  if (stats_.missing_key && !keyless_failed_)  // (the run's error speaks for them)
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
@@ -142,6 +193,16 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   };
   const WarningKind kind = malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
+  if (keyless_pending_ && r.status == ExtractStatus::missing_key && !is_blank(text)) {
+    // Advice for the end of the probe: a key no record has stops the run; a kind of record
+    // that lacks it may be left out with --where. (A blank line lacks every field: it says
+    // nothing of the key.)
+    if (absent_in_probe_++ == 0) {
+      first_absent_ = fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
+                                  missing_key_advice(cfg_.extract, text, json_, r.absent_part));
+      if (json_) kinds_ = std::make_unique<KindTally>();
+    }
+  }
   if (cfg_.on_error == OnError::fail) {
     drain();
     write_all_held();
@@ -175,6 +236,25 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   return false;
 }
 
+bool Pipeline::pass_unmatched(const SourceRecord& r) {
+  ++stats_.unmatched;
+  if (cfg_.explain > 0) {
+    explain_record(r, nullptr, "unmatched");
+    return false;
+  }
+  if (cfg_.output.only_dups) return false;
+  ++stats_.emitted;
+  const OutRecord out = out_record(r);
+  if (!held_.empty())
+    held_.hold_passed(out);
+  else if (holder_)
+    emitter_->passed_among_held(out);
+  else
+    emitter_->passed(out);
+  if (cfg_.line_buffered) out_->flush();
+  return true;
+}
+
 void Pipeline::write_blank(const SourceRecord& r) {
   // Where the output is the input's records in their order; --only-dups, --count, --keep last
   // and --explain write records of another kind, in which a blank line has no place.
@@ -206,6 +286,8 @@ void Pipeline::release_answered() {
       stats_.duplicates += dup;
       if (dup && top_) top_->add(h.key, h.hash);
       write_decided(h.record, dup);
+    } else if (h.passed) {
+      emitter_->passed(h.record);
     } else {
       emitter_->undecided(h.record);
     }

@@ -88,13 +88,15 @@ std::string lateness_json(const RunStats& s) {
 
 std::string stats_json(const RunStats& s, double rate) {
   return fmt::format(
-      "{{\"records\":{},\"emitted\":{},\"duplicates\":{},\"errors\":{},\"malformed\":{},\"missing_key\":{},"
+      "{{\"records\":{},\"emitted\":{},\"duplicates\":{},{}\"errors\":{},\"malformed\":{},\"missing_"
+      "key\":{},"
       "\"untimed\":{},\"future\":{},\"late\":{},\"max_lateness_ns\":{},{}\"jumps_forward\":{},\"jumps_back\":{},\"date_"
       "only\":{},"
       "\"bytes_in\":{},\"bytes_out\":{},\"seconds\":{:.6f},\"records_per_second\":{:.0f},{}{}{}}}\n",
-      s.records, s.emitted, s.duplicates, s.errors(), s.malformed, s.missing_key, s.untimed, s.future, s.late,
-      s.max_lateness_ns, lateness_json(s), s.jumps_forward, s.jumps_back, s.date_only, s.bytes_in, s.bytes_out,
-      s.seconds, rate, filter_json(s), held_json(s.held), top_json(s.top));
+      s.records, s.emitted, s.duplicates, s.selecting ? fmt::format("\"unmatched\":{},", s.unmatched) : "", s.errors(),
+      s.malformed, s.missing_key, s.untimed, s.future, s.late, s.max_lateness_ns, lateness_json(s), s.jumps_forward,
+      s.jumps_back, s.date_only, s.bytes_in, s.bytes_out, s.seconds, rate, filter_json(s), held_json(s.held),
+      top_json(s.top));
 }
 
 // The text form's line: the label, then its value from the same column.
@@ -128,6 +130,7 @@ std::string stats_text(const RunStats& s, double rate) {
   line(out, "records", std::to_string(s.records));
   line(out, "emitted", std::to_string(s.emitted));
   line(out, "duplicates", std::to_string(s.duplicates));
+  if (s.selecting) line(out, "passed", fmt::format("{} (not matched by --where)", s.unmatched));
   line(out, "errors", fmt::format("{} (malformed {}, missing key {})", s.errors(), s.malformed, s.missing_key));
   line(out, "untimed", std::to_string(s.untimed));
   line(out, "future", std::to_string(s.future));

@@ -47,6 +47,7 @@ struct RunStats {
   std::uint64_t records = 0;
   std::uint64_t emitted = 0;          // records written (with --mark: all written records)
   std::uint64_t duplicates = 0;       // records judged duplicates
+  std::uint64_t unmatched = 0;        // not selected by --where: passed untouched, not judged
   std::uint64_t malformed = 0;        // JSON records that could not be read as objects
   std::uint64_t missing_key = 0;      // records without the key field/path/regex match
   std::uint64_t untimed = 0;          // -t given but the time was missing or unparseable
@@ -71,6 +72,7 @@ struct RunStats {
   std::uint64_t held_most = 0;        // records held at once, at most
   std::uint64_t held_most_bytes = 0;  // their bytes
   std::uint64_t released_early = 0;   // let go before the lateness passed, for memory
+  bool selecting = false;             // --where or --where-regex was given: `unmatched` is reported
 
   std::uint64_t errors() const { return malformed + missing_key; }
 };

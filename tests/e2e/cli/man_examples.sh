@@ -4,7 +4,7 @@
 # blocks after an '<!-- example -->' comment (Markdown). They run in a scratch directory
 # holding the fixtures under the names the examples use (app.log: the stack-trace log;
 # access.log.1.gz: access.log compressed, a rotated log; trail*.json.gz: CloudTrail files;
-# catalina.out, audit.log, windows_events.json as in testdata/),
+# catalina.out, audit.log, windows_events.json as in testdata/; eve.json: suricata_eve.json),
 # with tlbf-dedup first on PATH;
 # "tail -F FILE" is run as "tail -n +1 FILE" so the pipeline ends. Each example must
 # exit 0 with pipefail and write something (stdout, stderr or a new file).
@@ -49,6 +49,7 @@ fresh_run() {
   cp "$TESTDATA/app.ndjson" "$TESTDATA/auth.log" "$TESTDATA/hdfs.log" "$WORK/run/"
   cp "$TESTDATA/app_stacktrace.log" "$WORK/run/app.log"
   cp "$TESTDATA/catalina.out" "$TESTDATA/audit.log" "$TESTDATA/windows_events.json" "$WORK/run/"
+  cp "$TESTDATA/suricata_eve.json" "$WORK/run/eve.json"
   cp "$TESTDATA"/cloudtrail/trail*.json.gz "$WORK/run/"
   gzip -c "$TESTDATA/sample_access.log" > "$WORK/run/access.log.1.gz"
 }

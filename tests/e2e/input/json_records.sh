@@ -134,8 +134,14 @@ for doc in '{"R":[{"id":1}],"R":[{"id":2}]}' '{"R.x":[{"id":1}],"R":{"x":[{"id":
     "$(grep -c 'record 2 at byte [0-9]*: a second array for --records in one object' "$WORK/twice.err")"
 done
 # A wrapper read without --records: one keyless record, and the warning names the way out.
-printf '{"Records":[{"eventID":"a"},{"eventID":"a"}]}\n' | "$D" -k eventID > "$WORK/wrapped.out" 2> "$WORK/wrapped.err"
-check "a wrapper without --records: passed through whole" 1 "$(wc -l < "$WORK/wrapped.out")"
-check "a wrapper without --records: the warning names --records Records" 1 \
+# A wrapper without --records: no record has the key, so the run stops and writes nothing
+# (tests/e2e/keys/key_stop.sh), naming --records; with --on-error pass it is passed whole.
+status=0
+printf '{"Records":[{"eventID":"a"},{"eventID":"a"}]}\n' | "$D" -k eventID > "$WORK/wrapped.out" 2> "$WORK/wrapped.err" ||
+  status=$?
+check "a wrapper without --records: exit 1, nothing written" "1 0" "$status $(wc -c < "$WORK/wrapped.out")"
+check "a wrapper without --records: passed through whole with --on-error pass" 1 \
+  "$(printf '{"Records":[{"eventID":"a"},{"eventID":"a"}]}\n' | "$D" -k eventID --on-error pass 2> /dev/null | wc -l)"
+check "a wrapper without --records: the message names --records Records" 1 \
   "$(grep -c 'Records is an array of objects: --records Records makes its elements the records' "$WORK/wrapped.err")"
 finish

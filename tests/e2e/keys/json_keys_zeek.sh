@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 11's composite key over mixed Zeek streams: the four Zeek logs of ../shared/data merged
 # by ts, keyed by (_path, uid, trans_id, query, fuid, id.orig_h, id.resp_h). Every record lacks
-# one of those members, so without --missing null none has a key; with it each is keyed and
+# one of those members, so without --missing null none has a key (the run stops; with
+# --on-error pass every record passes); with it each is keyed and
 # the duplicates are those of an exact 60 s window computed here in Python, where an absent
 # member is None and a key value keeps its JSON type.
 source "$(dirname "$0")/../lib.bash"
@@ -46,19 +47,27 @@ PY
 read -r records dups keyless < "$WORK/oracle"
 echo "     oracle: $records records, $dups duplicates, $keyless keyless"
 
-"$D" -q --stats=json -a exact "${KEY[@]}" -t ts -w 60s "$WORK/zeek.ndjson" > /dev/null 2> "$WORK/error.json"
+status=0
+"$D" -q -a exact "${KEY[@]}" -t ts -w 60s "$WORK/zeek.ndjson" > "$WORK/stop.out" 2> /dev/null || status=$?
+check "--missing error: no record has a key, the run stops" "1 0" "$status $(wc -c < "$WORK/stop.out")"
+"$D" -q --stats=json -a exact "${KEY[@]}" -t ts -w 60s --on-error pass "$WORK/zeek.ndjson" > /dev/null 2> "$WORK/error.json"
 check "--missing error: every record lacks a part" "$records" "$(stat "$WORK/error.json" missing_key)"
-"$D" -a exact "${KEY[@]}" -t ts -w 60s "$WORK/zeek.ndjson" 2>&1 > /dev/null | head -1 > "$WORK/warning"
+"$D" -a exact "${KEY[@]}" -t ts -w 60s --on-error pass "$WORK/zeek.ndjson" 2>&1 > /dev/null | head -1 > "$WORK/warning"
 check "--missing error: the first warning names the part" 1 "$(grep -c 'key part 3 (-k trans_id) is absent' "$WORK/warning")"
 
 # A user who joins two members with a comma, as a field list would, gets one member name that
-# no record has; the warning says how to write the composite key, and the records pass through.
-"$D" -k id.orig_h,query -t ts -w 60s "$S/zeek_dns_wrccdc2018.ndjson" > "$WORK/comma.out" 2> "$WORK/comma.err"
+# no record has; the run stops, saying how to write the composite key, and with --on-error pass
+# the records pass through.
+status=0
+"$D" -k id.orig_h,query -t ts -w 60s "$S/zeek_dns_wrccdc2018.ndjson" > /dev/null 2> "$WORK/comma_stop.err" || status=$?
+check "-k a,b on JSON: the run stops, saying to repeat -k" "1 1" \
+  "$status $(grep -c 'none of the first 1000 records has a key .*for a composite key repeat -k (-k id.orig_h -k query)' "$WORK/comma_stop.err")"
+"$D" -k id.orig_h,query -t ts -w 60s --on-error pass "$S/zeek_dns_wrccdc2018.ndjson" > "$WORK/comma.out" 2> "$WORK/comma.err"
 check "-k a,b on JSON: every record passes through unchanged" "$(md5sum < "$S/zeek_dns_wrccdc2018.ndjson")" \
   "$(md5sum < "$WORK/comma.out")"
 check "-k a,b on JSON: the warning says to repeat -k" 1 \
   "$(grep -c 'record 1: .*comma is part of the member name: for a composite key repeat -k (-k id.orig_h -k query)' "$WORK/comma.err")"
-"$D" -k 3 -t ts -w 60s "$S/zeek_dns_wrccdc2018.ndjson" 2> "$WORK/field.err" > /dev/null
+"$D" -k 3 -t ts -w 60s --on-error pass "$S/zeek_dns_wrccdc2018.ndjson" 2> "$WORK/field.err" > /dev/null
 check "-k 3 on JSON: the warning says field numbers are for lines" 1 \
   "$(grep -c 'record 1: the key (-k 3) is absent; the input is JSON, where -k 3 is a member named "3" (field numbers are for lines)' "$WORK/field.err")"
 

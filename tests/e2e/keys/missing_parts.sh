@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A composite JSON key over a log that mixes kinds of records (a Zeek export of several
 # streams: each kind has only some of the -k members) deduplicates nothing by default; the run
-# must not finish quietly. The first warning names the way out, --missing null; when most of
-# the first 1000 records have no key the run says so; with --missing null they match on the
-# parts they have.
+# must not finish quietly: it stops (no record has a key) naming the way out, --missing null;
+# with --on-error pass the records pass and the run says that most of the first 1000 records
+# have no key; with --missing null they match on the parts they have.
 source "$(dirname "$0")/../lib.bash"
 D="$TLBF_DEDUP"
 
@@ -20,9 +20,17 @@ for i in $(seq 0 899); do
 done > "$WORK/zeek.ndjson"
 KEY=(-k @stream -k uid -k trans_id -k query -k fuid -k id_orig_h -k id_resp_h -t ts -w 60s)
 
-# The issue's command.
-"$D" "${KEY[@]}" "$WORK/zeek.ndjson" > "$WORK/error.out" 2> "$WORK/error.err"
-check "default: every record passes" 1800 "$(wc -l < "$WORK/error.out")"
+# The issue's command: no record has every part, so nothing could be deduplicated; the run
+# stops and writes nothing, naming the way out.
+status=0
+"$D" "${KEY[@]}" "$WORK/zeek.ndjson" > "$WORK/stop.out" 2> "$WORK/stop.err" || status=$?
+check "default: no record has a key: exit 1" 1 "$status"
+check "default: nothing written" 0 "$(wc -c < "$WORK/stop.out")"
+check "the stop names --missing null" 1 \
+  "$(grep -c 'none of the first 1000 records has a key (the first, record 1 of .*: key part 5 (-k fuid) is absent; --missing null reads an absent part as null' "$WORK/stop.err")"
+# --on-error pass: such records are meant to pass.
+"$D" "${KEY[@]}" --on-error pass "$WORK/zeek.ndjson" > "$WORK/error.out" 2> "$WORK/error.err"
+check "--on-error pass: every record passes" 1800 "$(wc -l < "$WORK/error.out")"
 check "the first warning names --missing null" 1 \
   "$(grep -c 'record 1: key part 5 (-k fuid) is absent; --missing null reads an absent part as null' "$WORK/error.err")"
 check "most of the first 1000 records without a key: said so" 1 \
