@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "base/signal_free_thread.hpp"
+#include "tlbf/detail/prefetch.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -80,28 +82,30 @@ struct InputMerge::Lane {
   bool live = false;             // the head is a record
 };
 
-// A held record: its parts (bytes, key, time text) copied one after another into a chunk of
-// the queue's; `item`'s views point there once popped.
+// A held record in the queue: where it goes in time, and where it is (a Stored in a chunk).
 struct InputMerge::Held {
   tlbf::Time order = 0;
   std::uint64_t seq = 0;
-  std::uint64_t chunk = 0;  // the chunk's number (HeldQueue)
-  std::uint32_t at = 0;     // where its bytes start in the chunk
-  std::uint32_t size = 0;   // the bytes it takes there
-  // Where its key and time text start, from its bytes: inside them where they were there when
-  // it came (no copy), else copied after them.
-  std::uint32_t key_at = 0, text_at = 0;
-  Item item;
+  const void* stored = nullptr;
 
   bool operator>(const Held& o) const { return order != o.order ? order > o.order : seq > o.seq; }
 };
 
-// Held records, earliest first: those that arrived in order in a queue, the others in a heap.
-// Their bytes are in chunks taken in turn and given back once every record in them went out
-// (records go out mostly in the order they came), so holding allocates nothing per record.
+// Held records, earliest first: those that arrived in order in a queue, the others in a heap,
+// both of small entries. A record itself (its Item, then its bytes, key and time text) is
+// copied once, into a chunk taken in turn, and stays there until the batch it went out in is
+// handed back: batches point into the chunks, so the bytes are not copied again. A chunk is
+// given back once every record in it went out in a batch handed back (records go out mostly
+// in the order they came), so holding allocates nothing per record.
 class InputMerge::HeldQueue {
  public:
   static constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+  // What a chunk holds of a record: its Item, its views pointing into the chunk.
+  struct Stored {
+    Item item;
+    std::uint64_t chunk;  // the chunk's number
+    std::uint32_t size;   // the bytes it takes in the chunk, itself included
+  };
 
   bool empty() const { return queue_.empty() && heap_.empty(); }
   std::size_t size() const { return queue_.size() + heap_.size(); }
@@ -109,20 +113,30 @@ class InputMerge::HeldQueue {
   tlbf::Time earliest() const { return (from_queue() ? queue_.front() : heap_.front()).order; }
 
   // A first-in first-out queue in one growing array, so that its records are read in memory
-  // order (a std::deque's blocks hold three of them).
+  // order.
   class Ring {
    public:
     bool empty() const { return size_ == 0; }
     std::size_t size() const { return size_; }
     const Held& front() const { return slots_[head_]; }
+    // The entry `n` after the front, or null.
+    const Held* ahead(std::size_t n) const { return n < size_ ? &slots_[(head_ + n) & (slots_.size() - 1)] : nullptr; }
     const Held& back() const { return slots_[(head_ + size_ - 1) & (slots_.size() - 1)]; }
+    // The slots ahead of both ends are asked for: a lateness of records apart, the ring is
+    // larger than the cache.
     void push_back(const Held& h) {
       if (size_ == slots_.size()) grow();
-      slots_[(head_ + size_++) & (slots_.size() - 1)] = h;
+      const std::size_t mask = slots_.size() - 1;
+      prefetch_to_write(&slots_[(head_ + size_ + kAhead) & mask]);
+      Held& slot = slots_[(head_ + size_++) & mask];  // (field by field: no reload of `h` as a whole)
+      slot.order = h.order;
+      slot.seq = h.seq;
+      slot.stored = h.stored;
     }
     void pop_front() {
       head_ = (head_ + 1) & (slots_.size() - 1);
       --size_;
+      tlbf::detail::prefetch(&slots_[(head_ + kAhead) & (slots_.size() - 1)]);
     }
 
    private:
@@ -132,21 +146,34 @@ class InputMerge::HeldQueue {
       slots_.swap(more);
       head_ = 0;
     }
+    static constexpr std::size_t kAhead = 16;
     std::vector<Held> slots_;  // a power of two of them
     std::size_t head_ = 0, size_ = 0;
   };
 
   void push(tlbf::Time order, std::uint64_t seq, const Item& i) {
     const bool key_in = inside(i.key, i.bytes), text_in = inside(i.time.text, i.bytes);
-    const std::size_t size = i.bytes.size() + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size());
-    Held h{order, seq, 0, 0, static_cast<std::uint32_t>(size), 0, 0, i};
-    char* const start = room(size, h);
-    char* to = std::copy(i.bytes.begin(), i.bytes.end(), start);
-    h.key_at = static_cast<std::uint32_t>(key_in ? i.key.data() - i.bytes.data() : to - start);
-    if (!key_in) to = std::copy(i.key.begin(), i.key.end(), to);
-    h.text_at = static_cast<std::uint32_t>(text_in ? i.time.text.data() - i.bytes.data() : to - start);
-    if (!text_in) std::copy(i.time.text.begin(), i.time.text.end(), to);
+    const std::size_t size =
+        aligned(sizeof(Stored) + i.bytes.size() + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size()));
+    std::uint64_t chunk = 0;
+    char* const start = room(size, chunk);
+    char* const data = start + sizeof(Stored);
+    Stored* s = new (start) Stored{i, chunk, static_cast<std::uint32_t>(size)};
+    char* to = std::copy(i.bytes.begin(), i.bytes.end(), data);
+    s->item.bytes = {data, i.bytes.size()};
+    const auto rebase = [&](std::string_view& v, bool in) {
+      if (in) {
+        v = {data + (v.data() - i.bytes.data()), v.size()};
+      } else if (!v.empty()) {
+        const char* at = to;
+        to = std::copy(v.begin(), v.end(), to);
+        v = {at, v.size()};
+      }
+    };
+    rebase(s->item.key, key_in);
+    rebase(s->item.time.text, text_in);
     bytes_ += size;
+    const Held h{order, seq, s};
     if (queue_.empty() || !(queue_.back() > h)) {
       queue_.push_back(h);
     } else {
@@ -154,31 +181,38 @@ class InputMerge::HeldQueue {
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
     }
   }
-  // The earliest record, taken out, with its bytes, key and time text (valid until the next
-  // push()).
-  Held pop(std::string_view& bytes, std::string_view& key, std::string_view& text) {
+  // The earliest record, taken out of the queue; it stays in its chunk until unpin().
+  const Stored& pop() {
     Held h;
     if (from_queue()) {
       h = queue_.front();
       queue_.pop_front();
+      // The records written a lateness ago are out of the cache by now: the next few are asked for.
+      if (const Held* next = queue_.ahead(kFetchAhead)) {
+        tlbf::detail::prefetch(next->stored);
+        tlbf::detail::prefetch(static_cast<const char*>(next->stored) + 64);
+      }
     } else {
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
       h = heap_.back();
       heap_.pop_back();
+      if (!heap_.empty()) {  // the next out of order, asked for while records in order go out
+        tlbf::detail::prefetch(heap_.front().stored);
+        tlbf::detail::prefetch(static_cast<const char*>(heap_.front().stored) + 64);
+      }
     }
-    Chunk& c = chunks_[h.chunk - first_chunk_];
-    const char* data = c.data.get() + h.at;
-    bytes = {data, h.item.bytes.size()};
-    key = {data + h.key_at, h.item.key.size()};
-    text = {data + h.text_at, h.item.time.text.size()};
-    bytes_ -= h.size;
-    --c.records;
+    const Stored& s = *static_cast<const Stored*>(h.stored);
+    bytes_ -= s.size;
+    return s;
+  }
+  // `records` of chunk `chunk` went out in a batch that was handed back.
+  void unpin(std::uint64_t chunk, std::uint32_t records) {
+    chunks_[chunk - first_chunk_].records -= records;
     while (chunks_.size() > 1 && chunks_.front().records == 0) {  // (the last is being filled)
       spare_.push_back(std::move(chunks_.front()));
       chunks_.pop_front();
       ++first_chunk_;
     }
-    return h;
   }
 
  private:
@@ -186,8 +220,9 @@ class InputMerge::HeldQueue {
     std::unique_ptr<char[]> data;
     std::size_t size = 0, used = 0, records = 0;
   };
-  // Room for `size` bytes in the last chunk, or a new one; `h` learns where.
-  char* room(std::size_t size, Held& h) {
+  static std::size_t aligned(std::size_t n) { return (n + alignof(Stored) - 1) & ~(alignof(Stored) - 1); }
+  // Room for `size` bytes in the last chunk, or a new one; `chunk` learns which.
+  char* room(std::size_t size, std::uint64_t& chunk) {
     if (chunks_.empty() || chunks_.back().size - chunks_.back().used < size) {
       Chunk c;
       if (!spare_.empty() && spare_.back().size >= size) {
@@ -195,21 +230,28 @@ class InputMerge::HeldQueue {
         spare_.pop_back();
       } else {
         c.size = std::max(kChunkBytes, size);
-        c.data.reset(new char[c.size]);
+        c.data.reset(new char[c.size]);  // (operator new[]: aligned for any Stored)
       }
       c.used = c.records = 0;
       chunks_.push_back(std::move(c));
-      if (spare_.size() > 2) spare_.resize(2);  // a few kept for reuse, the rest freed
+      // A few kept for reuse (the records of the batches in flight point into some), the rest
+      // freed.
+      if (spare_.size() > kSpareChunks) spare_.resize(kSpareChunks);
     }
     Chunk& c = chunks_.back();
-    h.chunk = first_chunk_ + chunks_.size() - 1;
-    h.at = static_cast<std::uint32_t>(c.used);
+    chunk = first_chunk_ + chunks_.size() - 1;
+    char* at = c.data.get() + c.used;
+    // The judging thread read these lines when the chunk was last used: taken back early.
+    if (c.used + size + kWriteAhead < c.size) prefetch_to_write(at + size + kWriteAhead);
     c.used += size;
     ++c.records;
-    return c.data.get() + h.at;
+    return at;
   }
   bool from_queue() const { return !queue_.empty() && (heap_.empty() || heap_.front() > queue_.front()); }
 
+  static constexpr std::size_t kSpareChunks = 8;
+  static constexpr std::size_t kFetchAhead = 8;
+  static constexpr std::size_t kWriteAhead = 1024;
   Ring queue_;
   std::vector<Held> heap_;
   std::deque<Chunk> chunks_;
@@ -323,7 +365,7 @@ bool InputMerge::advance(Lane& lane) {
   h.keyed = e.status == ExtractStatus::ok;
   if (h.keyed) {
     h.key = e.key;
-    h.hash = (*hasher_)(e.key);
+    if (!pool_) h.hash = (*hasher_)(e.key);  // (read ahead, the judging thread hashes: put())
   }
   // Its place in time: its own, or the record's before it in its input when it has none (or
   // one the clock will not take, too far in the future).
@@ -336,7 +378,7 @@ void InputMerge::arrive(Lane& lane) {
   const tlbf::Time t = lane.order;
   if (cfg_.lateness == 0 || t < released_to_) {  // in order, or too late to hold: out now
     newest_ = std::max(newest_, t);
-    return put(lane.head, lane.head.bytes, lane.head.key, lane.head.time.text);
+    return put(lane.head, false);
   }
   held_->push(t, arrivals_++, lane.head);
   stats_.held_most = std::max<std::uint64_t>(stats_.held_most, held_->size());
@@ -351,21 +393,27 @@ void InputMerge::arrive(Lane& lane) {
 
 void InputMerge::release(tlbf::Time watermark) {
   released_to_ = std::max(released_to_, watermark);
-  std::string_view bytes, key, text;
   while (!held_->empty() && held_->earliest() <= watermark) {
-    const Held h = held_->pop(bytes, key, text);
-    put(h.item, bytes, key, text);
+    const HeldQueue::Stored& s = held_->pop();
+    auto& pins = batch_->pinned;
+    if (!pins.empty() && pins.back().first == s.chunk)
+      ++pins.back().second;
+    else
+      pins.emplace_back(s.chunk, 1);
+    pinned_bytes_ += s.size;
+    put(s.item, true);
   }
 }
 
-void InputMerge::put(const Item& i, std::string_view raw, std::string_view key, std::string_view text) {
+void InputMerge::put(const Item& i, bool in_chunk) {
   RecordBatch& b = *batch_;
   if (!format_announced_ && json_) {
     format_announced_ = true;
     b.format_detected = source_.format == InputFormat::auto_detect;
   }
   b.json = json_.value_or(false);
-  const std::string_view bytes = b.keep(b.bytes, raw);
+  // A held record's parts stay in its chunk; any other's are copied (the reader reuses its buffer).
+  const std::string_view bytes = in_chunk ? i.bytes : b.keep(b.bytes, i.bytes);
   SourceRecord& s = b.append(bytes);
   s.time = i.time;
   s.number = i.number;
@@ -376,9 +424,22 @@ void InputMerge::put(const Item& i, std::string_view raw, std::string_view key, 
   s.keyed = i.keyed;
   s.continues = i.continues;
   s.replayed = false;
-  s.time.text = text.empty() ? std::string_view() : b.place(text, raw, bytes);
-  if (i.keyed) b.append_key(source_.keep_keys ? b.place(key, raw, bytes) : std::string_view(), i.hash);
-  if (b.full(RecordBatch::kItems)) hand_over(false);
+  if (!in_chunk) s.time.text = i.time.text.empty() ? std::string_view() : b.place(i.time.text, i.bytes, bytes);
+  if (i.keyed) {
+    const bool hash_later = pool_ != nullptr;
+    const std::string_view key = !source_.keep_keys && !hash_later ? std::string_view()
+                                 : in_chunk                        ? i.key
+                                                                   : b.place(i.key, i.bytes, bytes);
+    b.append_key(key, i.hash);
+    b.hashes_pending |= hash_later;
+    b.drop_keys = hash_later && !source_.keep_keys;
+  }
+  if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
+}
+
+void InputMerge::unpin(RecordBatch& b) {
+  for (const auto& [chunk, records] : b.pinned) held_->unpin(chunk, records);
+  b.pinned.clear();
 }
 
 void InputMerge::hand_over(bool last) {
@@ -388,9 +449,11 @@ void InputMerge::hand_over(bool last) {
   b.judge_all = true;  // a stop is the merge's to look at: what it hands over was read
   if (pool_) {         // to the judging thread
     pool_->publish(batch_);
+    pinned_bytes_ = 0;
     if (last) return;
     batch_ = pool_->acquire();
     if (!batch_) throw StopProducing{};  // the judging thread is gone
+    unpin(*batch_);                      // (handed back: its records are judged and written)
     batch_->clear();
     return;
   }
@@ -399,13 +462,15 @@ void InputMerge::hand_over(bool last) {
   sink_->release_records();
   in_sink_ = false;
   if (judged < b.size()) sink_stopped_ = true;  // the untimed probe failed
-  if (!last) b.clear();
+  pinned_bytes_ = 0;
+  if (last) return;
+  unpin(b);
+  b.clear();
 }
 
 void InputMerge::flush_all() {
   for (std::uint32_t l : order_) {
-    const Item& head = lanes_[l]->head;
-    put(head, head.bytes, head.key, head.time.text);
+    put(lanes_[l]->head, false);
   }
   order_.clear();
   release(kLatest);
@@ -510,7 +575,7 @@ void InputMerge::run(BatchSink& sink, const volatile int* stop, bool ahead) {
       pool_->stop();
     }
   });
-  judge_ahead(*pool_, producer, sink);
+  judge_ahead(*pool_, producer, sink, hasher_);
   if (thread_error_) std::rethrow_exception(thread_error_);  // (set before the thread stopped the pool)
 }
 

@@ -87,9 +87,11 @@ class InputMerge {
   void arrive(Lane& lane);
   // Held records up to `watermark` go out, oldest first.
   void release(tlbf::Time watermark);
-  // A record into the batch: `item` says what it is, `raw`, `key` and `text` where its
-  // bytes, key and time text are now.
-  void put(const Item& item, std::string_view raw, std::string_view key, std::string_view text);
+  // A record into the batch: `item` says what it is and where its parts are; `in_chunk`: they
+  // are in a held chunk (the batch points there), else they are copied into the batch.
+  void put(const Item& item, bool in_chunk);
+  // The held chunks a batch handed back pointed into are given back.
+  void unpin(RecordBatch& b);
   void hand_over(bool last);
   // The lanes' heads and the held records all go out (the end, an error, a stop).
   void flush_all();
@@ -118,6 +120,7 @@ class InputMerge {
   std::unique_ptr<HeldQueue> held_;
   std::unique_ptr<RecordBatch> own_batch_;             // the batch filled when the sink takes them here
   RecordBatch* batch_ = nullptr;                       // the batch being filled
+  std::size_t pinned_bytes_ = 0;                       // of held chunks, by its records
   std::unique_ptr<ReadAheadQueue<RecordBatch>> pool_;  // with a merging thread
   std::exception_ptr thread_error_;                    // what ended the merging thread, if not the end
   BatchSink* sink_ = nullptr;

@@ -94,6 +94,13 @@ void RecordBatch::clear() {
   end = false;
   end_name.clear();
   judge_all = false;
+  hashes_pending = drop_keys = false;
+}
+
+void RecordBatch::hash_keys(const KeyHasher& hasher) {
+  for (std::size_t i = 0; i < keyed_; ++i) hashes_[i] = hasher(keys_[i]);
+  if (drop_keys) std::fill(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(keyed_), std::string_view());
+  hashes_pending = drop_keys = false;
 }
 
 void RecordBatch::grow() {
@@ -262,7 +269,7 @@ void RecordSource::run_ahead(RecordReader& in, BatchSink& sink) {
   judge_ahead(queue, producer, sink);
 }
 
-void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, BatchSink& sink) {
+void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, BatchSink& sink, const KeyHasher* hasher) {
   // On every way out (the end, a stop, an error thrown here): the producer stops and is joined.
   struct Join {
     ReadAheadQueue<RecordBatch>& queue;
@@ -273,6 +280,7 @@ void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, Batc
     }
   } join{queue, producer};
   while (RecordBatch* b = queue.take()) {
+    if (b->hashes_pending) b->hash_keys(*hasher);
     const bool whole = sink.take(*b) == b->size();
     sink.release_records();
     if (whole && b->end) sink.reached_end(b->end_name);

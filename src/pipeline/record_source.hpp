@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -125,6 +126,16 @@ class RecordBatch {
   // Every record is judged, even after a stop signal: the batch's source looks at the stop
   // itself, and what it hands over was read (input_merge.hpp: held records go out at a stop).
   bool judge_all = false;
+  // What the records point into that their source gives back when it has the batch to fill
+  // again (InputMerge: a held chunk's number, and how many of its records); clear() keeps it.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> pinned;
+  // The keys are in place but their hashes are not yet (set by the source, which reads ahead
+  // and leaves the hashing to the judging thread: hash_keys()); clear() resets it.
+  bool hashes_pending = false;
+  bool drop_keys = false;  // ... and the keys' bytes are not wanted once hashed
+
+  // The hashes of the keys, and with drop_keys the keys emptied.
+  void hash_keys(const KeyHasher& hasher);
 
   void clear();
   // Full at `items` records or kBytes of copies.
@@ -222,8 +233,10 @@ std::unique_ptr<Extractor> make_extractor(bool json, const ExtractConfig& cfg, c
 // The judging side of reading ahead: takes the batches `producer` publishes in `queue` and
 // hands them to `sink` in order, until the last (its end, its error, or a stop of the sink);
 // rethrows a batch's error after its records were judged. On every way out the queue is
-// stopped and the producer joined.
-void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, BatchSink& sink);
+// stopped and the producer joined. `hasher`: the keys of batches with hashes_pending are
+// hashed here first (the judging thread's share of the work).
+void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, BatchSink& sink,
+                 const KeyHasher* hasher = nullptr);
 
 struct SourceConfig {
   InputFormat format = InputFormat::auto_detect;
