@@ -101,6 +101,10 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
   key_probe_pending_ = cfg_.stop_when_keyless && cfg_.explain == 0;
   hold_pending_ = time_probe_ || key_probe_pending_;
   stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
+  stats_.errors_went = cfg_.output.only_dups            ? "not written (--only-dups)"
+                       : cfg_.on_error == OnError::pass ? "passed through"
+                       : cfg_.on_error == OnError::drop ? "dropped"
+                                                        : "the run stopped";
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
   if (cfg_.explain > 0) emitter.explain_header();

@@ -131,7 +131,10 @@ std::string stats_text(const RunStats& s, double rate) {
   line(out, "emitted", std::to_string(s.emitted));
   line(out, "duplicates", std::to_string(s.duplicates));
   if (s.selecting) line(out, "passed", fmt::format("{} (not matched by --where)", s.unmatched));
-  line(out, "errors", fmt::format("{} (malformed {}, missing key {})", s.errors(), s.malformed, s.missing_key));
+  line(out, "errors",
+       s.errors() == 0 ? "0"
+                       : fmt::format("{} (malformed {}, missing key {}): {}", s.errors(), s.malformed, s.missing_key,
+                                     s.errors_went));
   line(out, "untimed", std::to_string(s.untimed));
   line(out, "future", std::to_string(s.future));
   line(out, "late", s.late ? fmt::format("{} (by up to {})", s.late, readable_duration(s.max_lateness_ns)) : "0");
@@ -188,8 +191,8 @@ std::string format_stats(const RunStats& s, StatsFormat format) {
 std::string format_top(const TopReport& top) {
   if (top.counters == 0) return {};
   std::string out = fmt::format(
-      "top           {} key(s) by duplicates (top counted {}, top counters {}, top bound {}: each "
-      "count is at most its overestimate above the true one, no overestimate exceeds the bound)\n",
+      "top           {} key(s) with the most duplicates, of {} duplicates counted in {} counters (a count is at "
+      "most its overestimate above the true one; every overestimate at most {})\n",
       top.keys.size(), top.added, top.counters, top.bound);
   for (const TopKey& k : top.keys)
     out += fmt::format("  {:>10} overestimate {:<6} {}{}\n", k.count, k.overestimate, k.key,

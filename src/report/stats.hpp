@@ -69,10 +69,11 @@ struct RunStats {
   HeldReport held;
   // --lateness: how long records were held for time order, and what holding took.
   tlbf::Duration lateness = 0;
-  std::uint64_t held_most = 0;        // records held at once, at most
-  std::uint64_t held_most_bytes = 0;  // their bytes
-  std::uint64_t released_early = 0;   // let go before the lateness passed, for memory
-  bool selecting = false;             // --where or --where-regex was given: `unmatched` is reported
+  std::uint64_t held_most = 0;                 // records held at once, at most
+  std::uint64_t held_most_bytes = 0;           // their bytes
+  std::uint64_t released_early = 0;            // let go before the lateness passed, for memory
+  bool selecting = false;                      // --where or --where-regex was given: `unmatched` is reported
+  const char* errors_went = "passed through";  // what --on-error made of the errors
 
   std::uint64_t errors() const { return malformed + missing_key; }
 };

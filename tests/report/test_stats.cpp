@@ -128,6 +128,27 @@ TEST_SUITE("stats") {
     CHECK(has(format_stats(r, StatsFormat::json), "\"capacity\":100000,\"bits_per_key\":75.20,"));
   }
 
+  TEST_CASE("errors say what became of them; none, a bare 0") {
+    RunStats r;
+    CHECK(has(format_stats(r, StatsFormat::text), "errors        0\n"));
+    r.malformed = 1;
+    r.missing_key = 2;
+    CHECK(has(format_stats(r, StatsFormat::text), "errors        3 (malformed 1, missing key 2): passed through\n"));
+    r.errors_went = "dropped";
+    CHECK(has(format_stats(r, StatsFormat::text), "(malformed 1, missing key 2): dropped\n"));
+  }
+
+  TEST_CASE("the --top header says what its figures are") {
+    tlbf_dedup::TopReport top;
+    top.counters = 100;
+    top.added = 7;
+    top.bound = 1;
+    top.keys.resize(2);
+    CHECK(has(tlbf_dedup::format_top(top),
+              "top           2 key(s) with the most duplicates, of 7 duplicates counted in 100 counters (a count is "
+              "at most its overestimate above the true one; every overestimate at most 1)\n"));
+  }
+
   TEST_CASE("a cap that lost no key says so, and names no window") {
     RunStats r = capped("tlbf", 0);  // slices kept smaller than -c asked for, nothing dropped
     CHECK(has(format_stats(r, StatsFormat::text),
