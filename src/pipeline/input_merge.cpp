@@ -160,14 +160,15 @@ class InputMerge::HeldQueue {
 
   void push(tlbf::Time order, std::uint64_t seq, const Item& i) {
     const bool key_in = inside(i.key, i.bytes), text_in = inside(i.time.text, i.bytes);
-    const std::size_t size =
-        aligned(sizeof(Stored) + i.bytes.size() + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size()));
+    const std::size_t meta = aligned(sizeof(Stored) + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size()));
+    const std::size_t size = meta + i.bytes.size();
     std::uint64_t chunk = 0;
-    char* const start = room(size, chunk);
-    char* const data = start + sizeof(Stored);
+    char* data = nullptr;
+    char* const start = room(i.bytes.size(), meta, chunk, data);
     Stored* s = new (start) Stored{chunk, static_cast<std::uint32_t>(size), i};
-    char* to = std::copy(i.bytes.begin(), i.bytes.end(), data);
+    std::copy(i.bytes.begin(), i.bytes.end(), data);
     s->item.bytes = {data, i.bytes.size()};
+    char* to = start + sizeof(Stored);
     const auto rebase = [&](std::string_view& v, bool in) {
       if (in) {
         v = {data + (v.data() - i.bytes.data()), v.size()};
@@ -221,14 +222,19 @@ class InputMerge::HeldQueue {
   }
 
  private:
+  // Records' bytes are appended from its start, one after another, so that those of records
+  // that go out in the order they came are adjacent (the writer sends a run of them as one
+  // piece); their Items (with keys and time texts copied) from its end down.
   struct Chunk {
     std::unique_ptr<char[]> data;
-    std::size_t size = 0, used = 0, records = 0;
+    std::size_t size = 0, used = 0, back = 0, records = 0;  // [used, back) is free
   };
   static std::size_t aligned(std::size_t n) { return (n + alignof(Stored) - 1) & ~(alignof(Stored) - 1); }
-  // Room for `size` bytes in the last chunk, or a new one; `chunk` learns which.
-  char* room(std::size_t size, std::uint64_t& chunk) {
-    if (chunks_.empty() || chunks_.back().size - chunks_.back().used < size) {
+  // Room for `bytes` bytes and a Stored of `meta` bytes in the last chunk, or a new one:
+  // returns where the Stored goes; `data` learns where the bytes go, `chunk` which chunk.
+  char* room(std::size_t bytes, std::size_t meta, std::uint64_t& chunk, char*& data) {
+    const std::size_t size = bytes + meta + alignof(Stored);  // (with room to align the Stored)
+    if (chunks_.empty() || chunks_.back().back - chunks_.back().used < size) {
       Chunk c;
       if (!spare_.empty() && spare_.back().size >= size) {
         c = std::move(spare_.back());
@@ -238,6 +244,7 @@ class InputMerge::HeldQueue {
         c.data.reset(new char[c.size]);  // (operator new[]: aligned for any Stored)
       }
       c.used = c.records = 0;
+      c.back = c.size & ~(alignof(Stored) - 1);
       chunks_.push_back(std::move(c));
       // A few kept for reuse (the records of the batches in flight point into some), the rest
       // freed.
@@ -245,12 +252,15 @@ class InputMerge::HeldQueue {
     }
     Chunk& c = chunks_.back();
     chunk = first_chunk_ + chunks_.size() - 1;
-    char* at = c.data.get() + c.used;
+    char* const base = c.data.get();
+    data = base + c.used;
+    c.used += bytes;
+    c.back = (c.back - meta) & ~(alignof(Stored) - 1);
     // The judging thread read these lines when the chunk was last used: taken back early.
-    if (c.used + size + kWriteAhead < c.size) prefetch_to_write(at + size + kWriteAhead);
-    c.used += size;
+    if (c.used + kWriteAhead < c.back) prefetch_to_write(base + c.used + kWriteAhead);
+    if (c.back > c.used + kWriteAhead) prefetch_to_write(base + c.back - kWriteAhead);
     ++c.records;
-    return at;
+    return base + c.back;
   }
   bool from_queue() const { return !queue_.empty() && (heap_.empty() || heap_.front() > queue_.front()); }
 
