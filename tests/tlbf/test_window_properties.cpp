@@ -332,6 +332,68 @@ TEST_SUITE("window_properties") {
       }
   }
 
+  TEST_CASE("tlbf: the false-positive rate holds through jumps of the rate by 10x to 10^6x, up and down") {
+    // 10 records a second in a 60 s span (capacity 6,000: a first era 10x too large, as the
+    // program's default -c is for a slow stream), then the rate jumps up by `factor` for up to
+    // 200,000 records (1.5 spans at 10x), then back down for 1.5 spans. At 10^6x the records
+    // are 100 ns apart, far inside a clock tick (a 1.2 s cell), at 10^3x they are a backlog,
+    // at 10x a rate measured over cells. Every record is a new key; after the jump up and
+    // after the jump down 40 probes of 10 / target never-inserted keys each measure the rate
+    // (the records themselves too). Each stays within 1.5x the target: an era that could not
+    // follow the jump piled up runs whose fill was lowered for 1 / runs each, a harmonic sum
+    // (2.8-3.9x the target before). Every key inserted a span or less before a record is
+    // found (a sample of them, the oldest in the window included).
+    constexpr Duration kJumpSpan = 60 * kSec;
+    constexpr Duration kBaseGap = kSec / 10;
+    for (const double target : {1e-2, 1e-3}) {
+      for (const double factor : {1e1, 1e3, 1e5, 1e6}) {
+        CAPTURE(target);
+        CAPTURE(factor);
+        tlbf::TimeLimitedFilter f(time_config(kJumpSpan, target, 6000));
+        std::uint64_t id = 0, probe = 0, false_negatives = 0;
+        std::deque<std::pair<Time, std::uint64_t>> sample;  // every 13th insert
+        Time now = kSec;
+        struct Tally {
+          std::uint64_t asked = 0, reported = 0;
+        };
+        // `n` records `gap` ns apart (as a double: 100 ns at 10^6x), probed 40 times.
+        auto phase = [&](std::uint64_t n, double gap, Tally& tally) {
+          double at = static_cast<double>(now);
+          for (std::uint64_t i = 0; i < n; ++i) {
+            at += gap;
+            now = static_cast<Time>(at);
+            const bool fresh = f.insert_if_absent(key(id), now);
+            ++tally.asked;
+            tally.reported += !fresh;
+            if (id % 13 == 0) sample.emplace_back(now, id);
+            ++id;
+            while (!sample.empty() && now - sample.front().first >= kJumpSpan) sample.pop_front();
+            if (!sample.empty() && i % 101 == 0) {
+              false_negatives += !f.may_contain(key(sample.front().second), now);
+              false_negatives += !f.may_contain(key(sample[i % sample.size()].second), now);
+            }
+            if (i % (n / 40) == n / 80)
+              for (std::uint64_t q = 0; q < static_cast<std::uint64_t>(10 / target); ++q, ++tally.asked)
+                tally.reported += f.may_contain(absent_key(probe++), now);
+          }
+        };
+        Tally steady, up, down;
+        const auto base_records = static_cast<std::uint64_t>(3 * kJumpSpan / kBaseGap / 2);
+        phase(base_records, static_cast<double>(kBaseGap), steady);
+        phase(std::min<std::uint64_t>(200000, static_cast<std::uint64_t>(static_cast<double>(base_records) * factor)),
+              static_cast<double>(kBaseGap) / factor, up);
+        phase(base_records, static_cast<double>(kBaseGap), down);
+        MESSAGE("target " << target << ", jump " << factor << "x: false-positive rate " << rate(up.reported, up.asked)
+                          << " after the jump up, " << rate(down.reported, down.asked) << " after the jump down; "
+                          << f.slice_count() << " slices, " << f.era_count() << " eras at the end");
+        CHECK(false_negatives == 0);
+        CHECK(rate(steady.reported, steady.asked) <= 1.5 * target);
+        CHECK(rate(up.reported, up.asked) <= 1.5 * target);
+        CHECK(rate(down.reported, down.asked) <= 1.5 * target);
+      }
+    }
+  }
+
   TEST_CASE("tlbf: no false negatives through a ramp up and down") {
     for (Refresh refresh : {Refresh::no, Refresh::yes}) {
       tlbf::TimeLimitedFilter f(time_config(kSpan, 0.001, 20000));
