@@ -40,7 +40,8 @@
 //    a time. The newest era takes the new slices (its cells shift up one slot per shift,
 //    starting with the k slots of the insert range and doubled in place when full, up to the
 //    k + l of a steady stream, then a quarter at a time, or straight to kWideSlots (128:
-//    cells of two words) when it takes a burst, narrowed when an eighth stands empty); an
+//    cells of two words) when it takes a burst, narrowed when an eighth stands empty, and
+//    to k + l once its slices are back within them); an
 //    older era only loses slices as they expire, and is narrowed when half of its slots are
 //    empty. The era policy (shift step 3) keeps eras few: at most kMaxEras = 4 live, one on
 //    a steady stream.
@@ -101,9 +102,11 @@
 //     - otherwise the new slice joins the newest era at its size m, as it does when the ending
 //       generation was followed by a silence of a cell or more (it tells nothing of the rate
 //       after the silence).
-//     A new era is started only while fewer than kMaxEras are live; past that the slice
-//     joins the newest era (its generations then end by count with more slices, or by
-//     time with emptier ones, and the rate promise holds either way). So live eras <= 4,
+//     A new era is started only while fewer than kMaxEras are live; past that a newest era
+//     of at most k slices whose generation ended by count is upsampled when q >= 2 (to half
+//     of max_slice_bits at most), else the slice joins the newest era (its generations then
+//     end by count with more slices, or by time with emptier ones; step 5 bounds the rate
+//     either way). So live eras <= 4,
 //     and a query reads at most 4 k cells for each 64 accepted runs. On a steady stream
 //     the policy keeps one era; a burst takes one or two more for a span after it starts
 //     and after it ends, a step of the rate one more for a span; an idle gap none
@@ -119,7 +122,8 @@
 //     the next shift instead of stopping shifts. Bit-sliced (and slice-major while the
 //     memory cap holds slice 0 at its largest size), m_i ln2 in eq. 4 is m_i (-ln(1 - f))
 //     for the fill f the layout was chosen for, lowered when more than l + 1 runs are
-//     accepted so that their chance bits stay at the model's (set_fill_target()): a cap
+//     accepted so that their chance bits add up to at most 1.5 times the model's however
+//     many pile up (fill_log_for(); for k >= 6, the layouts of -e 0.1 and below): a cap
 //     then gives up window, never the rate.
 //     Here u_i is eq. 4 relaxed: the larger of
 //     the even share and what slice i has left beyond the slice-0 generation (c0 / (k x
@@ -204,6 +208,10 @@ class TimeLimitedFilter final : public WindowFilter {
   static constexpr double kEraStep = 2.0;
   static constexpr double kEraDrift = 1.0625;
   static constexpr double kEraSilenceStep = 16.0;
+  // How fast the fill falls as runs pile up past l + 1 (fill_log_for()): above 1, so that
+  // their chance bits add up to a bounded share of the model's rate, half of it at 3; for
+  // k >= 6 (excess_runs_exponent()).
+  static constexpr double kExcessRunsExponent = 3.0;
 
   // The layout for an error rate: the fewest bits per key under the TLBF's own rate model,
   // averaged over a generation with this filter's headroom (params.hpp, tlbf_fpr()).
@@ -1292,7 +1300,11 @@ class TimeLimitedFilter final : public WindowFilter {
       tg = std::clamp(static_cast<double>(oldest.inserts) * static_cast<double>(span_) / (static_cast<double>(d) * l_),
                       tg * (1.0 - band), tg * (1.0 + band));
     }
-    const double base = std::max({r.inserts / r.generations, r.allowed, 1.0});
+    // Bit-sliced, what the ending generation could have taken at the layout's fill: a fill
+    // lowered for extra runs (fill_log_for()) makes generations short, and a limit on their
+    // size would hold the rate, and the era, where the extra runs came from.
+    const double allowed = sliced_ ? r.allowed * fill_shortfall(now) : r.allowed;
+    const double base = std::max({r.inserts / r.generations, allowed, 1.0});
     double growth = sliced_ && r.duration >= cell_ ? kMaxGrowthMeasured : kMaxGrowth;
     // Bit-sliced, a rate beyond one step's reach, measured over less than a cell (but not
     // within one clock tick, which grows by new eras) is a backlog of unknown length.
@@ -1389,16 +1401,39 @@ class TimeLimitedFilter final : public WindowFilter {
     while (j + k_ <= slices_.size() && at(j).own_last > threshold) ++j;
     return j - 1;
   }
-  // The fill a bit-sliced slice may reach, as -ln(1 - f) (inserts per bit): the layout's
-  // 1 - 2^(-1/h), where the rate model puts a slice that ends its k generations by time
-  // (params.hpp, tlbf_fpr()), and lower when more than l + 1 runs are accepted (an era's
-  // slices sized for a slower rate end their generations by count, and the filter holds more
-  // of them): f = f_h ((l + 1) / runs)^(1/k), so that the runs' chance bits, about runs f^k,
-  // stay at the model's.
-  void set_fill_target(std::size_t runs) {
+  // The fill a bit-sliced slice may reach, as -ln(1 - f) (inserts per bit), for a generation
+  // that starts with `runs` accepted (its own included): the layout's f_h = 1 - 2^(-1/h),
+  // where the rate model puts a slice that ends its k generations by time (params.hpp,
+  // tlbf_fpr()), and lower past l + 1 runs (slices sized for a slower rate end their
+  // generations by count, and the filter holds more of them): the run's chance bits, f^k,
+  // are f_h^k ((l + 1) / runs)^kExcessRunsExponent. Runs only expire oldest first, so the run
+  // at age rank i among those accepted at a query found at least i - k + 1 accepted when any
+  // generation that filled its slices started; the ranks past l + k then add at most
+  // (l + 1) / (kExcessRunsExponent - 1) runs at the layout's fill, however many pile up
+  // (with exponent 1, a share of 1 / runs each, they added (l + 1) ln(runs / (l + 1)): 3-4
+  // times the target after a jump of the rate; docs/filters.md).
+  double fill_log_for(std::size_t runs) const {
     double f = -std::expm1(-detail::kLn2 / kHeadroom);
-    if (runs > l_ + 1) f *= std::pow(static_cast<double>(l_ + 1) / static_cast<double>(runs), 1.0 / k_);
-    fill_log_ = -std::log1p(-f);
+    if (runs > l_ + 1)
+      f *= std::pow(static_cast<double>(l_ + 1) / static_cast<double>(runs), excess_runs_exponent() / k_);
+    return -std::log1p(-f);
+  }
+  // kExcessRunsExponent where it is at most k / 2, else 1 (the exponent before issue 52). At
+  // a given rate and slice size a generation holds inserts in proportion to the fill, so the
+  // runs of a span grow as runs^(exponent / k), and the era policy sizes for the fill of the
+  // runs (fill_shortfall()): at exponent / k <= 1/2, slices at most sqrt(runs / (l + 1))
+  // times larger. With 3 at k = 1 the fill fell as the cube of the runs: generations of one
+  // insert, hundreds of runs, and slices of 2^32 bits asked for (the unit test "with k = 1
+  // no era is left without slices behind a newer one" took 62 s). choose_layout() picks
+  // k >= 6 for any -e up to 0.1; a smaller k (-e above 0.1, or k given) keeps the fill of
+  // before, whose excess runs add up as a harmonic sum.
+  double excess_runs_exponent() const { return k_ >= 2 * kExcessRunsExponent ? kExcessRunsExponent : 1.0; }
+  void set_fill_target(std::size_t runs) { fill_log_ = fill_log_for(runs); }
+  // Bit-sliced: how many times fewer inserts a bit takes at the fill of a generation started
+  // now than at the layout's (1 with at most l + 1 runs accepted). From the runs, not from
+  // fill_log_, which is not saved: a loaded filter shifts as the one it was saved from.
+  double fill_shortfall(Time now) const {
+    return detail::kLn2 / kHeadroom / fill_log_for(accepted_runs(detail::sat_sub(now, span_)) + 1);
   }
 
   // What the era policy does with the new slice (shift step 3).
@@ -1421,7 +1456,11 @@ class TimeLimitedFilter final : public WindowFilter {
   }
   EraMove era_policy(Time now, double tg, Duration measured_over) {
     const Era& newest = eras_.back();
-    const double want = k_ * tg * kHeadroom;  // inserts a new era's slices would be sized for
+    // Inserts a new era's slices would be sized for: at the layout's fill, or, while more
+    // runs than a burst's era holds are accepted and generations still end by count, at the
+    // fill lowered for them (fill_log_for()), or the runs would go on piling up.
+    const bool short_of_fill = gen_left_ == 0 && accepted_runs(detail::sat_sub(now, span_)) > kWideSlots;
+    const double want = k_ * tg * kHeadroom * (short_of_fill ? fill_shortfall(now) : 1.0);
     const double q = want / detail::kLn2 / static_cast<double>(newest.bits());
     const std::uint64_t fresh = detail::slice_bits_for(want, min_bits_, max_slice_bits_);
     const bool room = eras_.size() < kMaxEras && fresh != newest.bits();
@@ -1473,6 +1512,19 @@ class TimeLimitedFilter final : public WindowFilter {
           move.burst = true;
           return move;
         }
+        // No era left to start (kMaxEras live): an era of at most k slices whose generation
+        // ended by count is upsampled whatever the clock measured, at a cost of at most the k
+        // slices of the insert range at the new size. Joined instead, its generations ended
+        // by count and the runs piled up (2,000 in a span after a 10^5-fold jump, against
+        // l + 1 = 50). To half of max_slice_bits_ at most, so that a window of its slices
+        // takes half the memory cap at most. At max_slice_bits_ one era took all of a cap
+        // that bound: the k - 1 slices of its insert range, which hold no accepted run yet,
+        // took a third of it at k = 21, and no smaller era could start beside it once the
+        // rate fell (a 100-fold burst against --max-memory 64K, -w 10s kept 0.97 s at the
+        // shortest; 1.1 s now, e2e.cap_agreement).
+        const std::uint64_t within_cap = std::min(c, max_slice_bits_ / 2 / newest.bits());
+        if (!room && within_cap >= 2 && newest.slices <= k_ && gen_left_ == 0)
+          return {EraMove::upsample, within_cap, 0};
       } else {
         const std::uint64_t most = newest.bits() / min_bits_;  // a fold never goes below min_bits_
         for (auto c = std::min(most, static_cast<std::uint64_t>(std::min(1 / q, 1e9))); c >= 2; --c)
@@ -1482,6 +1534,14 @@ class TimeLimitedFilter final : public WindowFilter {
       return move;
     }
     const std::uint8_t side = q > kHeadroom ? 1 : q < 1 / kEraDrift ? 2 : 0;
+    // A burst's era full at kWideSlots whose generations still end by count above its rate:
+    // the burst outlasted it, and a new era starts as at a step of the rate (the fill of its
+    // many runs, fill_log_for(), can hold the ending generation's rate under kEraStep).
+    if (side == 1 && gen_left_ == 0 && newest.slices >= std::uint64_t{k_} + l_ && newest.slices + 1 > kWideSlots &&
+        room) {
+      drift_side_ = 0;
+      return {EraMove::start, 1, fresh};
+    }
     if (side != drift_side_) {
       drift_side_ = side;
       drift_since_ = now;
@@ -1497,7 +1557,8 @@ class TimeLimitedFilter final : public WindowFilter {
   // (an era is laid out anew, a pass over its cells, a few times as it fills, not at each
   // shift; no more than a fifth of its cells stands empty), or straight to kWideSlots when it
   // takes a faster rate's slices (`burst`, era_policy(): one re-layout for the burst);
-  // narrowed back to them when it lost slices and an eighth of it stands empty. `tight`
+  // narrowed back to them when it lost slices and an eighth of it stands empty, or to k + l
+  // when they are back within k + l. `tight`
   // (under the memory cap): no room beyond the slices.
   std::uint64_t newest_slots(bool lost, bool tight, bool burst) const {
     const Era& e = eras_.back();
@@ -1512,6 +1573,10 @@ class TimeLimitedFilter final : public WindowFilter {
         return std::min<std::uint64_t>(burst ? kWideSlots : std::min<std::uint64_t>(grown, kWideSlots), max_slices_);
       return std::min<std::uint64_t>(grown, max_slices_);
     }
+    // Back within a steady stream's k + l, an era grown past them keeps no slot beyond them:
+    // an eighth would leave up to (k + l) / 8 slots empty for as long as the stream stays
+    // steady (the first window's transient left 69 slots for 64 slices, 8% of the memory).
+    if (lost && !tight && need <= steady && steady < slots && slots < kWideSlots) return steady;
     if ((lost || tight) && slots - need >= std::max<std::uint64_t>(tight ? 1 : 2, need / 8)) {
       // A wide era stays wide while it needs more than 64 slots, then narrows to 64.
       if (!tight && slots == kWideSlots) return need > 64 ? slots : std::max<std::uint64_t>(need, 64);

@@ -1,8 +1,9 @@
 // Window properties of the APBF (count window) and TLBF (time window, both layouts where
 // said) against an exact oracle, a hash map of key -> last insert (index or time), over streams of 10^6 records
 // with a manual clock: a steady rate, a 10x burst, a ramp, idle gaps longer than the span,
-// and periodic keys repeating at 1.05 x the window. Checked: no false negatives inside the
-// window (including the oldest key still in it, at every step); the tight window: records
+// jumps of the rate by 10x to 10^6x up and down, and periodic keys repeating at 1.05 x the
+// window. Checked: no false negatives inside the window (including the oldest key still in
+// it, at every step); the tight window: records
 // whose key was last inserted a window plus the stated slack ago (or never) are reported at
 // most at 1.5 x the target false-positive rate, a periodic key's return included; the
 // false-positive rate at steady state for targets 1e-1..1e-4; and the TLBF's return to
@@ -19,6 +20,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -136,8 +138,9 @@ std::vector<Event> periodic_events(Duration period, std::uint64_t keys, std::uin
   return ev;
 }
 
-// Drives a time-window filter through the events; observe(i, now) runs after each record.
-// A record is beyond when its key's last insert is at least span + slack old.
+// Drives a time-window filter through the events; observe(i, now), or observe(i, now, the
+// outcome so far), runs after each record. A record is beyond when its key's last insert is
+// at least span + slack old.
 template <class Observe>
 Outcome run_time_window(tlbf::TimeLimitedFilter& f, Duration span, Refresh refresh, const std::vector<Event>& events,
                         Observe observe) {
@@ -167,7 +170,10 @@ Outcome run_time_window(tlbf::TimeLimitedFilter& f, Duration span, Refresh refre
       inserted.emplace_back(now, id);
       ++out.inserts;
     }
-    observe(i, now);
+    if constexpr (std::is_invocable_v<Observe, std::uint64_t, Time, const Outcome&>)
+      observe(i, now, out);
+    else
+      observe(i, now);
   }
   return out;
 }
@@ -237,6 +243,52 @@ void check_tight(const Outcome& o, double target) {
 constexpr Duration kSpan = kSec;
 constexpr Duration kBaseStep = 50 * kUs;
 constexpr std::uint64_t kRecords = 1000000;
+
+// A jump of the rate (issue 52, item 1), judged by the oracle of run_time_window() phase by
+// phase: 10 records a second in a 60 s span for 1.5 spans (capacity 6,000: a first era 10x
+// too large, as the program's default -c is for a slow stream), then `factor` times that for
+// up to 200,000 records (1.5 spans at 10x; at 10^6x 100 ns apart, at 10^3x a backlog), then
+// 10 a second again for 1.5 spans. In each phase the records beyond window + slack, together
+// with 200 / target never-inserted keys (10^6 at most: 10 false positives at the target)
+// asked at 8 points of it, are reported at most at 1.5 x the target; no record inside the
+// window is missed, nor the oldest insert still in it at any step. The steady phase is the
+// same for every factor: asked when `steady_too`.
+void check_rate_jump(double target, double factor, bool steady_too) {
+  constexpr Duration kJumpSpan = 60 * kSec;
+  constexpr Duration kBaseGap = kSec / 10;
+  const std::uint64_t slow = 3 * kJumpSpan / kBaseGap / 2;
+  const auto fast = std::min<std::uint64_t>(200000, static_cast<std::uint64_t>(static_cast<double>(slow) * factor));
+  const auto gap = static_cast<Duration>(static_cast<double>(kBaseGap) / factor);
+  const std::uint64_t ends[3] = {slow, slow + fast, 2 * slow + fast};
+  const auto probes = static_cast<std::uint64_t>(std::min(1e6, 200 / target)) / 8;
+  tlbf::TimeLimitedFilter f(time_config(kJumpSpan, target, 6000));
+  std::uint64_t asked[3] = {}, reported[3] = {}, probe = 0;
+  Outcome at_end[3];
+  auto step = [&](std::uint64_t i) { return i >= ends[0] && i < ends[1] ? gap : kBaseGap; };
+  const Outcome o =
+      run_time_window(f, kJumpSpan, Refresh::no, ends[2], step, [&](std::uint64_t i, Time now, const Outcome& so_far) {
+        const std::size_t p = i < ends[0] ? 0 : i < ends[1] ? 1 : 2;
+        const std::uint64_t begin = p == 0 ? 0 : ends[p - 1], every = (ends[p] - begin) / 8;
+        if ((i - begin) % every == every / 2 && (p > 0 || steady_too))
+          for (std::uint64_t q = 0; q < probes; ++q, ++asked[p]) reported[p] += f.may_contain(absent_key(probe++), now);
+        if (i + 1 == ends[p]) at_end[p] = so_far;
+      });
+  const std::string names[3] = {"steady", "after the jump up", "after the jump down"};
+  for (std::size_t p = 0; p < 3; ++p) {
+    asked[p] += at_end[p].beyond - (p == 0 ? 0 : at_end[p - 1].beyond);
+    reported[p] += at_end[p].beyond_reported - (p == 0 ? 0 : at_end[p - 1].beyond_reported);
+  }
+  MESSAGE("target " << target << ", jump " << factor << "x: " << o.false_negatives << " false negatives in " << o.events
+                    << " records and " << o.edge_checks << " window-edge checks; false-positive rate "
+                    << rate(reported[1], asked[1]) << " " << names[1] << ", " << rate(reported[2], asked[2]) << " "
+                    << names[2] << " (" << reported[2] << " of " << asked[2] << "); " << f.slice_count() << " slices, "
+                    << f.era_count() << " eras at the end");
+  CHECK(o.false_negatives == 0);
+  for (std::size_t p = steady_too ? 0 : 1; p < 3; ++p) {
+    CAPTURE(names[p]);
+    CHECK(rate(reported[p], asked[p]) <= 1.5 * target);
+  }
+}
 
 }  // namespace
 
@@ -330,6 +382,26 @@ TEST_SUITE("window_properties") {
         const auto [lo, hi] = std::minmax_element(slice0_late.begin(), slice0_late.end());
         CHECK(static_cast<double>(*hi) <= 1.1 * static_cast<double>(*lo));
       }
+  }
+
+  TEST_CASE(
+      "tlbf: the false-positive rate holds through jumps of the rate by 10x to 10^6x, up and down, 1e-2 and 1e-3") {
+    // Before issue 52's fix: 1.1-2.2x the target after the jumps of 10^3x and more.
+    for (const double target : {1e-2, 1e-3})
+      for (const double factor : {1e1, 1e3, 1e5, 1e6}) {
+        CAPTURE(target);
+        CAPTURE(factor);
+        check_rate_jump(target, factor, factor == 1e1);
+      }
+  }
+
+  TEST_CASE("tlbf: the false-positive rate holds through jumps of the rate by 10x to 10^6x, up and down, 1e-5") {
+    // Before issue 52's fix: 4.1-4.5x the target after the jumps of 10^3x and more, and 72,000
+    // false negatives (the max_slices cap of 4,096 dropped live slices).
+    for (const double factor : {1e1, 1e3, 1e5, 1e6}) {
+      CAPTURE(factor);
+      check_rate_jump(1e-5, factor, factor == 1e1);
+    }
   }
 
   TEST_CASE("tlbf: no false negatives through a ramp up and down") {
