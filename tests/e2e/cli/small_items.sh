@@ -14,7 +14,7 @@ check "an input of blank lines only is lines" "$(printf '\n')" "$(printf '\n\n\n
 # JSON: a leading blank line is what a later one is, no record: written as read, not counted.
 printf '\n{"a":1}\n\n{"a":1}\n' | "$T" -k a --stats 2> "$WORK/json.err" > "$WORK/json.out"
 check "json: blank lines pass, the duplicate object is dropped" "$(printf '\n{"a":1}\n\n')" "$(cat "$WORK/json.out")"
-check "json: neither blank line is a record or an error" 2 "$(grep -c '^records *2$\|errors *0 (malformed 0' "$WORK/json.err")"
+check "json: neither blank line is a record or an error" 2 "$(grep -c '^records *2$\|errors *0$' "$WORK/json.err")"
 check "json: no warning about them" 0 "$(grep -c 'warning' "$WORK/json.err")"
 
 # --mark on an object that has the member already: its value is replaced, never doubled.
