@@ -128,7 +128,7 @@ TEST_SUITE("stats") {
     CHECK(has(format_stats(r, StatsFormat::json), "\"capacity\":100000,\"bits_per_key\":75.20,"));
   }
 
-  TEST_CASE("errors say what became of them; none, a bare 0") {
+  TEST_CASE("errors say what became of them: none, a bare 0") {
     RunStats r;
     CHECK(has(format_stats(r, StatsFormat::text), "errors        0\n"));
     r.malformed = 1;
