@@ -38,6 +38,7 @@
 #include "base/duration.hpp"
 #include "decide/redis/redis_backend.hpp"
 #include "input/record_reader.hpp"
+#include "output/printer.hpp"
 #include "output/writer.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/pipeline.hpp"
@@ -355,7 +356,7 @@ int run(Options o, int argc, const char* const* argv) {
   const bool timed = !o.pipeline.extract.time.empty();
   const bool merge = timed && !o.no_merge && o.files.size() >= 2;
   const bool in_time_order = merge || (timed && o.pipeline.clock.lateness > 0);
-  Writer writer(STDOUT_FILENO);
+  Printer printer(STDOUT_FILENO, o.pipeline.output);
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.merged = merge;
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
@@ -369,10 +370,10 @@ int run(Options o, int argc, const char* const* argv) {
       const MergeConfig merging{merge, o.pipeline.clock.lateness, d.config.max_memory_bytes / 4,
                                 o.pipeline.clock.max_future};
       InputMerge in(o.files, o.reader, merging, pipeline.source_config(), d.decider().hasher(), system_clock);
-      pipeline.run(in, writer, &g_stop_signal);
+      pipeline.run(in, printer, &g_stop_signal);
     } else {
       RecordReader reader(o.files, o.reader);
-      pipeline.run(reader, writer, &g_stop_signal);
+      pipeline.run(reader, printer, &g_stop_signal);
     }
   } catch (const OutputStopped& e) {
     std::string where;

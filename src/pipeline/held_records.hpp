@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "output/emitter.hpp"
+#include "output/record_sink.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
@@ -19,21 +19,22 @@ class HeldRecords {
     OutRecord record;      // not borrowable: the bytes are the copy held here
     bool awaits_answer;    // else written whatever the answers are
     bool passed;           // not selected by --where: written untouched
-    std::string_view key;  // with an answer awaited and the key kept: for --top
+    std::string_view key;  // with an answer awaited
     tlbf::KeyHash hash;
+    tlbf::Time at;  // the time it is judged at
   };
 
   bool empty() const { return held_.empty(); }
-  // Holds a copy of `r` (and of `key`, when `keep_key`) at the back.
-  void hold(const OutRecord& r, bool awaits_answer, std::string_view key, tlbf::KeyHash hash, bool keep_key) {
+  // Holds a copy of `r` and its `key` at the back.
+  void hold(const OutRecord& r, bool awaits_answer, std::string_view key, tlbf::KeyHash hash, tlbf::Time at) {
     bytes_.append(r.bytes);
-    if (keep_key) bytes_.append(key);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, keep_key ? key.size() : 0, hash, r.json, awaits_answer, false});
+    bytes_.append(key);
+    held_.push_back(Entry{r.bytes.size(), r.text_size, key.size(), hash, at, r.json, awaits_answer, false});
   }
   // Holds a copy of `r`, a record --where did not select, at the back.
   void hold_passed(const OutRecord& r) {
     bytes_.append(r.bytes);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, r.json, false, true});
+    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, 0, r.json, false, true});
   }
   // The record at the front; its views stay valid until compact().
   Held front() const {
@@ -43,7 +44,8 @@ class HeldRecords {
                 e.awaits_answer,
                 e.passed,
                 {at + e.size, e.key_size},
-                e.hash};
+                e.hash,
+                e.at};
   }
   void pop() {
     start_ += held_.front().size + held_.front().key_size;
@@ -64,6 +66,7 @@ class HeldRecords {
   struct Entry {
     std::size_t size, text_size, key_size;
     tlbf::KeyHash hash;
+    tlbf::Time at;
     bool json, awaits_answer, passed;
   };
   std::deque<Entry> held_;

@@ -8,7 +8,7 @@
 //    (pipeline_hold.cpp).
 //  - Records are clocked and submitted to the decider in segments, but nothing of a record
 //    shows before the records ahead of it are done: the clock's warnings wait for their
-//    record, and a segment ends where the writer might flush (Writer::room), at a record
+//    record, and a segment ends where the sink might flush (RecordSink::room), at a record
 //    that is fatal (--on-error fail), at the untimed probe's end and at a checkpoint. So
 //    whenever output fails, a state is saved, or the run stops at a record, every record
 //    before it is decided and written and none after it is decided.
@@ -37,7 +37,6 @@
 #include "base/json_text.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
-#include "pipeline/output_hold.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
@@ -64,9 +63,9 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock,
 
 Pipeline::~Pipeline() = default;
 
-RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) { return run_input(in, out, stop); }
+RunStats Pipeline::run(RecordReader& in, RecordSink& out, const volatile int* stop) { return run_input(in, out, stop); }
 
-RunStats Pipeline::run(InputMerge& in, Writer& out, const volatile int* stop) { return run_input(in, out, stop); }
+RunStats Pipeline::run(InputMerge& in, RecordSink& out, const volatile int* stop) { return run_input(in, out, stop); }
 
 void Pipeline::read_all(RecordReader& in, bool read_ahead) {
   in.set_stop_flag(stop_);
@@ -85,16 +84,13 @@ void Pipeline::read_all(InputMerge& in, bool read_ahead) {
 }
 
 template <class Input>
-RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
+RunStats Pipeline::run_input(Input& in, RecordSink& out, const volatile int* stop) {
   // Step 1: where the run writes, how it stops, what it shows.
   const std::int64_t started_ns = time_source_->steady_ns();
   last_checkpoint_ns_ = started_ns;
   if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
   if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
-  out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
-  Emitter emitter(out, cfg_.output);
-  out_ = output_ = &out;
-  emitter_ = output_emitter_ = &emitter;
+  sink_ = &out;
   // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
   // until the key check cannot (--explain shows what it read whatever the checks say).
   time_probe_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
@@ -107,16 +103,12 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
                                                         : "the run stopped";
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
-  if (cfg_.explain > 0) emitter.explain_header();
   // Step 2: the records, read, clocked, decided and written batch by batch. A second thread
   // reads ahead only where it can always be stopped and joined (regular files: reads never
   // block for long) and where output timing does not matter.
   const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
                           in.inputs_are_regular_files();
-  // Read ahead, the records were written by the other core: copying short runs would read
-  // them across cores before the kernel copies them again, so the writer borrows them all
-  // (wall time +5 % copied on the 2,000,000-event files; on one thread copying saves 6 %).
-  out.copy_short_runs(!read_ahead);
+  out.start(SinkStart{stop, read_ahead, cfg_.line_buffered, cfg_.explain > 0});
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {
@@ -265,8 +257,9 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   if (aside_) return judge_keyed_aside(b, r, k);
   const bool dup = answers_.take();
   stats_.duplicates += dup;
-  if (dup && top_) top_->add(b.keys()[s.first_key + k], b.hashes()[s.first_key + k]);  // whose duplicate it was
-  emitted_ = write_decided(out_record(r), dup);
+  const std::size_t key = s.first_key + k;
+  if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);  // whose duplicate it was
+  emitted_ = write_decided(out_record(r), b.keys()[key], b.hashes()[key], s.times[k], dup);
   if (k + 1 == s.submitted) check_cap(r, k);
 }
 
@@ -280,7 +273,7 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
       judge_keyed(b, r, k++);
     } else if (r.continues) {  // --multiline: lines of a record judged when the input paused
       if (held_last_ && holder_->continue_last(r.bytes, r.term_len)) continue;
-      if (emitted_) emitter_->continuation(r.bytes);
+      if (emitted_) sink_->continuation(r.bytes);
       continue;
     } else if (r.status == ExtractStatus::blank) {
       write_blank(r);

@@ -1,6 +1,6 @@
 // The record loop: records from the source (record_source.hpp) are clocked (decision_clock.hpp),
 // submitted to the decider in batches (decide/decider.hpp) and handed with their answers to
-// the emitter (output/emitter.hpp), with the bookkeeping around them: counters, warnings,
+// the sink (output/record_sink.hpp), with the bookkeeping around them: counters, warnings,
 // progress, checkpoints. The world comes in through two interfaces: a Clock for wall and
 // steady time, and Diagnostics for every warning and the end-of-run summary.
 #pragma once
@@ -18,9 +18,9 @@
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
 #include "input/record_reader.hpp"
-#include "output/emitter.hpp"
 #include "output/holder.hpp"
-#include "output/writer.hpp"
+#include "output/output_mode.hpp"
+#include "output/record_sink.hpp"
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/held_records.hpp"
 #include "pipeline/late_advice.hpp"
@@ -33,7 +33,6 @@ namespace tlbf_dedup {
 
 class InputMerge;
 class MultilineCheck;
-class OutputHold;
 class Progress;
 
 // What happens to a record whose key cannot be extracted.
@@ -115,11 +114,11 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // CapError (--on-cap fail), UntimedInput, KeylessInput, InputError, OutputError, SpecError, BrokenPipe,
-  // OutputStopped, DecisionsLost.
-  RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
+  // CapError (--on-cap fail), UntimedInput, KeylessInput, InputError, SpecError, DecisionsLost,
+  // and what `out` throws (OutputError, BrokenPipe, OutputStopped).
+  RunStats run(RecordReader& in, RecordSink& out, const volatile int* stop);
   // The same over inputs merged by time and held for --lateness (input_merge.hpp).
-  RunStats run(InputMerge& in, Writer& out, const volatile int* stop);
+  RunStats run(InputMerge& in, RecordSink& out, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_.now(); }
   // What a source of records for this pipeline extracts (record_source.hpp).
@@ -149,7 +148,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   };
 
   template <class Input>
-  RunStats run_input(Input& in, Writer& out, const volatile int* stop);
+  RunStats run_input(Input& in, RecordSink& out, const volatile int* stop);
   // Step 2 of a run: every record read and judged.
   void read_all(RecordReader& in, bool read_ahead);
   void read_all(InputMerge& in, bool read_ahead);
@@ -157,7 +156,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // BatchSink: the source hands over batches, and tells of its reader's pauses.
   std::size_t take(const RecordBatch& batch) override;
   bool stopped() const override { return *stop_ || clock_.probe_failed() || keyless_failed_; }
-  void release_records() override { out_->return_borrowed(); }
+  void release_records() override { sink_->release_borrowed(); }
   int input_paused() override;
   void reached_end(const std::string& name) override { last_input_ = name; }
   // RecordWarnings: the clock's warnings, given when their record is judged.
@@ -168,7 +167,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
   // The end of the longest run of records from `from` on (one at least) whose output goes
-  // into the writer without a flush.
+  // into the sink without a flush.
   std::size_t room_end(const RecordBatch& b, std::size_t from) const;
   // Submits, judges and writes the segment's records [from, end), in order.
   void judge_segment(const RecordBatch& b, std::size_t from, std::size_t end);
@@ -189,8 +188,8 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // passed; true when it was written.
   bool pass_unmatched(const SourceRecord& r);
   OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
-  bool write_decided(const OutRecord& r, bool dup) {
-    const bool written = emitter_->decided(r, dup);
+  bool write_decided(const OutRecord& r, std::string_view key, tlbf::KeyHash hash, tlbf::Time at, bool dup) {
+    const bool written = sink_->decided(DecidedRecord{r, key, hash, at, dup});
     stats_.emitted += written;
     return written;
   }
@@ -216,7 +215,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
   // fatal), and each bind's window kept counts for the shortest.
   [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
-  // With -t, output is held back (OutputHold) until the untimed check cannot fail any more: a
+  // With -t, output is held back (RecordSink::hold_back) until the untimed check cannot fail any more: a
   // record had a readable time, or the check's records passed keyless. Called after a segment
   // is clocked and before it is judged, so the segment's records go where the check says.
   [[gnu::cold]] void check_hold();
@@ -264,11 +263,9 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
-  // The run's: where it writes (the output, or the hold), its stop flag, --progress.
-  Writer* out_ = nullptr;
-  Emitter* emitter_ = nullptr;
-  Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
-  Emitter* output_emitter_ = nullptr;
+  // The run's: where its records go, its stop flag, --progress.
+  RecordSink* sink_ = nullptr;
+  bool holding_output_ = false;                // the sink holds output back (check_hold)
   bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
   bool written_while_checking_ = false;        // the input paused during the check: what it held went out
   bool keyless_pending_ = true;                // check_keyless() is still to come
@@ -280,7 +277,6 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   bool keyless_failed_ = false;                // stop_when_keyless: the run stops
   std::uint64_t absent_in_probe_ = 0;          // records that lacked a key part, in the probe
   std::string first_absent_;                   // the first of them: where, why, and the advice
-  std::unique_ptr<OutputHold> hold_;           // while output is held
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;

@@ -60,20 +60,17 @@ SeenTime Pipeline::seen_time(const SourceRecord& r, tlbf::Time at) const {
   return SeenTime{is_bare_json(t) ? SeenForm::bare : SeenForm::string, t, at};
 }
 
-void Pipeline::write_held(const CountedRecord& r) {
-  stats_.emitted += emitter_->held(r);
-  if (cfg_.line_buffered) out_->flush();
-}
+void Pipeline::write_held(const CountedRecord& r) { stats_.emitted += sink_->held(r, true); }
 
 void Pipeline::pass_held(const SourceRecord& r) {
   const SeenTime seen = seen_time(r, clock_.now());
-  emitter_->held(CountedRecord{r.bytes, r.text_size(), json_, 1, seen, seen}, false);  // (not counted: untouched)
+  sink_->held(CountedRecord{r.bytes, r.text_size(), json_, 1, seen, seen}, false);  // (not counted: untouched)
 }
 
 void Pipeline::held_cap_bound(const SourceRecord& r, std::uint64_t early) {
   if (cfg_.on_cap == OnCap::fail) {
     write_all_held();
-    out_->flush();
+    sink_->flush();
     throw CapError(fmt::format(
         "{}: record {}: the memory cap (--max-memory) bound: {} held record(s) had to be written before their "
         "window closed (--on-cap fail)",

@@ -14,7 +14,6 @@
 #include "base/duration.hpp"
 #include "extract/advice.hpp"
 #include "pipeline/multiline_check.hpp"
-#include "pipeline/output_hold.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
@@ -59,24 +58,19 @@ void Pipeline::check_hold() {
   if (times_settled && keys_settled) {
     hold_pending_ = false;
     end_hold(true);
-  } else if (!hold_) {
-    hold_ = std::make_unique<OutputHold>(cfg_.output);
-    out_ = &hold_->writer();
-    emitter_ = &hold_->emitter();
+  } else if (!holding_output_) {
+    holding_output_ = true;
+    sink_->hold_back();
   }
 }
 
 void Pipeline::end_hold(bool keep) {
   hold_pending_ = false;
-  if (!hold_) return;
+  if (!holding_output_) return;
   drain();  // records waiting for answers go into the hold first
-  out_ = output_;
-  emitter_ = output_emitter_;
-  if (keep)
-    hold_->release_into(*output_);
-  else
-    stats_.emitted = 0;  // nothing was written
-  hold_.reset();
+  holding_output_ = false;
+  sink_->let_go(keep);
+  if (!keep) stats_.emitted = 0;  // nothing was written
 }
 
 void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::string& what) {
@@ -175,8 +169,8 @@ void Pipeline::warn_totals() {
 }
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
-  emitter_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
-                                cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
+  sink_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
+                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
@@ -206,7 +200,7 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   if (cfg_.on_error == OnError::fail) {
     drain();
     write_all_held();
-    out_->flush();
+    sink_->flush();
     throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, why()));
   }
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
@@ -230,7 +224,6 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   }
   if (cfg_.on_error == OnError::pass && !cfg_.output.only_dups) {
     write_undecided(r);
-    if (cfg_.line_buffered) out_->flush();
     return true;
   }
   return false;
@@ -248,10 +241,9 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
   if (!held_.empty())
     held_.hold_passed(out);
   else if (holder_)
-    emitter_->passed_among_held(out);
+    sink_->passed_among_held(out);
   else
-    emitter_->passed(out);
-  if (cfg_.line_buffered) out_->flush();
+    sink_->passed(out);
   return true;
 }
 
@@ -260,10 +252,9 @@ void Pipeline::write_blank(const SourceRecord& r) {
   // and --explain write records of another kind, in which a blank line has no place.
   if (holder_ || cfg_.output.only_dups || cfg_.explain > 0) return;
   if (held_.empty())
-    emitter_->undecided(out_record(r));  // (neither --mark nor --compact changes a blank line)
+    sink_->undecided(out_record(r));  // (neither --mark nor --compact changes a blank line)
   else
-    held_.hold(out_record(r), false, {}, {}, false);
-  if (cfg_.line_buffered) out_->flush();
+    held_.hold(out_record(r), false, {}, {}, 0);
 }
 
 void Pipeline::write_undecided(const SourceRecord& r) {
@@ -271,13 +262,12 @@ void Pipeline::write_undecided(const SourceRecord& r) {
   if (holder_)
     pass_held(r);
   else if (held_.empty())
-    emitter_->undecided(out_record(r));
+    sink_->undecided(out_record(r));
   else
-    held_.hold(out_record(r), false, {}, {}, false);
+    held_.hold(out_record(r), false, {}, {}, 0);
 }
 
 void Pipeline::release_answered() {
-  bool wrote = false;
   while (!held_.empty()) {
     const HeldRecords::Held h = held_.front();
     if (h.awaits_answer) {
@@ -285,17 +275,15 @@ void Pipeline::release_answered() {
       const bool dup = answers_.take();
       stats_.duplicates += dup;
       if (dup && top_) top_->add(h.key, h.hash);
-      write_decided(h.record, dup);
+      write_decided(h.record, h.key, h.hash, h.at, dup);
     } else if (h.passed) {
-      emitter_->passed(h.record);
+      sink_->passed(h.record);
     } else {
-      emitter_->undecided(h.record);
+      sink_->undecided(h.record);
     }
     held_.pop();
-    wrote = true;
   }
   held_.compact();
-  if (wrote && cfg_.line_buffered) out_->flush();
 }
 
 void Pipeline::drain() {
@@ -313,7 +301,7 @@ void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
   if (!first) return;
   const std::string kept = cap_window(at_bind);
   if (cfg_.on_cap == OnCap::fail) {
-    out_->flush();
+    sink_->flush();
     throw CapError(
         fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
                     "shrink the window to {} (--on-cap fail)",
@@ -327,20 +315,21 @@ void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
 
 void Pipeline::save_state() {
   if (!hooks_.save) return;
-  out_->flush();
+  sink_->flush();
   hooks_.save(clock_.now());
   last_checkpoint_ns_ = time_source_->steady_ns();
 }
 
 void Pipeline::maybe_checkpoint() {
   // (Not while output is held: a saved state would hold keys of records not yet written.)
-  if (hold_ || !hooks_.save || hooks_.every <= 0 || time_source_->steady_ns() - last_checkpoint_ns_ < hooks_.every)
+  if (holding_output_ || !hooks_.save || hooks_.every <= 0 ||
+      time_source_->steady_ns() - last_checkpoint_ns_ < hooks_.every)
     return;
   // Nor before the output's reader has read what was written: records left in a pipe are
   // lost with a reader that dies, and a state holding their keys would drop them next run.
   // The checkpoint waits for a live reader a moment, else comes again later.
-  out_->flush();
-  checkpoint_deferred_ = !output_->wait_until_read(kCheckpointDrainMs);
+  sink_->flush();
+  checkpoint_deferred_ = !sink_->wait_until_read(kCheckpointDrainMs);
   if (!checkpoint_deferred_) save_state();
 }
 
@@ -354,7 +343,7 @@ int Pipeline::input_paused() {
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
   drain();
   if (holder_) close_held_by_wall_clock();
-  out_->flush();
+  sink_->flush();
   maybe_checkpoint();
   int wait = -1;
   if (hooks_.save && hooks_.every > 0) {
@@ -366,7 +355,7 @@ int Pipeline::input_paused() {
 }
 
 std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
-  const Emitter::Room room = emitter_->room();
+  const SinkRoom room = sink_->room();
   auto fits = [&](std::size_t end) {
     const std::size_t n = end - from;
     return n <= room.records && b.bytes_between(from, end) + n * room.per_record <= room.bytes;
@@ -383,7 +372,7 @@ std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
   if (decider_->answers_later()) {  // the record waits for its answer
-    held_.hold(out_record(r), true, b.keys()[key], b.hashes()[key], top_ != nullptr);
+    held_.hold(out_record(r), true, b.keys()[key], b.hashes()[key], segment_.times[k]);
     release_answered();
     return;
   }
@@ -396,9 +385,8 @@ void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, st
     emitted_ = false;
     explain_record(r, b.keys() + key, kDecisions[dup][static_cast<int>(segment_.verdict)]);
   } else {
-    emitted_ = write_decided(out_record(r), dup);
+    emitted_ = write_decided(out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], dup);
   }
-  if (cfg_.line_buffered) out_->flush();
   if (k + 1 == segment_.submitted) check_cap(r, k);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "output/printer.hpp"
 #include "pipeline/pipeline.hpp"
 #include "test_helpers_cli.hpp"
 #include "tlbf/factory.hpp"
@@ -61,7 +62,7 @@ struct HoldRun {
     const int fd = out.open_for_writing();
     {
       RecordReader reader({in.path()}, '\n');
-      Writer writer(fd);
+      Printer writer(fd, cfg.output);
       Pipeline p(cfg, *decider, 0, clock, h.diagnostics, hooks, &holder);
       static volatile int no_stop = 0;
       h.stats = p.run(reader, writer, &no_stop);
