@@ -15,7 +15,7 @@ namespace tlbf_dedup {
 
 class MemorySink final : public RecordSink {
  public:
-  enum class Kind { decided, undecided, passed, continuation, held, explained };
+  enum class Kind { decided, undecided, passed, blank, continuation, held, explained };
   struct Entry {
     Kind kind;
     std::string bytes;  // the record as handed over; for an explained one, its decision
@@ -32,19 +32,23 @@ class MemorySink final : public RecordSink {
   int flushes = 0;
 
   void start(const SinkStart& h) override { how = h; }
-  bool decided(const DecidedRecord& r) override {
+  Fate decided(const DecidedRecord& r) override {
     entries.push_back({Kind::decided, std::string(r.record.bytes), std::string(r.key), r.hash, r.at, r.dup, 0});
-    return !r.dup;
+    if (how.emitted) *how.emitted += !r.dup;
+    return Fate{!r.dup, r.dup, 0};
   }
-  void undecided(const OutRecord& r) override { add(Kind::undecided, r.bytes); }
+  void undecided(const OutRecord& r, const TimeReading*, tlbf::Time now) override {
+    add(Kind::undecided, r.bytes, now);
+  }
   void passed(const OutRecord& r) override { add(Kind::passed, r.bytes); }
   void passed_among_held(const OutRecord& r) override { add(Kind::passed, r.bytes); }
-  void continuation(std::string_view bytes) override { add(Kind::continuation, bytes); }
+  void blank(const OutRecord& r) override { add(Kind::blank, r.bytes, 0, false); }
+  void continuation(std::string_view bytes, std::size_t) override { add(Kind::continuation, bytes, 0, false); }
   bool held(const CountedRecord& r, bool counted) override {
     entries.push_back({Kind::held, std::string(r.bytes), {}, {}, r.last.at, r.count > 1, counted ? r.count : 0});
     return true;
   }
-  void explain(const ExplainLine& line) override { add(Kind::explained, line.decision); }
+  void explain(const ExplainLine& line) override { add(Kind::explained, line.decision, line.clock, false); }
 
   SinkRoom room() const override {
     return {std::numeric_limits<std::uint64_t>::max() / 2, 0, std::numeric_limits<std::size_t>::max()};
@@ -63,7 +67,11 @@ class MemorySink final : public RecordSink {
   }
 
  private:
-  void add(Kind kind, std::string_view bytes) { entries.push_back({kind, std::string(bytes), {}, {}, 0, false, 0}); }
+  // A record written (counted as the printer counts) or, `record` false, other bytes.
+  void add(Kind kind, std::string_view bytes, tlbf::Time at = 0, bool record = true) {
+    entries.push_back({kind, std::string(bytes), {}, {}, at, false, 0});
+    if (record && how.emitted) ++*how.emitted;
+  }
 };
 
 }  // namespace tlbf_dedup

@@ -23,15 +23,17 @@ class Printer final : public RecordSink {
   ~Printer() override;
 
   void start(const SinkStart& how) override;
-  bool decided(const DecidedRecord& r) override {
+  Fate decided(const DecidedRecord& r) override {
     const bool written = emitter_->decided(r.record, r.dup);
+    *emitted_ += written;
     if (line_buffered_) out_->flush();
-    return written;
+    return Fate{written, r.dup, 0};
   }
-  void undecided(const OutRecord& r) override;
+  void undecided(const OutRecord& r, const TimeReading* time, tlbf::Time now) override;
   void passed(const OutRecord& r) override;
   void passed_among_held(const OutRecord& r) override;
-  void continuation(std::string_view bytes) override { emitter_->continuation(bytes); }
+  void blank(const OutRecord& r) override;
+  void continuation(std::string_view bytes, std::size_t) override { emitter_->continuation(bytes); }
   bool held(const CountedRecord& r, bool counted) override;
   void explain(const ExplainLine& line) override;
 
@@ -53,6 +55,8 @@ class Printer final : public RecordSink {
   Writer* out_;
   Emitter* emitter_;
   bool line_buffered_ = false;
+  std::uint64_t unused_count_ = 0;
+  std::uint64_t* emitted_ = &unused_count_;  // the run's count of records written
 };
 
 }  // namespace tlbf_dedup

@@ -17,6 +17,9 @@
 
 namespace tlbf_dedup {
 
+class Diagnostics;
+struct RunStats;
+
 // A record as the sink writes it.
 struct OutRecord {
   std::string_view bytes;  // exactly as read, terminator included
@@ -55,6 +58,8 @@ struct SinkStart {
   bool read_ahead = false;
   bool line_buffered = false;  // every record out as soon as it is handed over
   bool explain = false;        // --explain: lines about the records instead of the records
+  // The run's count of records written, which the sink adds to as it writes them.
+  std::uint64_t* emitted = nullptr;
 };
 
 // A record the decider judged.
@@ -64,7 +69,8 @@ struct DecidedRecord {
   // that answers later): the hash stands for the key.
   std::string_view key;
   tlbf::KeyHash hash;
-  tlbf::Time at;  // the decision clock it was judged at
+  tlbf::Time at;            // the decision clock it was judged at
+  const TimeReading* time;  // what -t read of it (null: not kept)
   bool dup;
 };
 
@@ -74,17 +80,25 @@ class RecordSink {
 
   virtual void start(const SinkStart& how) = 0;
 
-  // A judged record, written as the output mode says (--only-dups, --mark, --compact); true
-  // when it was written.
-  virtual bool decided(const DecidedRecord& r) = 0;
-  // A record written whatever the filter says (--on-error pass).
-  virtual void undecided(const OutRecord& r) = 0;
-  // A record --where did not select, or a blank line between JSON records: exactly as read.
+  // What became of a judged record.
+  struct Fate {
+    bool continues;       // its continuation lines, if any come, follow it (it was written, or is held)
+    bool dup;             // the answer that counts: the decider's, or a sink's that decides by itself
+    std::uint64_t early;  // records a memory cap made the sink write before their time
+  };
+  // A judged record, written as the output mode says (--only-dups, --mark, --compact).
+  virtual Fate decided(const DecidedRecord& r) = 0;
+  // A record written whatever the filter says (--on-error pass), read at `now`.
+  virtual void undecided(const OutRecord& r, const TimeReading* time, tlbf::Time now) = 0;
+  // A record --where did not select: exactly as read.
   virtual void passed(const OutRecord& r) = 0;
   // The same between the records of the holding stage (--count, --keep last).
   virtual void passed_among_held(const OutRecord& r) = 0;
-  // Lines that continue the record written last (--multiline).
-  virtual void continuation(std::string_view bytes) = 0;
+  // A blank line between JSON records, where the output is the input's records in order.
+  virtual void blank(const OutRecord& r) = 0;
+  // Lines that continue the record handed over last (--multiline), when it continues;
+  // `term_len`: their last line's terminator.
+  virtual void continuation(std::string_view bytes, std::size_t term_len) = 0;
   // A record of the holding stage; `counted` false: one that was never held (no key). True
   // when it was written.
   virtual bool held(const CountedRecord& r, bool counted) = 0;
@@ -106,6 +120,21 @@ class RecordSink {
   // never. While a run may still fail for want of a time or a key, it writes nothing.
   virtual void hold_back() = 0;
   virtual void let_go(bool keep) = 0;
+
+  // A sink that keeps records for a while of its own (the holding stage), told the decision
+  // clock `clock`: the input pauses, and what is due goes out; then, in how many
+  // milliseconds it wants to be told again (-1: no need).
+  virtual void paused(tlbf::Time /*clock*/) {}
+  virtual int wait_ms(tlbf::Time /*clock*/) { return -1; }
+  // The run ends: with a state saved, records the state can keep stay with it; otherwise
+  // (and after an error) everything goes out.
+  enum class End { state_saved, all_written };
+  virtual void end(End, tlbf::Time /*clock*/) {}
+  // It reads the keys' bytes (else DecidedRecord::key may be empty).
+  virtual bool keeps_keys() const { return false; }
+  // Its part of the run's statistics, and of the warnings' totals.
+  virtual void count_into(RunStats&) const {}
+  virtual void warn_totals(Diagnostics&, const RunStats&) const {}
 };
 
 }  // namespace tlbf_dedup

@@ -5,7 +5,7 @@
 //    (with --mark, plus the flag); lines that continue a multi-line record after it was
 //    judged (the input paused) follow its fate. With a holding stage (--count, --keep last)
 //    records are judged in input order and written as their windows close
-//    (pipeline_hold.cpp).
+//    (output/holding_sink.cpp).
 //  - Records are clocked and submitted to the decider in segments, but nothing of a record
 //    shows before the records ahead of it are done: the clock's warnings wait for their
 //    record, and a segment ends where the sink might flush (RecordSink::room), at a record
@@ -34,38 +34,36 @@
 
 #include <optional>
 
-#include "base/json_text.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
 SourceConfig Pipeline::source_config() const {
-  const bool keys = cfg_.top > 0 || cfg_.explain > 0 || decider_->answers_later() || holder_;
+  const bool keys = cfg_.top > 0 || cfg_.explain > 0 || decider_->answers_later() || sink_->keeps_keys();
   return SourceConfig{cfg_.format, cfg_.extract, cfg_.time_parser, cfg_.clock.year, cfg_.explain, keys};
 }
 
-Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
-                   StateHooks hooks, Holder* holder)
+Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf::Time start_clock, Clock& clock,
+                   Diagnostics& diagnostics, StateHooks hooks)
     : cfg_(std::move(cfg)),
       decider_(&decider),
       time_source_(&clock),
       diagnostics_(&diagnostics),
       hooks_(std::move(hooks)),
-      holder_(holder),
+      sink_(&sink),
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
       late_advice_(cfg_.clock.lateness, cfg_.merged) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
-  if (holder_) time_member_ = json_escape(cfg_.extract.time);
   if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
 Pipeline::~Pipeline() = default;
 
-RunStats Pipeline::run(RecordReader& in, RecordSink& out, const volatile int* stop) { return run_input(in, out, stop); }
+RunStats Pipeline::run(RecordReader& in, const volatile int* stop) { return run_input(in, stop); }
 
-RunStats Pipeline::run(InputMerge& in, RecordSink& out, const volatile int* stop) { return run_input(in, out, stop); }
+RunStats Pipeline::run(InputMerge& in, const volatile int* stop) { return run_input(in, stop); }
 
 void Pipeline::read_all(RecordReader& in, bool read_ahead) {
   in.set_stop_flag(stop_);
@@ -84,13 +82,12 @@ void Pipeline::read_all(InputMerge& in, bool read_ahead) {
 }
 
 template <class Input>
-RunStats Pipeline::run_input(Input& in, RecordSink& out, const volatile int* stop) {
+RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   // Step 1: where the run writes, how it stops, what it shows.
   const std::int64_t started_ns = time_source_->steady_ns();
   last_checkpoint_ns_ = started_ns;
   if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
   if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
-  sink_ = &out;
   // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
   // until the key check cannot (--explain shows what it read whatever the checks say).
   time_probe_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
@@ -108,14 +105,17 @@ RunStats Pipeline::run_input(Input& in, RecordSink& out, const volatile int* sto
   // block for long) and where output timing does not matter.
   const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
                           in.inputs_are_regular_files();
-  out.start(SinkStart{stop, read_ahead, cfg_.line_buffered, cfg_.explain > 0});
+  RecordSink& out = *sink_;
+  out.start(SinkStart{stop, read_ahead, cfg_.line_buffered, cfg_.explain > 0, &stats_.emitted});
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {
     try {
       read_all(in, read_ahead);
       drain();
-      if (holder_) release_held_at_end();
+      // A state saved at the end keeps what the sink holds of its own for the next run.
+      const bool saved = hooks_.save && !(clock_.found_no_time() && !*stop);
+      end_sink(saved ? RecordSink::End::state_saved : RecordSink::End::all_written);
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
       release_answered();
@@ -133,7 +133,7 @@ RunStats Pipeline::run_input(Input& in, RecordSink& out, const volatile int* sto
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
-    write_all_held();
+    end_sink(RecordSink::End::all_written);
     end_hold(true);
     out.flush();
     throw;
@@ -171,7 +171,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   stats_.bytes_out = bytes_out;
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
-  if (holder_) count_held(stats_);
+  sink_->count_into(stats_);
   stats_.sizing = cfg_.sizing;
   if (stats_.cap_binds > 0) {  // the window kept as warned: the shortest at any bind
     stats_.filter.effective_span = cap_shortest_.effective_span;
@@ -251,15 +251,10 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
 }
 
 [[gnu::always_inline]] inline void Pipeline::judge_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
-  if (holder_) return hold_keyed(b, r, k);
   Segment& s = segment_;
   if (k == s.submitted) submit(k);
   if (aside_) return judge_keyed_aside(b, r, k);
-  const bool dup = answers_.take();
-  stats_.duplicates += dup;
-  const std::size_t key = s.first_key + k;
-  if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);  // whose duplicate it was
-  emitted_ = write_decided(out_record(r), b.keys()[key], b.hashes()[key], s.times[k], dup);
+  hand_over(r, s.first_key + k, k, answers_.take());
   if (k + 1 == s.submitted) check_cap(r, k);
 }
 
@@ -272,18 +267,15 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     if (r.keyed) {
       judge_keyed(b, r, k++);
     } else if (r.continues) {  // --multiline: lines of a record judged when the input paused
-      if (held_last_ && holder_->continue_last(r.bytes, r.term_len)) continue;
-      if (emitted_) sink_->continuation(r.bytes);
+      if (emitted_) sink_->continuation(r.bytes, r.term_len);
       continue;
     } else if (r.status == ExtractStatus::blank) {
       write_blank(r);
       continue;
     } else if (r.status == ExtractStatus::unmatched) {
       emitted_ = pass_unmatched(r);
-      held_last_ = false;
     } else {
       emitted_ = judge_unkeyed(r);
-      held_last_ = false;
     }
     if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }

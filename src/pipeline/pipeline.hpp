@@ -5,6 +5,7 @@
 // steady time, and Diagnostics for every warning and the end-of-run summary.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,7 +19,6 @@
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
 #include "input/record_reader.hpp"
-#include "output/holder.hpp"
 #include "output/output_mode.hpp"
 #include "output/record_sink.hpp"
 #include "pipeline/decision_clock.hpp"
@@ -103,22 +103,22 @@ struct PipelineConfig {
   bool merged = false;
 };
 
-class Pipeline final : private BatchSink, private RecordWarnings, private HeldSink {
+class Pipeline final : private BatchSink, private RecordWarnings {
  public:
-  // `decider`, `clock` and `diagnostics` must outlive the pipeline, as must `holder` when
-  // given: then keyed records go to it instead of the decider (--count, --keep last;
-  // pipeline_hold.cpp). Throws SpecError for a given format whose extractor cannot be made.
-  Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
-           StateHooks hooks = {}, Holder* holder = nullptr);
+  // `decider`, `sink`, `clock` and `diagnostics` must outlive the pipeline: every record goes
+  // to `sink` (output/record_sink.hpp) in input order. Throws SpecError for a given format
+  // whose extractor cannot be made.
+  Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf::Time start_clock, Clock& clock,
+           Diagnostics& diagnostics, StateHooks hooks = {});
   ~Pipeline();
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
   // CapError (--on-cap fail), UntimedInput, KeylessInput, InputError, SpecError, DecisionsLost,
-  // and what `out` throws (OutputError, BrokenPipe, OutputStopped).
-  RunStats run(RecordReader& in, RecordSink& out, const volatile int* stop);
+  // and what the sink throws (OutputError, BrokenPipe, OutputStopped).
+  RunStats run(RecordReader& in, const volatile int* stop);
   // The same over inputs merged by time and held for --lateness (input_merge.hpp).
-  RunStats run(InputMerge& in, RecordSink& out, const volatile int* stop);
+  RunStats run(InputMerge& in, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_.now(); }
   // What a source of records for this pipeline extracts (record_source.hpp).
@@ -148,7 +148,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   };
 
   template <class Input>
-  RunStats run_input(Input& in, RecordSink& out, const volatile int* stop);
+  RunStats run_input(Input& in, const volatile int* stop);
   // Step 2 of a run: every record read and judged.
   void read_all(RecordReader& in, bool read_ahead);
   void read_all(InputMerge& in, bool read_ahead);
@@ -188,10 +188,19 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // passed; true when it was written.
   bool pass_unmatched(const SourceRecord& r);
   OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
-  bool write_decided(const OutRecord& r, std::string_view key, tlbf::KeyHash hash, tlbf::Time at, bool dup) {
-    const bool written = sink_->decided(DecidedRecord{r, key, hash, at, dup});
-    stats_.emitted += written;
-    return written;
+  // Hands a judged record to the sink, and counts the answer that counts (the sink's).
+  RecordSink::Fate hand_over(const DecidedRecord& d) {
+    const RecordSink::Fate f = sink_->decided(d);
+    stats_.duplicates += f.dup;
+    if (f.dup && top_) top_->add(d.key, d.hash);  // whose duplicate it was
+    return f;
+  }
+  // The batch's k-th record of the segment, its key the batch's `key`-th, judged `dup`.
+  void hand_over(const SourceRecord& r, std::size_t key, std::size_t k, bool dup) {
+    const RecordSink::Fate f = hand_over(
+        DecidedRecord{out_record(r), batch_->keys()[key], batch_->hashes()[key], segment_.times[k], &r.time, dup});
+    emitted_ = f.continues;
+    if (f.early > 0) sink_cap_bound(r, f.early);
   }
   // A record written whatever the filter says, behind the records waiting for answers.
   void write_undecided(const SourceRecord& r);
@@ -235,23 +244,11 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   [[gnu::cold]] void tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end);
   void save_state();
   void maybe_checkpoint();
-  // The holding stage (pipeline_hold.cpp): a keyed record handed to the holder; what the
-  // holder writes (HeldSink); the held records at the end (kept for a state that is saved,
-  // else written) and after an error (written); closing them by the wall clock while the
-  // input pauses, and how long until the next one closes.
-  void hold_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k);
-  void write_held(const CountedRecord& r) override;
-  void pass_held(const SourceRecord& r);
-  SeenTime seen_time(const SourceRecord& r, tlbf::Time at) const;
-  void held_cap_bound(const SourceRecord& r, std::uint64_t early);
-  void release_held_at_end();
-  void write_all_held() {
-    if (holder_) holder_->close_all(*this);
-  }
-  void close_held_by_wall_clock();
-  int held_wait(int wait);
-  void count_held(RunStats& stats) const;
-  void warn_held_total();
+  // A sink that keeps records of its own (the holding stage) wrote `early` of them before
+  // their time for its memory cap, at record `r`: warned about once, or fatal.
+  [[gnu::cold]] void sink_cap_bound(const SourceRecord& r, std::uint64_t early);
+  // What a sink keeps of its own goes out (after an error, or at the end without a state).
+  void end_sink(RecordSink::End how) { sink_->end(how, clock_.now()); }
   const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
 
   PipelineConfig cfg_;
@@ -259,12 +256,11 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   Clock* time_source_;
   Diagnostics* diagnostics_;
   StateHooks hooks_;
-  Holder* holder_;  // with --count or --keep last
+  RecordSink* sink_;  // where every record goes
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
-  // The run's: where its records go, its stop flag, --progress.
-  RecordSink* sink_ = nullptr;
+  // The run's: its stop flag, --progress.
   bool holding_output_ = false;                // the sink holds output back (check_hold)
   bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
   bool written_while_checking_ = false;        // the input paused during the check: what it held went out
@@ -286,13 +282,11 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   HeldRecords held_;                    // with a decider that answers later
   const RecordBatch* batch_ = nullptr;  // the batch being judged
   std::string last_input_;              // the input of the last record judged, or at the end
-  std::string time_member_;             // holding JSON: -t as a top-level member name, JSON-escaped
   bool json_ = false;                   // the batch's records are JSON objects
-  bool emitted_ = false;                // the record before was written (its continuation lines follow it)
-  bool held_last_ = false;              // the record before is held (its continuation lines join it)
+  bool emitted_ = false;                // the record before continues (written or held): its lines follow it
   bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
   tlbf::FilterStats cap_shortest_;      // at the bind that left the shortest window kept
-  bool held_cap_reported_ = false;      // held records were first written early (held_cap_bound)
+  bool held_cap_reported_ = false;      // held records were first written early (sink_cap_bound)
   LateAdvice late_advice_;              // what to do about late records
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;

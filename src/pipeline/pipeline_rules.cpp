@@ -158,7 +158,7 @@ void Pipeline::warn_totals() {
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
-  if (holder_) warn_held_total();
+  sink_->warn_totals(*diagnostics_, stats_);
   if (decider_->cap_binds() > 0)
     diagnostics_->warning(
         Warning{WarningKind::memory_cap, "", 0, decider_->cap_binds(),
@@ -199,7 +199,7 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   }
   if (cfg_.on_error == OnError::fail) {
     drain();
-    write_all_held();
+    end_sink(RecordSink::End::all_written);
     sink_->flush();
     throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, why()));
   }
@@ -236,50 +236,42 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
     return false;
   }
   if (cfg_.output.only_dups) return false;
-  ++stats_.emitted;
-  const OutRecord out = out_record(r);
   if (!held_.empty())
-    held_.hold_passed(out);
-  else if (holder_)
-    sink_->passed_among_held(out);
+    held_.hold(out_record(r), HeldRecords::Waits::passed);
   else
-    sink_->passed(out);
+    sink_->passed(out_record(r));
   return true;
 }
 
 void Pipeline::write_blank(const SourceRecord& r) {
-  // Where the output is the input's records in their order; --only-dups, --count, --keep last
-  // and --explain write records of another kind, in which a blank line has no place.
-  if (holder_ || cfg_.output.only_dups || cfg_.explain > 0) return;
+  // Where the output is the input's records in their order; --only-dups and --explain write
+  // records of another kind, in which a blank line has no place (nor among held records).
+  if (cfg_.output.only_dups || cfg_.explain > 0) return;
   if (held_.empty())
-    sink_->undecided(out_record(r));  // (neither --mark nor --compact changes a blank line)
+    sink_->blank(out_record(r));
   else
-    held_.hold(out_record(r), false, {}, {}, 0);
+    held_.hold(out_record(r), HeldRecords::Waits::blank);
 }
 
 void Pipeline::write_undecided(const SourceRecord& r) {
-  ++stats_.emitted;
-  if (holder_)
-    pass_held(r);
-  else if (held_.empty())
-    sink_->undecided(out_record(r));
+  if (held_.empty())
+    sink_->undecided(out_record(r), &r.time, clock_.now());
   else
-    held_.hold(out_record(r), false, {}, {}, 0);
+    held_.hold(out_record(r), HeldRecords::Waits::undecided);
 }
 
 void Pipeline::release_answered() {
   while (!held_.empty()) {
     const HeldRecords::Held h = held_.front();
-    if (h.awaits_answer) {
+    if (h.waits == HeldRecords::Waits::answer) {
       if (answers_.empty()) break;
-      const bool dup = answers_.take();
-      stats_.duplicates += dup;
-      if (dup && top_) top_->add(h.key, h.hash);
-      write_decided(h.record, h.key, h.hash, h.at, dup);
-    } else if (h.passed) {
+      hand_over(DecidedRecord{h.record, h.key, h.hash, h.at, nullptr, answers_.take()});
+    } else if (h.waits == HeldRecords::Waits::passed) {
       sink_->passed(h.record);
+    } else if (h.waits == HeldRecords::Waits::blank) {
+      sink_->blank(h.record);
     } else {
-      sink_->undecided(h.record);
+      sink_->undecided(h.record, nullptr, h.at);
     }
     held_.pop();
   }
@@ -313,6 +305,24 @@ void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
                       kept));
 }
 
+void Pipeline::sink_cap_bound(const SourceRecord& r, std::uint64_t early) {
+  if (cfg_.on_cap == OnCap::fail) {
+    end_sink(RecordSink::End::all_written);
+    sink_->flush();
+    throw CapError(fmt::format(
+        "{}: record {}: the memory cap (--max-memory) bound: {} held record(s) had to be written before their "
+        "window closed (--on-cap fail)",
+        input_name(r), r.number, early));
+  }
+  if (held_cap_reported_) return;
+  held_cap_reported_ = true;
+  warn_at(r, WarningKind::memory_cap,
+          fmt::format("the memory cap (--max-memory) bound: {} held record(s) were written before their window "
+                      "closed, with the counts they had; later copies of their keys start new records (see the "
+                      "summary at exit)",
+                      early));
+}
+
 void Pipeline::save_state() {
   if (!hooks_.save) return;
   sink_->flush();
@@ -342,7 +352,7 @@ int Pipeline::input_paused() {
   }
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
   drain();
-  if (holder_) close_held_by_wall_clock();
+  sink_->paused(clock_.now());
   sink_->flush();
   maybe_checkpoint();
   int wait = -1;
@@ -351,7 +361,8 @@ int Pipeline::input_paused() {
     wait = due_ns <= 0 ? (checkpoint_deferred_ ? kCheckpointDrainMs : 0)
                        : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
   }
-  return holder_ ? held_wait(wait) : wait;
+  const int sink_wait = sink_->wait_ms(clock_.now());
+  return sink_wait < 0 ? wait : wait < 0 ? sink_wait : std::min(wait, sink_wait);
 }
 
 std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
@@ -372,20 +383,20 @@ std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
   if (decider_->answers_later()) {  // the record waits for its answer
-    held_.hold(out_record(r), true, b.keys()[key], b.hashes()[key], segment_.times[k]);
+    held_.hold(out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k]);
     release_answered();
     return;
   }
   const bool dup = answers_.take();
-  stats_.duplicates += dup;
-  if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);
   if (cfg_.explain > 0) {
     static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                      {"dup", "dup late", "dup untimed", "dup future"}};
+    stats_.duplicates += dup;
+    if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);
     emitted_ = false;
     explain_record(r, b.keys() + key, kDecisions[dup][static_cast<int>(segment_.verdict)]);
   } else {
-    emitted_ = write_decided(out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], dup);
+    hand_over(r, key, k, dup);
   }
   if (k + 1 == segment_.submitted) check_cap(r, k);
 }

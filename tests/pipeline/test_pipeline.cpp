@@ -65,9 +65,9 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
       r.saved_at_steady.push_back(clock->steady_ns());
       if (save) save(c);
     };
-    Pipeline p(cfg, later ? *later : *local, 0, *clock, r.diagnostics, hooks);
+    Pipeline p(cfg, later ? *later : *local, writer, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
-    r.stats = p.run(reader, writer, &no_stop);
+    r.stats = p.run(reader, &no_stop);
     r.clock = p.clock();
   }
   ::close(fd);
@@ -159,8 +159,8 @@ TEST_SUITE("pipeline") {
     RecordingDiagnostics diagnostics;
     MemorySink sink;
     static volatile int no_stop = 0;
-    Pipeline p(c, *decider, 0, clock, diagnostics);
-    const RunStats stats = p.run(reader, sink, &no_stop);
+    Pipeline p(c, *decider, sink, 0, clock, diagnostics);
+    const RunStats stats = p.run(reader, &no_stop);
     CHECK(stats.duplicates == 1);
     CHECK((sink.how.stop == &no_stop));
     CHECK_FALSE(sink.holding);
@@ -516,9 +516,9 @@ TEST_SUITE("pipeline") {
         ManualClock clock;
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
-        Pipeline p(c, *decider, 0, clock, diagnostics, hooks);
+        Pipeline p(c, *decider, writer, 0, clock, diagnostics, hooks);
         static volatile int no_stop = 0;
-        CHECK_THROWS_AS(p.run(reader, writer, &no_stop), BrokenPipe);
+        CHECK_THROWS_AS(p.run(reader, &no_stop), BrokenPipe);
         REQUIRE(diagnostics.summaries.size() == 1);
         const std::uint64_t counted = diagnostics.summaries[0].records;
         // Read ahead, the writer is flushed when the first batch (its first record) is done.
@@ -555,9 +555,9 @@ TEST_SUITE("pipeline") {
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
         auto decider = make_local_decider(filter, Refresh::no, kSeed);
-        Pipeline p(c, *decider, 0, clock, diagnostics);
+        Pipeline p(c, *decider, writer, 0, clock, diagnostics);
         static volatile int no_stop = 0;
-        const RunStats stats = p.run(reader, writer, &no_stop);
+        const RunStats stats = p.run(reader, &no_stop);
         CHECK(stats.duplicates == 1 + (9000 - 500));
       }
       ::close(fd);
@@ -643,9 +643,9 @@ TEST_SUITE("pipeline with a decider that answers later") {
       Printer writer(fd, c.output);
       ManualClock clock;
       RecordingDiagnostics diagnostics;
-      Pipeline p(c, later, 0, clock, diagnostics);
+      Pipeline p(c, later, writer, 0, clock, diagnostics);
       static volatile int no_stop = 0;
-      CHECK_THROWS_AS(p.run(reader, writer, &no_stop), DecisionsLost);
+      CHECK_THROWS_AS(p.run(reader, &no_stop), DecisionsLost);
     }
     ::close(fd);
     CHECK(out.read() == "a\nb\nc\n");
