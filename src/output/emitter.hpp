@@ -24,10 +24,6 @@ class parser;
 
 namespace tlbf_dedup {
 
-// A record's time text as a JSON string, so that blanks and binary bytes stay visible; for a
-// record without the time field, "(field absent)". What --explain and the warnings show.
-std::string quoted_time(const TimeReading& t);
-
 class Emitter {
  public:
   // `out` must outlive the emitter.
