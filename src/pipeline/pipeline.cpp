@@ -34,6 +34,7 @@
 
 #include <optional>
 
+#include "output/in_order_sink.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "report/progress.hpp"
@@ -54,8 +55,13 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf:
       sink_(&sink),
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
+      keys_(cfg_.stop_when_keyless && cfg_.explain == 0),
       late_advice_(cfg_.clock.lateness, cfg_.merged) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
+  if (decider_->answers_later()) {  // records wait, in order, for their answers
+    in_order_ = std::make_unique<InOrderSink>(sink);
+    sink_ = in_order_.get();
+  }
   if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
@@ -91,8 +97,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
   // until the key check cannot (--explain shows what it read whatever the checks say).
   time_probe_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
-  key_probe_pending_ = cfg_.stop_when_keyless && cfg_.explain == 0;
-  hold_pending_ = time_probe_ || key_probe_pending_;
+  hold_pending_ = time_probe_ || keys_.probing();
   stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
   stats_.errors_went = cfg_.output.only_dups            ? "not written (--only-dups)"
                        : cfg_.on_error == OnError::pass ? "passed through"
@@ -125,11 +130,11 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
     }
     // A run that found no time, or no key, at all is an error: it writes nothing, and its
     // state is not saved; its summary still comes first, so that --stats shows what was read.
-    if (key_probe_pending_ && !*stop) end_key_probe();
+    if (!*stop) keys_.end_probe();
     untimed_failed = clock_.found_no_time() && !*stop;
-    end_hold(!untimed_failed && !keyless_failed_);
+    end_hold(!untimed_failed && !keys_.failed());
     out.flush();
-    if (!untimed_failed && !keyless_failed_) save_state();
+    if (!untimed_failed && !keys_.failed()) save_state();
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
@@ -162,7 +167,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   summarise(out.bytes_written(), started_ns);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
-  if (keyless_failed_) throw keyless_error();
+  if (keys_.failed()) throw keys_.error(stats_, written_while_checking_);
   if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, written_while_checking_);
   return stats_;
 }
@@ -181,7 +186,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   if (multiline_) check_multiline(nullptr);
-  if (keyless_pending_) check_keyless();
+  if (keys_.pending()) check_keys();
   warn_totals();
   diagnostics_->summary(stats_);
 }
@@ -193,14 +198,14 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   if (multiline_) check_multiline(&b);
   std::size_t i = 0;
   segment_.reset(0, 0);
-  while (i < b.size() && !clock_.probe_failed() && !keyless_failed_ && (b.judge_all || !*stop_)) {
+  while (i < b.size() && !clock_.probe_failed() && !keys_.failed() && (b.judge_all || !*stop_)) {
     const std::size_t end = clock_segment(b, i);
     if (hold_pending_) check_hold();
     judge_segment(b, i, end);
-    if (kinds_ && keyless_pending_) tally_kinds(b, i, end);
-    if (keyless_pending_ && stats_.records >= ClockPolicy::kUntimedProbe) {
-      if (key_probe_pending_) end_key_probe();
-      check_keyless();
+    keys_.tally(b, i, end);
+    if (keys_.pending() && stats_.records >= ClockPolicy::kUntimedProbe) {
+      keys_.end_probe();
+      check_keys();
     }
     i = end;
   }
@@ -216,7 +221,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
   std::uint64_t records = stats_.records;
   // A segment ends at a checkpoint, every 4096 records, and where the checks of the first
-  // kUntimedProbe records end (check_keyless(), the output hold), so they judge exactly those.
+  // kUntimedProbe records end (check_keys(), the output hold), so they judge exactly those.
   const std::uint64_t stop_at =
       records < ClockPolicy::kUntimedProbe ? ClockPolicy::kUntimedProbe : (records | 4095) + 1;
   std::size_t i = from, n = 0;
@@ -246,7 +251,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   stats_.records = records;
   if (i > from) stats_.bytes_in += b.bytes_between(from, i);
   s.keyed = n;
-  keyed_seen_ |= n > 0;
+  keys_.saw_keys(n > 0);
   return i;
 }
 

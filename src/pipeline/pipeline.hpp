@@ -5,7 +5,6 @@
 // steady time, and Diagnostics for every warning and the end-of-run summary.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -22,7 +21,7 @@
 #include "output/output_mode.hpp"
 #include "output/record_sink.hpp"
 #include "pipeline/decision_clock.hpp"
-#include "pipeline/held_records.hpp"
+#include "pipeline/key_check.hpp"
 #include "pipeline/late_advice.hpp"
 #include "pipeline/record_source.hpp"
 #include "report/diagnostics.hpp"
@@ -31,6 +30,7 @@
 
 namespace tlbf_dedup {
 
+class InOrderSink;
 class InputMerge;
 class MultilineCheck;
 class Progress;
@@ -43,14 +43,6 @@ enum class OnCap { warn, fail };
 
 // --on-error fail met a record whose key could not be extracted; the message says which.
 class RecordError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// None of the first ClockPolicy::kUntimedProbe records judged (or of all, when fewer) had a
-// key, and some lacked a part of it (PipelineConfig::stop_when_keyless): the message says
-// which part, what the first such record has instead, and what was written.
-class KeylessInput : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -155,7 +147,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
 
   // BatchSink: the source hands over batches, and tells of its reader's pauses.
   std::size_t take(const RecordBatch& batch) override;
-  bool stopped() const override { return *stop_ || clock_.probe_failed() || keyless_failed_; }
+  bool stopped() const override { return *stop_ || clock_.probe_failed() || keys_.failed(); }
   void release_records() override { sink_->release_borrowed(); }
   int input_paused() override;
   void reached_end(const std::string& name) override { last_input_ = name; }
@@ -188,26 +180,25 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // passed; true when it was written.
   bool pass_unmatched(const SourceRecord& r);
   OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
-  // Hands a judged record to the sink, and counts the answer that counts (the sink's).
-  RecordSink::Fate hand_over(const DecidedRecord& d) {
-    const RecordSink::Fate f = sink_->decided(d);
-    stats_.duplicates += f.dup;
-    if (f.dup && top_) top_->add(d.key, d.hash);  // whose duplicate it was
-    return f;
-  }
-  // The batch's k-th record of the segment, its key the batch's `key`-th, judged `dup`.
+  // Hands the batch's k-th record of the segment (its key the batch's `key`-th), judged `dup`,
+  // to the sink, and counts the answer that counts (the sink's).
   void hand_over(const SourceRecord& r, std::size_t key, std::size_t k, bool dup) {
-    const RecordSink::Fate f = hand_over(
-        DecidedRecord{out_record(r), batch_->keys()[key], batch_->hashes()[key], segment_.times[k], &r.time, dup});
+    const DecidedRecord d{out_record(r), batch_->keys()[key], batch_->hashes()[key], segment_.times[k], &r.time, dup};
+    const RecordSink::Fate f = sink_->decided(d);
+    count(f.dup, d.key, d.hash);
     emitted_ = f.continues;
     if (f.early > 0) sink_cap_bound(r, f.early);
+  }
+  void count(bool dup, std::string_view key, tlbf::KeyHash hash) {
+    stats_.duplicates += dup;
+    if (dup && top_) top_->add(key, hash);  // whose duplicate it was
   }
   // A record written whatever the filter says, behind the records waiting for answers.
   void write_undecided(const SourceRecord& r);
   // A blank line of JSON input (ExtractStatus::blank): no record, written as read where the
   // output is the input's records in order.
   [[gnu::cold]] void write_blank(const SourceRecord& r);
-  // Writes the held records from the front up to the first one whose answer has not come.
+  // With a decider that answers later: the records whose answers have come go on.
   void release_answered();
   // Waits for every answer and writes every held record.
   void drain();
@@ -232,16 +223,10 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void end_hold(bool keep);
   // --multiline's check over the batch's records (or at the end: `b` null).
   [[gnu::cold]] void check_multiline(const RecordBatch* b);
-  // The first kUntimedProbe records (or all, when fewer) are judged: when most had no key,
-  // nothing was deduplicated among them, and the run says so (with the --where that would
-  // pick the records the key is for, from kinds_).
-  [[gnu::cold]] void check_keyless();
-  // The same moment for stop_when_keyless: the run fails when no record had a key and some
-  // lacked a part of it.
-  void end_key_probe();
-  KeylessInput keyless_error() const;
-  // While the first records are judged: the records [from, end) of `b` into kinds_.
-  [[gnu::cold]] void tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end);
+  // The first kUntimedProbe records (or all, when fewer) are judged: the key check's verdicts.
+  [[gnu::cold]] void check_keys() {
+    keys_.check(stats_, cfg_.on_error == OnError::pass ? "passed through" : "dropped", *diagnostics_);
+  }
   void save_state();
   void maybe_checkpoint();
   // A sink that keeps records of its own (the holding stage) wrote `early` of them before
@@ -264,30 +249,23 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   bool holding_output_ = false;                // the sink holds output back (check_hold)
   bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
   bool written_while_checking_ = false;        // the input paused during the check: what it held went out
-  bool keyless_pending_ = true;                // check_keyless() is still to come
-  std::string first_keyless_;                  // the first record without a key: where, why, its fields
-  std::unique_ptr<KindTally> kinds_;           // from the first record that lacks a key part, during the probe
   bool time_probe_ = false;                    // -t given, the untimed check on (the output hold's reason)
-  bool key_probe_pending_ = false;             // stop_when_keyless, and the first records not all judged
-  bool keyed_seen_ = false;                    // a record had a key
-  bool keyless_failed_ = false;                // stop_when_keyless: the run stops
-  std::uint64_t absent_in_probe_ = 0;          // records that lacked a key part, in the probe
-  std::string first_absent_;                   // the first of them: where, why, and the advice
+  KeyCheck keys_;                              // the first records' keys
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.
   Segment segment_;
-  Answers answers_;                     // the decider's, not yet taken
-  HeldRecords held_;                    // with a decider that answers later
-  const RecordBatch* batch_ = nullptr;  // the batch being judged
-  std::string last_input_;              // the input of the last record judged, or at the end
-  bool json_ = false;                   // the batch's records are JSON objects
-  bool emitted_ = false;                // the record before continues (written or held): its lines follow it
-  bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
-  tlbf::FilterStats cap_shortest_;      // at the bind that left the shortest window kept
-  bool held_cap_reported_ = false;      // held records were first written early (sink_cap_bound)
-  LateAdvice late_advice_;              // what to do about late records
+  Answers answers_;                        // the decider's, not yet taken
+  std::unique_ptr<InOrderSink> in_order_;  // with a decider that answers later: sink_ wraps the sink
+  const RecordBatch* batch_ = nullptr;     // the batch being judged
+  std::string last_input_;                 // the input of the last record judged, or at the end
+  bool json_ = false;                      // the batch's records are JSON objects
+  bool emitted_ = false;                   // the record before continues (written or held): its lines follow it
+  bool aside_ = false;                     // --explain, --line-buffered, or answers later: judge_keyed_aside()
+  tlbf::FilterStats cap_shortest_;         // at the bind that left the shortest window kept
+  bool held_cap_reported_ = false;         // held records were first written early (sink_cap_bound)
+  LateAdvice late_advice_;                 // what to do about late records
   RunStats stats_;
   std::int64_t last_checkpoint_ns_ = 0;
   bool checkpoint_deferred_ = false;  // a due checkpoint waits for the output's reader

@@ -13,6 +13,7 @@
 
 #include "base/duration.hpp"
 #include "extract/advice.hpp"
+#include "output/in_order_sink.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "pipeline/pipeline.hpp"
 
@@ -54,7 +55,7 @@ void Pipeline::check_hold() {
   // clocked); the key check cannot once a record had a key, nor once it is over.
   const bool times_settled =
       !time_probe_ || clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe);
-  const bool keys_settled = keyed_seen_ || !key_probe_pending_;
+  const bool keys_settled = keys_.settled();
   if (times_settled && keys_settled) {
     hold_pending_ = false;
     end_hold(true);
@@ -97,64 +98,13 @@ void Pipeline::check_multiline(const RecordBatch* b) {
   if (multiline_->decided()) multiline_.reset();
 }
 
-void Pipeline::check_keyless() {
-  keyless_pending_ = false;
-  const std::uint64_t keyless = stats_.malformed + stats_.missing_key;
-  const std::uint64_t judged = stats_.records - stats_.unmatched;
-  if (stats_.selecting && judged == 0 && stats_.records > 0)
-    diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.records,
-                                  fmt::format("--where selected none of the first {} records, so none was "
-                                              "deduplicated (every record passed untouched)",
-                                              stats_.records)});
-  const std::string kind = kinds_ ? kinds_->where_advice() : std::string();
-  kinds_.reset();
-  if (keyless == 0 || keyless * 2 <= judged || keyless_failed_) return;
-  diagnostics_->warning(Warning{
-      WarningKind::missing_key, "", 0, keyless,
-      fmt::format("{} of the first {} records{} have no key, so they are {} without being deduplicated{} ({})", keyless,
-                  stats_.records, stats_.unmatched ? fmt::format(" ({} selected by --where)", judged) : std::string(),
-                  cfg_.on_error == OnError::pass ? "passed through" : "dropped",
-                  kind.empty() ? std::string()
-                               : fmt::format("; {} deduplicates only the kind of record that has the key and passes "
-                                             "the others untouched",
-                                             kind),
-                  first_keyless_)});
-}
-
-void Pipeline::end_key_probe() {
-  key_probe_pending_ = false;
-  keyless_failed_ = !keyed_seen_ && absent_in_probe_ > 0;
-}
-
-KeylessInput Pipeline::keyless_error() const {
-  const std::uint64_t judged = stats_.records - stats_.unmatched;
-  return KeylessInput(fmt::format(
-      "none of the {}{} records{} has a key ({}); or give --on-error pass to pass records without a key through "
-      "untouched. {}{}",
-      stats_.records >= ClockPolicy::kUntimedProbe ? "first " : "", judged,
-      stats_.unmatched ? fmt::format(" selected by --where (of {} read)", stats_.records) : std::string(),
-      first_absent_,
-      written_while_checking_
-          ? fmt::format("The {} records read were written as they came (the input paused before a key was found)",
-                        stats_.records)
-          : fmt::format("Nothing was written (the {} records read were held back)", stats_.records),
-      stats_.records >= ClockPolicy::kUntimedProbe ? "; the rest of the input was not read" : ""));
-}
-
-void Pipeline::tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end) {
-  for (std::size_t i = from; i < end; ++i) {
-    const SourceRecord& r = b[i];
-    if (r.keyed || r.status == ExtractStatus::missing_key) kinds_->add(r.bytes.substr(0, r.text_size()), r.keyed);
-  }
-}
-
 void Pipeline::warn_totals() {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
   if (stats_.malformed)
     diagnostics_->warning(
         Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
                 fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
-  if (stats_.missing_key && !keyless_failed_)  // (the run's error speaks for them)
+  if (stats_.missing_key && !keys_.failed())  // (the run's error speaks for them)
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
@@ -187,16 +137,13 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   };
   const WarningKind kind = malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
-  if (keyless_pending_ && r.status == ExtractStatus::missing_key && !is_blank(text)) {
-    // Advice for the end of the probe: a key no record has stops the run; a kind of record
-    // that lacks it may be left out with --where. (A blank line lacks every field: it says
-    // nothing of the key.)
-    if (absent_in_probe_++ == 0) {
-      first_absent_ = fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
-                                  missing_key_advice(cfg_.extract, text, json_, r.absent_part));
-      if (json_) kinds_ = std::make_unique<KindTally>();
-    }
-  }
+  // Advice for the end of the key check: a key no record has stops the run; a kind of record
+  // that lacks it may be left out with --where. (A blank line lacks every field: it says
+  // nothing of the key.)
+  if (r.status == ExtractStatus::missing_key && !is_blank(text) && keys_.absent())
+    keys_.first_absent(fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
+                                   missing_key_advice(cfg_.extract, text, json_, r.absent_part)),
+                       json_);
   if (cfg_.on_error == OnError::fail) {
     drain();
     end_sink(RecordSink::End::all_written);
@@ -209,14 +156,15 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
     what = why();
     warn_at(r, kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
   }
-  if (first_keyless_.empty()) {
+  if (keys_.wants_first_keyless()) {
     if (what.empty()) what = why();
-    first_keyless_ = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
+    std::string first = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
     // (a path that stops at a scalar or an array has said where; the members would not help)
     if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos &&
         what.find(" cannot be read: ") == std::string::npos)
-      first_keyless_ += "; " + describe_fields(r.bytes.substr(0, r.text_size()), json_, cfg_.extract.delimiter,
-                                               cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
+      first += "; " + describe_fields(text, json_, cfg_.extract.delimiter,
+                                      cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
+    keys_.first_keyless(std::move(first));
   }
   if (cfg_.explain > 0) {
     explain_record(r, nullptr, "error");
@@ -236,10 +184,7 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
     return false;
   }
   if (cfg_.output.only_dups) return false;
-  if (!held_.empty())
-    held_.hold(out_record(r), HeldRecords::Waits::passed);
-  else
-    sink_->passed(out_record(r));
+  sink_->passed(out_record(r));
   return true;
 }
 
@@ -247,35 +192,16 @@ void Pipeline::write_blank(const SourceRecord& r) {
   // Where the output is the input's records in their order; --only-dups and --explain write
   // records of another kind, in which a blank line has no place (nor among held records).
   if (cfg_.output.only_dups || cfg_.explain > 0) return;
-  if (held_.empty())
-    sink_->blank(out_record(r));
-  else
-    held_.hold(out_record(r), HeldRecords::Waits::blank);
+  sink_->blank(out_record(r));
 }
 
-void Pipeline::write_undecided(const SourceRecord& r) {
-  if (held_.empty())
-    sink_->undecided(out_record(r), &r.time, clock_.now());
-  else
-    held_.hold(out_record(r), HeldRecords::Waits::undecided);
-}
+void Pipeline::write_undecided(const SourceRecord& r) { sink_->undecided(out_record(r), &r.time, clock_.now()); }
 
 void Pipeline::release_answered() {
-  while (!held_.empty()) {
-    const HeldRecords::Held h = held_.front();
-    if (h.waits == HeldRecords::Waits::answer) {
-      if (answers_.empty()) break;
-      hand_over(DecidedRecord{h.record, h.key, h.hash, h.at, nullptr, answers_.take()});
-    } else if (h.waits == HeldRecords::Waits::passed) {
-      sink_->passed(h.record);
-    } else if (h.waits == HeldRecords::Waits::blank) {
-      sink_->blank(h.record);
-    } else {
-      sink_->undecided(h.record, nullptr, h.at);
-    }
-    held_.pop();
+  while (in_order_ && in_order_->waiting() && !answers_.empty()) {
+    const InOrderSink::Released r = in_order_->answer(answers_.take());
+    count(r.fate.dup, r.key, r.hash);
   }
-  held_.compact();
 }
 
 void Pipeline::drain() {
@@ -382,8 +308,8 @@ std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
 
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
-  if (decider_->answers_later()) {  // the record waits for its answer
-    held_.hold(out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k]);
+  if (in_order_) {  // the record waits for its answer
+    in_order_->awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
     release_answered();
     return;
   }
