@@ -51,7 +51,7 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf:
       decider_(&decider),
       time_source_(&clock),
       diagnostics_(&diagnostics),
-      hooks_(std::move(hooks)),
+      checkpoints_(std::move(hooks), clock),
       sink_(&sink),
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
@@ -91,7 +91,7 @@ template <class Input>
 RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   // Step 1: where the run writes, how it stops, what it shows.
   const std::int64_t started_ns = time_source_->steady_ns();
-  last_checkpoint_ns_ = started_ns;
+  checkpoints_.start(started_ns);
   if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
   if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
   // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
@@ -119,7 +119,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
       read_all(in, read_ahead);
       drain();
       // A state saved at the end keeps what the sink holds of its own for the next run.
-      const bool saved = hooks_.save && !(clock_.found_no_time() && !*stop);
+      const bool saved = checkpoints_.saves() && !(clock_.found_no_time() && !*stop);
       end_sink(saved ? RecordSink::End::state_saved : RecordSink::End::all_written);
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
@@ -134,7 +134,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
     untimed_failed = clock_.found_no_time() && !*stop;
     end_hold(!untimed_failed && !keys_.failed());
     out.flush();
-    if (!untimed_failed && !keys_.failed()) save_state();
+    if (!untimed_failed && !keys_.failed()) checkpoints_.save(*sink_, clock_.now());
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
@@ -285,7 +285,7 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
   if (segment_.checkpoint) {
-    maybe_checkpoint();
+    checkpoints_.maybe(*sink_, clock_.now(), holding_output_);
     clock_.refresh_future_limit();
   }
 }

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -20,6 +19,7 @@
 #include "input/record_reader.hpp"
 #include "output/output_mode.hpp"
 #include "output/record_sink.hpp"
+#include "pipeline/checkpoints.hpp"
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/key_check.hpp"
 #include "pipeline/late_advice.hpp"
@@ -51,15 +51,6 @@ class RecordError : public std::runtime_error {
 class CapError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// How the pipeline persists its filter: `save` is called with the output flushed, every
-// `every` of wall time (checked between records and whenever input pauses) and once at the
-// end of the run, with the clock it has reached; the caller knows the filter. Empty `save` =
-// no state.
-struct StateHooks {
-  std::function<void(tlbf::Time clock)> save;
-  tlbf::Duration every = 0;
 };
 
 struct PipelineConfig {
@@ -227,8 +218,6 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   [[gnu::cold]] void check_keys() {
     keys_.check(stats_, cfg_.on_error == OnError::pass ? "passed through" : "dropped", *diagnostics_);
   }
-  void save_state();
-  void maybe_checkpoint();
   // A sink that keeps records of its own (the holding stage) wrote `early` of them before
   // their time for its memory cap, at record `r`: warned about once, or fatal.
   [[gnu::cold]] void sink_cap_bound(const SourceRecord& r, std::uint64_t early);
@@ -240,7 +229,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   Decider* decider_;
   Clock* time_source_;
   Diagnostics* diagnostics_;
-  StateHooks hooks_;
+  Checkpoints checkpoints_;
   RecordSink* sink_;  // where every record goes
   RecordSource source_;
   DecisionClock clock_;
@@ -267,10 +256,6 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   bool held_cap_reported_ = false;         // held records were first written early (sink_cap_bound)
   LateAdvice late_advice_;                 // what to do about late records
   RunStats stats_;
-  std::int64_t last_checkpoint_ns_ = 0;
-  bool checkpoint_deferred_ = false;  // a due checkpoint waits for the output's reader
-  // How long a checkpoint waits for the output's reader to take what was written.
-  static constexpr int kCheckpointDrainMs = 200;
 };
 
 }  // namespace tlbf_dedup

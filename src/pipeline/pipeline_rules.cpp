@@ -249,26 +249,6 @@ void Pipeline::sink_cap_bound(const SourceRecord& r, std::uint64_t early) {
                       early));
 }
 
-void Pipeline::save_state() {
-  if (!hooks_.save) return;
-  sink_->flush();
-  hooks_.save(clock_.now());
-  last_checkpoint_ns_ = time_source_->steady_ns();
-}
-
-void Pipeline::maybe_checkpoint() {
-  // (Not while output is held: a saved state would hold keys of records not yet written.)
-  if (holding_output_ || !hooks_.save || hooks_.every <= 0 ||
-      time_source_->steady_ns() - last_checkpoint_ns_ < hooks_.every)
-    return;
-  // Nor before the output's reader has read what was written: records left in a pipe are
-  // lost with a reader that dies, and a state holding their keys would drop them next run.
-  // The checkpoint waits for a live reader a moment, else comes again later.
-  sink_->flush();
-  checkpoint_deferred_ = !sink_->wait_until_read(kCheckpointDrainMs);
-  if (!checkpoint_deferred_) save_state();
-}
-
 int Pipeline::input_paused() {
   // A live stream stays prompt: what the untimed check held goes out when the input pauses,
   // and nothing is held after it (a run that then fails for want of time says so).
@@ -280,13 +260,8 @@ int Pipeline::input_paused() {
   drain();
   sink_->paused(clock_.now());
   sink_->flush();
-  maybe_checkpoint();
-  int wait = -1;
-  if (hooks_.save && hooks_.every > 0) {
-    const std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
-    wait = due_ns <= 0 ? (checkpoint_deferred_ ? kCheckpointDrainMs : 0)
-                       : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
-  }
+  checkpoints_.maybe(*sink_, clock_.now(), holding_output_);
+  const int wait = checkpoints_.wait_ms();
   const int sink_wait = sink_->wait_ms(clock_.now());
   return sink_wait < 0 ? wait : wait < 0 ? sink_wait : std::min(wait, sink_wait);
 }
