@@ -27,7 +27,11 @@ bool is_bare_json(std::string_view text) {
 }  // namespace
 
 HoldingSink::HoldingSink(Holder& holder, RecordSink& out, const std::string& time_field, Clock& wall)
-    : holder_(&holder), out_(&out), wall_(&wall), timed_(!time_field.empty()), time_member_(json_escape(time_field)) {}
+    : SinkWrapper(out),
+      holder_(&holder),
+      wall_(&wall),
+      timed_(!time_field.empty()),
+      time_member_(json_escape(time_field)) {}
 
 void HoldingSink::start(const SinkStart& how) {
   emitted_ = how.emitted;

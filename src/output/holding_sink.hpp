@@ -22,7 +22,7 @@
 
 namespace tlbf_dedup {
 
-class HoldingSink final : public RecordSink, private HeldSink {
+class HoldingSink final : public SinkWrapper, private HeldSink {
  public:
   // `holder`, `out` and `wall` must outlive the sink; `time_field` is -t's (empty: none).
   // Without -t, held records' windows close by `wall`'s time, or the decision clock's when
@@ -36,16 +36,6 @@ class HoldingSink final : public RecordSink, private HeldSink {
   void passed_among_held(const OutRecord& r) override { passed(r); }
   void blank(const OutRecord&) override {}  // a blank line has no place among held records
   void continuation(std::string_view bytes, std::size_t term_len) override;
-  bool held(const CountedRecord& r, bool counted) override { return out_->held(r, counted); }
-  void explain(const ExplainLine& line) override { out_->explain(line); }
-
-  SinkRoom room() const override { return out_->room(); }
-  void release_borrowed() override { out_->release_borrowed(); }
-  void flush() override { out_->flush(); }
-  bool wait_until_read(int max_ms) override { return out_->wait_until_read(max_ms); }
-  std::uint64_t bytes_written() const override { return out_->bytes_written(); }
-  void hold_back() override { out_->hold_back(); }
-  void let_go(bool keep) override { out_->let_go(keep); }
 
   void paused(tlbf::Time clock) override { close_by_wall_clock(clock); }
   int wait_ms(tlbf::Time clock) override;
@@ -60,7 +50,6 @@ class HoldingSink final : public RecordSink, private HeldSink {
   void close_by_wall_clock(tlbf::Time clock);
 
   Holder* holder_;
-  RecordSink* out_;
   Clock* wall_;
   bool timed_;               // -t given: event time, which stands still while the input does
   std::string time_member_;  // JSON records: -t as a top-level member name, JSON-escaped

@@ -137,4 +137,39 @@ class RecordSink {
   virtual void warn_totals(Diagnostics&, const RunStats&) const {}
 };
 
+// A sink around another that forwards every verb to it: the base of the wrappers (the holding
+// stage, the order of later answers), which override only what they change.
+class SinkWrapper : public RecordSink {
+ public:
+  explicit SinkWrapper(RecordSink& out) : out_(&out) {}
+
+  void start(const SinkStart& how) override { out_->start(how); }
+  Fate decided(const DecidedRecord& r) override { return out_->decided(r); }
+  void undecided(const OutRecord& r, const TimeReading* time, tlbf::Time now) override {
+    out_->undecided(r, time, now);
+  }
+  void passed(const OutRecord& r) override { out_->passed(r); }
+  void passed_among_held(const OutRecord& r) override { out_->passed_among_held(r); }
+  void blank(const OutRecord& r) override { out_->blank(r); }
+  void continuation(std::string_view bytes, std::size_t term_len) override { out_->continuation(bytes, term_len); }
+  bool held(const CountedRecord& r, bool counted) override { return out_->held(r, counted); }
+  void explain(const ExplainLine& line) override { out_->explain(line); }
+  SinkRoom room() const override { return out_->room(); }
+  void release_borrowed() override { out_->release_borrowed(); }
+  void flush() override { out_->flush(); }
+  bool wait_until_read(int max_ms) override { return out_->wait_until_read(max_ms); }
+  std::uint64_t bytes_written() const override { return out_->bytes_written(); }
+  void hold_back() override { out_->hold_back(); }
+  void let_go(bool keep) override { out_->let_go(keep); }
+  void paused(tlbf::Time clock) override { out_->paused(clock); }
+  int wait_ms(tlbf::Time clock) override { return out_->wait_ms(clock); }
+  void end(End how, tlbf::Time clock) override { out_->end(how, clock); }
+  bool keeps_keys() const override { return out_->keeps_keys(); }
+  void count_into(RunStats& stats) const override { out_->count_into(stats); }
+  void warn_totals(Diagnostics& d, const RunStats& stats) const override { out_->warn_totals(d, stats); }
+
+ protected:
+  RecordSink* out_;
+};
+
 }  // namespace tlbf_dedup
