@@ -38,6 +38,8 @@
 #include "base/duration.hpp"
 #include "decide/redis/redis_backend.hpp"
 #include "input/record_reader.hpp"
+#include "output/holding_sink.hpp"
+#include "output/printer.hpp"
 #include "output/writer.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/pipeline.hpp"
@@ -355,24 +357,33 @@ int run(Options o, int argc, const char* const* argv) {
   const bool timed = !o.pipeline.extract.time.empty();
   const bool merge = timed && !o.no_merge && o.files.size() >= 2;
   const bool in_time_order = merge || (timed && o.pipeline.clock.lateness > 0);
-  Writer writer(STDOUT_FILENO);
+  // Where the records go: the printer; with --count or --keep last through the holding
+  // stage, which decides by itself (the decider then asks no filter).
+  Printer printer(STDOUT_FILENO, o.pipeline.output);
+  std::unique_ptr<HoldingSink> holding;
+  std::unique_ptr<Decider> unasked;
+  if (holder) {
+    holding = std::make_unique<HoldingSink>(*holder, printer, o.pipeline.extract.time, system_clock);
+    unasked = make_unasked_decider(d.hash_seed);
+  }
+  RecordSink& sink = holding ? static_cast<RecordSink&>(*holding) : printer;
+  Decider& decider = unasked ? *unasked : d.decider();
   PipelineConfig pipeline_config = o.pipeline;
   pipeline_config.merged = merge;
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
   pipeline_config.sizing =
       d.config.span > 0 ? FilterSizing{d.config.capacity, false} : FilterSizing{d.config.window_count, true};
-  Pipeline pipeline(std::move(pipeline_config), d.decider(), d.clock, system_clock, diagnostics, std::move(hooks),
-                    holder.get());
+  Pipeline pipeline(std::move(pipeline_config), decider, sink, d.clock, system_clock, diagnostics, std::move(hooks));
   try {
     // Warnings and the --stats summary go to `diagnostics`.
     if (in_time_order) {
       const MergeConfig merging{merge, o.pipeline.clock.lateness, d.config.max_memory_bytes / 4,
                                 o.pipeline.clock.max_future};
-      InputMerge in(o.files, o.reader, merging, pipeline.source_config(), d.decider().hasher(), system_clock);
-      pipeline.run(in, writer, &g_stop_signal);
+      InputMerge in(o.files, o.reader, merging, pipeline.source_config(), decider.hasher(), system_clock);
+      pipeline.run(in, &g_stop_signal);
     } else {
       RecordReader reader(o.files, o.reader);
-      pipeline.run(reader, writer, &g_stop_signal);
+      pipeline.run(reader, &g_stop_signal);
     }
   } catch (const OutputStopped& e) {
     std::string where;

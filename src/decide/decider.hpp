@@ -117,4 +117,8 @@ class Decider {
 // concrete class (one virtual call to choose it, made here once).
 std::unique_ptr<Decider> make_local_decider(tlbf::WindowFilter& filter, Refresh refresh, std::uint64_t hash_seed);
 
+// A decider that asks no filter and answers every key new, hashing with `hash_seed`: for a
+// run whose sink decides by itself, exactly (the holding stage of --count and --keep last).
+std::unique_ptr<Decider> make_unasked_decider(std::uint64_t hash_seed);
+
 }  // namespace tlbf_dedup

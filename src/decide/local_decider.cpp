@@ -7,6 +7,7 @@
 // tlbf::WindowFilter and is called through the virtual table. Every F makes the same
 // decisions as the one-key verbs would; a batch stops right after the key whose decision
 // made the memory cap bind, as the entry points promise.
+#include <algorithm>
 #include <type_traits>
 
 #include "decide/decider.hpp"
@@ -42,7 +43,24 @@ class LocalDecider final : public Decider {
   Refresh refresh_;
 };
 
+class UnaskedDecider final : public Decider {
+ public:
+  explicit UnaskedDecider(std::uint64_t hash_seed) : Decider(hash_seed, false) {}
+  std::size_t submit(const KeyBatch& keys, Answers& answers) override {
+    std::fill_n(answers.reserve(keys.size), keys.size, false);
+    answers.commit(keys.size);
+    return keys.size;
+  }
+  void flush(Answers&) override {}
+  std::uint64_t cap_binds() const override { return 0; }
+  tlbf::FilterStats stats(tlbf::Time) override { return {}; }
+};
+
 }  // namespace
+
+std::unique_ptr<Decider> make_unasked_decider(std::uint64_t hash_seed) {
+  return std::make_unique<UnaskedDecider>(hash_seed);
+}
 
 std::unique_ptr<Decider> make_local_decider(tlbf::WindowFilter& filter, Refresh refresh, std::uint64_t hash_seed) {
   std::unique_ptr<Decider> decider;

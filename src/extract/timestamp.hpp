@@ -304,6 +304,10 @@ class TimeParser {
 // ("...05.25Z").
 std::string format_rfc3339(tlbf::Time t);
 
+// A record's time text as a JSON string, so that blanks and binary bytes stay visible; for a
+// record without the time field, "(field absent)". What --explain and the warnings show.
+std::string quoted_time(const TimeReading& t);
+
 // The current UTC year, the default for year-less formats.
 int current_year();
 

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <limits>
 
+#include "base/json_text.hpp"
 #include "base/line_regex.hpp"
 #include "extract/timestamp.hpp"
 #include "extract/timestamp_scan.hpp"
@@ -140,6 +141,10 @@ void TimeParser::place_time_of_day(Civil& c, TimeReading& r) {
   read_as(*t, r);
   r.time_of_day = true;
   r.day_advanced = advanced;
+}
+
+std::string quoted_time(const TimeReading& t) {
+  return t.present ? "\"" + json_escape(t.text) + "\"" : std::string("(field absent)");
 }
 
 std::string format_rfc3339(Time t) {

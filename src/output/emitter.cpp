@@ -25,10 +25,6 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 
 }  // namespace
 
-std::string quoted_time(const TimeReading& t) {
-  return t.present ? "\"" + json_escape(t.text) + "\"" : std::string("(field absent)");
-}
-
 Emitter::Emitter(Writer& out, OutputMode mode)
     : out_(out),
       mode_(std::move(mode)),

@@ -13,6 +13,8 @@
 
 #include "extract/timestamp.hpp"
 #include "output/count_format.hpp"
+#include "output/output_mode.hpp"
+#include "output/record_sink.hpp"
 #include "output/writer.hpp"
 #include "tlbf/types.hpp"
 
@@ -21,46 +23,6 @@ class parser;
 }
 
 namespace tlbf_dedup {
-
-// How a kept or dropped record is written.
-struct OutputMode {
-  bool only_dups = false;
-  bool mark = false;
-  std::string mark_name = "dup";  // JSON member name for --mark
-  // --compact: a JSON record is written minified on one line (simdjson's minifier); one that
-  // is not one valid JSON value is written as it was read.
-  bool compact = false;
-  // --count: the records of the holding stage (output/holder.hpp) carry their count and times.
-  bool count = false;
-  CountFormat count_format;
-  char terminator = '\n';  // of records (-z: NUL), for a held record written without one
-};
-
-// A record as the emitter writes it.
-struct OutRecord {
-  std::string_view bytes;  // exactly as read, terminator included
-  std::size_t text_size;   // without the terminator
-  bool json;               // read as a JSON object (--mark adds a member, not a column)
-  // The bytes stay unchanged until the writer's next flush (the reader's buffer, a read-ahead
-  // batch): the writer may point at them instead of copying them.
-  bool borrowable;
-};
-
-// What --explain shows of one record, in its columns' order.
-struct ExplainLine {
-  std::string_view input;
-  std::uint64_t record = 0;     // its number in `input`
-  const std::string_view* key;  // null: the record has no key
-  bool composite = false;       // the key has several parts (-k given more than once)
-  const TimeReading* time;      // null: no -t
-  tlbf::Time clock = 0;         // the decision clock the record was judged at
-  const char* decision;
-  bool json = false;  // the key is made of JSON values (a JSON record's)
-};
-
-// A record's time text as a JSON string, so that blanks and binary bytes stay visible; for a
-// record without the time field, "(field absent)". What --explain and the warnings show.
-std::string quoted_time(const TimeReading& t);
 
 class Emitter {
  public:
@@ -119,11 +81,7 @@ class Emitter {
   // How much judged records may write before the writer must flush: while they stay within
   // it, no write can fail or block before the next flush(). Each record counts its bytes, plus
   // what --mark adds, against both the buffer's room and the borrowed bytes' room.
-  struct Room {
-    std::uint64_t bytes;       // of records, with `per_record` more for each
-    std::uint64_t per_record;  // what --mark adds at most
-    std::size_t records;
-  };
+  using Room = SinkRoom;
   Room room() const {
     const WriterRoom w = out_.room();
     // --compact copies every record and may add a line end.

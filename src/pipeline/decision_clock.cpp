@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "base/duration.hpp"
-#include "output/emitter.hpp"
 
 namespace tlbf_dedup {
 namespace {

@@ -5,10 +5,10 @@
 //    (with --mark, plus the flag); lines that continue a multi-line record after it was
 //    judged (the input paused) follow its fate. With a holding stage (--count, --keep last)
 //    records are judged in input order and written as their windows close
-//    (pipeline_hold.cpp).
+//    (output/holding_sink.cpp).
 //  - Records are clocked and submitted to the decider in segments, but nothing of a record
 //    shows before the records ahead of it are done: the clock's warnings wait for their
-//    record, and a segment ends where the writer might flush (Writer::room), at a record
+//    record, and a segment ends where the sink might flush (RecordSink::room), at a record
 //    that is fatal (--on-error fail), at the untimed probe's end and at a checkpoint. So
 //    whenever output fails, a state is saved, or the run stops at a record, every record
 //    before it is decided and written and none after it is decided.
@@ -34,39 +34,42 @@
 
 #include <optional>
 
-#include "base/json_text.hpp"
+#include "output/in_order_sink.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
-#include "pipeline/output_hold.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
 SourceConfig Pipeline::source_config() const {
-  const bool keys = cfg_.top > 0 || cfg_.explain > 0 || decider_->answers_later() || holder_;
+  const bool keys = cfg_.top > 0 || cfg_.explain > 0 || decider_->answers_later() || sink_->keeps_keys();
   return SourceConfig{cfg_.format, cfg_.extract, cfg_.time_parser, cfg_.clock.year, cfg_.explain, keys};
 }
 
-Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
-                   StateHooks hooks, Holder* holder)
+Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf::Time start_clock, Clock& clock,
+                   Diagnostics& diagnostics, StateHooks hooks)
     : cfg_(std::move(cfg)),
       decider_(&decider),
       time_source_(&clock),
       diagnostics_(&diagnostics),
-      hooks_(std::move(hooks)),
-      holder_(holder),
+      checkpoints_(std::move(hooks), clock),
+      sink_(&sink),
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
+      keys_(cfg_.stop_when_keyless && cfg_.explain == 0),
       late_advice_(cfg_.clock.lateness, cfg_.merged) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
-  if (holder_) time_member_ = json_escape(cfg_.extract.time);
+  if (decider_->answers_later()) {  // records wait, in order, for their answers
+    in_order_ = std::make_unique<InOrderSink>(sink);
+    sink_ = in_order_.get();
+  }
   if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
 Pipeline::~Pipeline() = default;
 
-RunStats Pipeline::run(RecordReader& in, Writer& out, const volatile int* stop) { return run_input(in, out, stop); }
+RunStats Pipeline::run(RecordReader& in, const volatile int* stop) { return run_input(in, stop); }
 
-RunStats Pipeline::run(InputMerge& in, Writer& out, const volatile int* stop) { return run_input(in, out, stop); }
+RunStats Pipeline::run(InputMerge& in, const volatile int* stop) { return run_input(in, stop); }
 
 void Pipeline::read_all(RecordReader& in, bool read_ahead) {
   in.set_stop_flag(stop_);
@@ -85,21 +88,16 @@ void Pipeline::read_all(InputMerge& in, bool read_ahead) {
 }
 
 template <class Input>
-RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
+RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   // Step 1: where the run writes, how it stops, what it shows.
   const std::int64_t started_ns = time_source_->steady_ns();
-  last_checkpoint_ns_ = started_ns;
+  checkpoints_.start(started_ns);
   if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
   if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
-  out.set_stop_flag(stop);  // a stop ends the run even when nothing reads the output
-  Emitter emitter(out, cfg_.output);
-  out_ = output_ = &out;
-  emitter_ = output_emitter_ = &emitter;
   // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
   // until the key check cannot (--explain shows what it read whatever the checks say).
   time_probe_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
-  key_probe_pending_ = cfg_.stop_when_keyless && cfg_.explain == 0;
-  hold_pending_ = time_probe_ || key_probe_pending_;
+  hold_pending_ = time_probe_ || keys_.probing();
   stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
   stats_.errors_went = cfg_.output.only_dups            ? "not written (--only-dups)"
                        : cfg_.on_error == OnError::pass ? "passed through"
@@ -107,23 +105,22 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
                                                         : "the run stopped";
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
-  if (cfg_.explain > 0) emitter.explain_header();
   // Step 2: the records, read, clocked, decided and written batch by batch. A second thread
   // reads ahead only where it can always be stopped and joined (regular files: reads never
   // block for long) and where output timing does not matter.
   const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
                           in.inputs_are_regular_files();
-  // Read ahead, the records were written by the other core: copying short runs would read
-  // them across cores before the kernel copies them again, so the writer borrows them all
-  // (wall time +5 % copied on the 2,000,000-event files; on one thread copying saves 6 %).
-  out.copy_short_runs(!read_ahead);
+  RecordSink& out = *sink_;
+  out.start(SinkStart{stop, read_ahead, cfg_.line_buffered, cfg_.explain > 0, &stats_.emitted});
   bool untimed_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {
     try {
       read_all(in, read_ahead);
       drain();
-      if (holder_) release_held_at_end();
+      // A state saved at the end keeps what the sink holds of its own for the next run.
+      const bool saved = checkpoints_.saves() && !(clock_.found_no_time() && !*stop);
+      end_sink(saved ? RecordSink::End::state_saved : RecordSink::End::all_written);
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
       release_answered();
@@ -133,15 +130,15 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
     }
     // A run that found no time, or no key, at all is an error: it writes nothing, and its
     // state is not saved; its summary still comes first, so that --stats shows what was read.
-    if (key_probe_pending_ && !*stop) end_key_probe();
+    if (!*stop) keys_.end_probe();
     untimed_failed = clock_.found_no_time() && !*stop;
-    end_hold(!untimed_failed && !keyless_failed_);
+    end_hold(!untimed_failed && !keys_.failed());
     out.flush();
-    if (!untimed_failed && !keyless_failed_) save_state();
+    if (!untimed_failed && !keys_.failed()) checkpoints_.save(*sink_, clock_.now());
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
-    write_all_held();
+    end_sink(RecordSink::End::all_written);
     end_hold(true);
     out.flush();
     throw;
@@ -170,7 +167,7 @@ RunStats Pipeline::run_input(Input& in, Writer& out, const volatile int* stop) {
   summarise(out.bytes_written(), started_ns);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
-  if (keyless_failed_) throw keyless_error();
+  if (keys_.failed()) throw keys_.error(stats_, written_while_checking_);
   if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, written_while_checking_);
   return stats_;
 }
@@ -179,7 +176,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   stats_.bytes_out = bytes_out;
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
-  if (holder_) count_held(stats_);
+  sink_->count_into(stats_);
   stats_.sizing = cfg_.sizing;
   if (stats_.cap_binds > 0) {  // the window kept as warned: the shortest at any bind
     stats_.filter.effective_span = cap_shortest_.effective_span;
@@ -189,7 +186,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), json_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   if (multiline_) check_multiline(nullptr);
-  if (keyless_pending_) check_keyless();
+  if (keys_.pending()) check_keys();
   warn_totals();
   diagnostics_->summary(stats_);
 }
@@ -201,14 +198,14 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   if (multiline_) check_multiline(&b);
   std::size_t i = 0;
   segment_.reset(0, 0);
-  while (i < b.size() && !clock_.probe_failed() && !keyless_failed_ && (b.judge_all || !*stop_)) {
+  while (i < b.size() && !clock_.probe_failed() && !keys_.failed() && (b.judge_all || !*stop_)) {
     const std::size_t end = clock_segment(b, i);
     if (hold_pending_) check_hold();
     judge_segment(b, i, end);
-    if (kinds_ && keyless_pending_) tally_kinds(b, i, end);
-    if (keyless_pending_ && stats_.records >= ClockPolicy::kUntimedProbe) {
-      if (key_probe_pending_) end_key_probe();
-      check_keyless();
+    keys_.tally(b, i, end);
+    if (keys_.pending() && stats_.records >= ClockPolicy::kUntimedProbe) {
+      keys_.end_probe();
+      check_keys();
     }
     i = end;
   }
@@ -224,7 +221,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
   std::uint64_t records = stats_.records;
   // A segment ends at a checkpoint, every 4096 records, and where the checks of the first
-  // kUntimedProbe records end (check_keyless(), the output hold), so they judge exactly those.
+  // kUntimedProbe records end (check_keys(), the output hold), so they judge exactly those.
   const std::uint64_t stop_at =
       records < ClockPolicy::kUntimedProbe ? ClockPolicy::kUntimedProbe : (records | 4095) + 1;
   std::size_t i = from, n = 0;
@@ -254,19 +251,15 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   stats_.records = records;
   if (i > from) stats_.bytes_in += b.bytes_between(from, i);
   s.keyed = n;
-  keyed_seen_ |= n > 0;
+  keys_.saw_keys(n > 0);
   return i;
 }
 
 [[gnu::always_inline]] inline void Pipeline::judge_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
-  if (holder_) return hold_keyed(b, r, k);
   Segment& s = segment_;
   if (k == s.submitted) submit(k);
   if (aside_) return judge_keyed_aside(b, r, k);
-  const bool dup = answers_.take();
-  stats_.duplicates += dup;
-  if (dup && top_) top_->add(b.keys()[s.first_key + k], b.hashes()[s.first_key + k]);  // whose duplicate it was
-  emitted_ = write_decided(out_record(r), dup);
+  hand_over(r, s.first_key + k, k, answers_.take());
   if (k + 1 == s.submitted) check_cap(r, k);
 }
 
@@ -279,23 +272,20 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     if (r.keyed) {
       judge_keyed(b, r, k++);
     } else if (r.continues) {  // --multiline: lines of a record judged when the input paused
-      if (held_last_ && holder_->continue_last(r.bytes, r.term_len)) continue;
-      if (emitted_) emitter_->continuation(r.bytes);
+      if (emitted_) sink_->continuation(r.bytes, r.term_len);
       continue;
     } else if (r.status == ExtractStatus::blank) {
       write_blank(r);
       continue;
     } else if (r.status == ExtractStatus::unmatched) {
       emitted_ = pass_unmatched(r);
-      held_last_ = false;
     } else {
       emitted_ = judge_unkeyed(r);
-      held_last_ = false;
     }
     if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
   if (segment_.checkpoint) {
-    maybe_checkpoint();
+    checkpoints_.maybe(*sink_, clock_.now(), holding_output_);
     clock_.refresh_future_limit();
   }
 }

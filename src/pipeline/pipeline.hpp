@@ -1,13 +1,12 @@
 // The record loop: records from the source (record_source.hpp) are clocked (decision_clock.hpp),
 // submitted to the decider in batches (decide/decider.hpp) and handed with their answers to
-// the emitter (output/emitter.hpp), with the bookkeeping around them: counters, warnings,
+// the sink (output/record_sink.hpp), with the bookkeeping around them: counters, warnings,
 // progress, checkpoints. The world comes in through two interfaces: a Clock for wall and
 // steady time, and Diagnostics for every warning and the end-of-run summary.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,11 +17,11 @@
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
 #include "input/record_reader.hpp"
-#include "output/emitter.hpp"
-#include "output/holder.hpp"
-#include "output/writer.hpp"
+#include "output/output_mode.hpp"
+#include "output/record_sink.hpp"
+#include "pipeline/checkpoints.hpp"
 #include "pipeline/decision_clock.hpp"
-#include "pipeline/held_records.hpp"
+#include "pipeline/key_check.hpp"
 #include "pipeline/late_advice.hpp"
 #include "pipeline/record_source.hpp"
 #include "report/diagnostics.hpp"
@@ -31,9 +30,9 @@
 
 namespace tlbf_dedup {
 
+class InOrderSink;
 class InputMerge;
 class MultilineCheck;
-class OutputHold;
 class Progress;
 
 // What happens to a record whose key cannot be extracted.
@@ -48,27 +47,10 @@ class RecordError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// None of the first ClockPolicy::kUntimedProbe records judged (or of all, when fewer) had a
-// key, and some lacked a part of it (PipelineConfig::stop_when_keyless): the message says
-// which part, what the first such record has instead, and what was written.
-class KeylessInput : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // --on-cap fail: the memory cap bound; the message says at which record and what was lost.
 class CapError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// How the pipeline persists its filter: `save` is called with the output flushed, every
-// `every` of wall time (checked between records and whenever input pauses) and once at the
-// end of the run, with the clock it has reached; the caller knows the filter. Empty `save` =
-// no state.
-struct StateHooks {
-  std::function<void(tlbf::Time clock)> save;
-  tlbf::Duration every = 0;
 };
 
 struct PipelineConfig {
@@ -104,22 +86,22 @@ struct PipelineConfig {
   bool merged = false;
 };
 
-class Pipeline final : private BatchSink, private RecordWarnings, private HeldSink {
+class Pipeline final : private BatchSink, private RecordWarnings {
  public:
-  // `decider`, `clock` and `diagnostics` must outlive the pipeline, as must `holder` when
-  // given: then keyed records go to it instead of the decider (--count, --keep last;
-  // pipeline_hold.cpp). Throws SpecError for a given format whose extractor cannot be made.
-  Pipeline(PipelineConfig cfg, Decider& decider, tlbf::Time start_clock, Clock& clock, Diagnostics& diagnostics,
-           StateHooks hooks = {}, Holder* holder = nullptr);
+  // `decider`, `sink`, `clock` and `diagnostics` must outlive the pipeline: every record goes
+  // to `sink` (output/record_sink.hpp) in input order. Throws SpecError for a given format
+  // whose extractor cannot be made.
+  Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf::Time start_clock, Clock& clock,
+           Diagnostics& diagnostics, StateHooks hooks = {});
   ~Pipeline();
 
   // Processes every record until the input ends or *stop becomes non-zero, then hands the
   // warning totals and the summary to the diagnostics. Throws RecordError (--on-error fail),
-  // CapError (--on-cap fail), UntimedInput, KeylessInput, InputError, OutputError, SpecError, BrokenPipe,
-  // OutputStopped, DecisionsLost.
-  RunStats run(RecordReader& in, Writer& out, const volatile int* stop);
+  // CapError (--on-cap fail), UntimedInput, KeylessInput, InputError, SpecError, DecisionsLost,
+  // and what the sink throws (OutputError, BrokenPipe, OutputStopped).
+  RunStats run(RecordReader& in, const volatile int* stop);
   // The same over inputs merged by time and held for --lateness (input_merge.hpp).
-  RunStats run(InputMerge& in, Writer& out, const volatile int* stop);
+  RunStats run(InputMerge& in, const volatile int* stop);
 
   tlbf::Time clock() const { return clock_.now(); }
   // What a source of records for this pipeline extracts (record_source.hpp).
@@ -149,15 +131,15 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   };
 
   template <class Input>
-  RunStats run_input(Input& in, Writer& out, const volatile int* stop);
+  RunStats run_input(Input& in, const volatile int* stop);
   // Step 2 of a run: every record read and judged.
   void read_all(RecordReader& in, bool read_ahead);
   void read_all(InputMerge& in, bool read_ahead);
 
   // BatchSink: the source hands over batches, and tells of its reader's pauses.
   std::size_t take(const RecordBatch& batch) override;
-  bool stopped() const override { return *stop_ || clock_.probe_failed() || keyless_failed_; }
-  void release_records() override { out_->return_borrowed(); }
+  bool stopped() const override { return *stop_ || clock_.probe_failed() || keys_.failed(); }
+  void release_records() override { sink_->release_borrowed(); }
   int input_paused() override;
   void reached_end(const std::string& name) override { last_input_ = name; }
   // RecordWarnings: the clock's warnings, given when their record is judged.
@@ -168,7 +150,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
   // The end of the longest run of records from `from` on (one at least) whose output goes
-  // into the writer without a flush.
+  // into the sink without a flush.
   std::size_t room_end(const RecordBatch& b, std::size_t from) const;
   // Submits, judges and writes the segment's records [from, end), in order.
   void judge_segment(const RecordBatch& b, std::size_t from, std::size_t end);
@@ -189,17 +171,25 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // passed; true when it was written.
   bool pass_unmatched(const SourceRecord& r);
   OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
-  bool write_decided(const OutRecord& r, bool dup) {
-    const bool written = emitter_->decided(r, dup);
-    stats_.emitted += written;
-    return written;
+  // Hands the batch's k-th record of the segment (its key the batch's `key`-th), judged `dup`,
+  // to the sink, and counts the answer that counts (the sink's).
+  void hand_over(const SourceRecord& r, std::size_t key, std::size_t k, bool dup) {
+    const DecidedRecord d{out_record(r), batch_->keys()[key], batch_->hashes()[key], segment_.times[k], &r.time, dup};
+    const RecordSink::Fate f = sink_->decided(d);
+    count(f.dup, d.key, d.hash);
+    emitted_ = f.continues;
+    if (f.early > 0) sink_cap_bound(r, f.early);
+  }
+  void count(bool dup, std::string_view key, tlbf::KeyHash hash) {
+    stats_.duplicates += dup;
+    if (dup && top_) top_->add(key, hash);  // whose duplicate it was
   }
   // A record written whatever the filter says, behind the records waiting for answers.
   void write_undecided(const SourceRecord& r);
   // A blank line of JSON input (ExtractStatus::blank): no record, written as read where the
   // output is the input's records in order.
   [[gnu::cold]] void write_blank(const SourceRecord& r);
-  // Writes the held records from the front up to the first one whose answer has not come.
+  // With a decider that answers later: the records whose answers have come go on.
   void release_answered();
   // Waits for every answer and writes every held record.
   void drain();
@@ -216,7 +206,7 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
   // fatal), and each bind's window kept counts for the shortest.
   [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
-  // With -t, output is held back (OutputHold) until the untimed check cannot fail any more: a
+  // With -t, output is held back (RecordSink::hold_back) until the untimed check cannot fail any more: a
   // record had a readable time, or the check's records passed keyless. Called after a segment
   // is clocked and before it is judged, so the segment's records go where the check says.
   [[gnu::cold]] void check_hold();
@@ -224,85 +214,48 @@ class Pipeline final : private BatchSink, private RecordWarnings, private HeldSi
   void end_hold(bool keep);
   // --multiline's check over the batch's records (or at the end: `b` null).
   [[gnu::cold]] void check_multiline(const RecordBatch* b);
-  // The first kUntimedProbe records (or all, when fewer) are judged: when most had no key,
-  // nothing was deduplicated among them, and the run says so (with the --where that would
-  // pick the records the key is for, from kinds_).
-  [[gnu::cold]] void check_keyless();
-  // The same moment for stop_when_keyless: the run fails when no record had a key and some
-  // lacked a part of it.
-  void end_key_probe();
-  KeylessInput keyless_error() const;
-  // While the first records are judged: the records [from, end) of `b` into kinds_.
-  [[gnu::cold]] void tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end);
-  void save_state();
-  void maybe_checkpoint();
-  // The holding stage (pipeline_hold.cpp): a keyed record handed to the holder; what the
-  // holder writes (HeldSink); the held records at the end (kept for a state that is saved,
-  // else written) and after an error (written); closing them by the wall clock while the
-  // input pauses, and how long until the next one closes.
-  void hold_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k);
-  void write_held(const CountedRecord& r) override;
-  void pass_held(const SourceRecord& r);
-  SeenTime seen_time(const SourceRecord& r, tlbf::Time at) const;
-  void held_cap_bound(const SourceRecord& r, std::uint64_t early);
-  void release_held_at_end();
-  void write_all_held() {
-    if (holder_) holder_->close_all(*this);
+  // The first kUntimedProbe records (or all, when fewer) are judged: the key check's verdicts.
+  [[gnu::cold]] void check_keys() {
+    keys_.check(stats_, cfg_.on_error == OnError::pass ? "passed through" : "dropped", *diagnostics_);
   }
-  void close_held_by_wall_clock();
-  int held_wait(int wait);
-  void count_held(RunStats& stats) const;
-  void warn_held_total();
+  // A sink that keeps records of its own (the holding stage) wrote `early` of them before
+  // their time for its memory cap, at record `r`: warned about once, or fatal.
+  [[gnu::cold]] void sink_cap_bound(const SourceRecord& r, std::uint64_t early);
+  // What a sink keeps of its own goes out (after an error, or at the end without a state).
+  void end_sink(RecordSink::End how) { sink_->end(how, clock_.now()); }
   const std::string& input_name(const SourceRecord& r) const { return batch_->names[r.input]; }
 
   PipelineConfig cfg_;
   Decider* decider_;
   Clock* time_source_;
   Diagnostics* diagnostics_;
-  StateHooks hooks_;
-  Holder* holder_;  // with --count or --keep last
+  Checkpoints checkpoints_;
+  RecordSink* sink_;  // where every record goes
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
-  // The run's: where it writes (the output, or the hold), its stop flag, --progress.
-  Writer* out_ = nullptr;
-  Emitter* emitter_ = nullptr;
-  Writer* output_ = nullptr;  // the run's output, where out_ points once nothing is held
-  Emitter* output_emitter_ = nullptr;
+  // The run's: its stop flag, --progress.
+  bool holding_output_ = false;                // the sink holds output back (check_hold)
   bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
   bool written_while_checking_ = false;        // the input paused during the check: what it held went out
-  bool keyless_pending_ = true;                // check_keyless() is still to come
-  std::string first_keyless_;                  // the first record without a key: where, why, its fields
-  std::unique_ptr<KindTally> kinds_;           // from the first record that lacks a key part, during the probe
   bool time_probe_ = false;                    // -t given, the untimed check on (the output hold's reason)
-  bool key_probe_pending_ = false;             // stop_when_keyless, and the first records not all judged
-  bool keyed_seen_ = false;                    // a record had a key
-  bool keyless_failed_ = false;                // stop_when_keyless: the run stops
-  std::uint64_t absent_in_probe_ = 0;          // records that lacked a key part, in the probe
-  std::string first_absent_;                   // the first of them: where, why, and the advice
-  std::unique_ptr<OutputHold> hold_;           // while output is held
+  KeyCheck keys_;                              // the first records' keys
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.
   Segment segment_;
-  Answers answers_;                     // the decider's, not yet taken
-  HeldRecords held_;                    // with a decider that answers later
-  const RecordBatch* batch_ = nullptr;  // the batch being judged
-  std::string last_input_;              // the input of the last record judged, or at the end
-  std::string time_member_;             // holding JSON: -t as a top-level member name, JSON-escaped
-  bool json_ = false;                   // the batch's records are JSON objects
-  bool emitted_ = false;                // the record before was written (its continuation lines follow it)
-  bool held_last_ = false;              // the record before is held (its continuation lines join it)
-  bool aside_ = false;                  // --explain, --line-buffered, or answers later: judge_keyed_aside()
-  tlbf::FilterStats cap_shortest_;      // at the bind that left the shortest window kept
-  bool held_cap_reported_ = false;      // held records were first written early (held_cap_bound)
-  LateAdvice late_advice_;              // what to do about late records
+  Answers answers_;                        // the decider's, not yet taken
+  std::unique_ptr<InOrderSink> in_order_;  // with a decider that answers later: sink_ wraps the sink
+  const RecordBatch* batch_ = nullptr;     // the batch being judged
+  std::string last_input_;                 // the input of the last record judged, or at the end
+  bool json_ = false;                      // the batch's records are JSON objects
+  bool emitted_ = false;                   // the record before continues (written or held): its lines follow it
+  bool aside_ = false;                     // --explain, --line-buffered, or answers later: judge_keyed_aside()
+  tlbf::FilterStats cap_shortest_;         // at the bind that left the shortest window kept
+  bool held_cap_reported_ = false;         // held records were first written early (sink_cap_bound)
+  LateAdvice late_advice_;                 // what to do about late records
   RunStats stats_;
-  std::int64_t last_checkpoint_ns_ = 0;
-  bool checkpoint_deferred_ = false;  // a due checkpoint waits for the output's reader
-  // How long a checkpoint waits for the output's reader to take what was written.
-  static constexpr int kCheckpointDrainMs = 200;
 };
 
 }  // namespace tlbf_dedup

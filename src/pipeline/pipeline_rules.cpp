@@ -13,8 +13,8 @@
 
 #include "base/duration.hpp"
 #include "extract/advice.hpp"
+#include "output/in_order_sink.hpp"
 #include "pipeline/multiline_check.hpp"
-#include "pipeline/output_hold.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
@@ -55,28 +55,23 @@ void Pipeline::check_hold() {
   // clocked); the key check cannot once a record had a key, nor once it is over.
   const bool times_settled =
       !time_probe_ || clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe);
-  const bool keys_settled = keyed_seen_ || !key_probe_pending_;
+  const bool keys_settled = keys_.settled();
   if (times_settled && keys_settled) {
     hold_pending_ = false;
     end_hold(true);
-  } else if (!hold_) {
-    hold_ = std::make_unique<OutputHold>(cfg_.output);
-    out_ = &hold_->writer();
-    emitter_ = &hold_->emitter();
+  } else if (!holding_output_) {
+    holding_output_ = true;
+    sink_->hold_back();
   }
 }
 
 void Pipeline::end_hold(bool keep) {
   hold_pending_ = false;
-  if (!hold_) return;
+  if (!holding_output_) return;
   drain();  // records waiting for answers go into the hold first
-  out_ = output_;
-  emitter_ = output_emitter_;
-  if (keep)
-    hold_->release_into(*output_);
-  else
-    stats_.emitted = 0;  // nothing was written
-  hold_.reset();
+  holding_output_ = false;
+  sink_->let_go(keep);
+  if (!keep) stats_.emitted = 0;  // nothing was written
 }
 
 void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::string& what) {
@@ -103,68 +98,17 @@ void Pipeline::check_multiline(const RecordBatch* b) {
   if (multiline_->decided()) multiline_.reset();
 }
 
-void Pipeline::check_keyless() {
-  keyless_pending_ = false;
-  const std::uint64_t keyless = stats_.malformed + stats_.missing_key;
-  const std::uint64_t judged = stats_.records - stats_.unmatched;
-  if (stats_.selecting && judged == 0 && stats_.records > 0)
-    diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.records,
-                                  fmt::format("--where selected none of the first {} records, so none was "
-                                              "deduplicated (every record passed untouched)",
-                                              stats_.records)});
-  const std::string kind = kinds_ ? kinds_->where_advice() : std::string();
-  kinds_.reset();
-  if (keyless == 0 || keyless * 2 <= judged || keyless_failed_) return;
-  diagnostics_->warning(Warning{
-      WarningKind::missing_key, "", 0, keyless,
-      fmt::format("{} of the first {} records{} have no key, so they are {} without being deduplicated{} ({})", keyless,
-                  stats_.records, stats_.unmatched ? fmt::format(" ({} selected by --where)", judged) : std::string(),
-                  cfg_.on_error == OnError::pass ? "passed through" : "dropped",
-                  kind.empty() ? std::string()
-                               : fmt::format("; {} deduplicates only the kind of record that has the key and passes "
-                                             "the others untouched",
-                                             kind),
-                  first_keyless_)});
-}
-
-void Pipeline::end_key_probe() {
-  key_probe_pending_ = false;
-  keyless_failed_ = !keyed_seen_ && absent_in_probe_ > 0;
-}
-
-KeylessInput Pipeline::keyless_error() const {
-  const std::uint64_t judged = stats_.records - stats_.unmatched;
-  return KeylessInput(fmt::format(
-      "none of the {}{} records{} has a key ({}); or give --on-error pass to pass records without a key through "
-      "untouched. {}{}",
-      stats_.records >= ClockPolicy::kUntimedProbe ? "first " : "", judged,
-      stats_.unmatched ? fmt::format(" selected by --where (of {} read)", stats_.records) : std::string(),
-      first_absent_,
-      written_while_checking_
-          ? fmt::format("The {} records read were written as they came (the input paused before a key was found)",
-                        stats_.records)
-          : fmt::format("Nothing was written (the {} records read were held back)", stats_.records),
-      stats_.records >= ClockPolicy::kUntimedProbe ? "; the rest of the input was not read" : ""));
-}
-
-void Pipeline::tally_kinds(const RecordBatch& b, std::size_t from, std::size_t end) {
-  for (std::size_t i = from; i < end; ++i) {
-    const SourceRecord& r = b[i];
-    if (r.keyed || r.status == ExtractStatus::missing_key) kinds_->add(r.bytes.substr(0, r.text_size()), r.keyed);
-  }
-}
-
 void Pipeline::warn_totals() {
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
   if (stats_.malformed)
     diagnostics_->warning(
         Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
                 fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
-  if (stats_.missing_key && !keyless_failed_)  // (the run's error speaks for them)
+  if (stats_.missing_key && !keys_.failed())  // (the run's error speaks for them)
     diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
                                   fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
   clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
-  if (holder_) warn_held_total();
+  sink_->warn_totals(*diagnostics_, stats_);
   if (decider_->cap_binds() > 0)
     diagnostics_->warning(
         Warning{WarningKind::memory_cap, "", 0, decider_->cap_binds(),
@@ -175,8 +119,8 @@ void Pipeline::warn_totals() {
 }
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
-  emitter_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
-                                cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
+  sink_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
+                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
@@ -193,20 +137,17 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   };
   const WarningKind kind = malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
-  if (keyless_pending_ && r.status == ExtractStatus::missing_key && !is_blank(text)) {
-    // Advice for the end of the probe: a key no record has stops the run; a kind of record
-    // that lacks it may be left out with --where. (A blank line lacks every field: it says
-    // nothing of the key.)
-    if (absent_in_probe_++ == 0) {
-      first_absent_ = fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
-                                  missing_key_advice(cfg_.extract, text, json_, r.absent_part));
-      if (json_) kinds_ = std::make_unique<KindTally>();
-    }
-  }
+  // Advice for the end of the key check: a key no record has stops the run; a kind of record
+  // that lacks it may be left out with --where. (A blank line lacks every field: it says
+  // nothing of the key.)
+  if (r.status == ExtractStatus::missing_key && !is_blank(text) && keys_.absent())
+    keys_.first_absent(fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
+                                   missing_key_advice(cfg_.extract, text, json_, r.absent_part)),
+                       json_);
   if (cfg_.on_error == OnError::fail) {
     drain();
-    write_all_held();
-    out_->flush();
+    end_sink(RecordSink::End::all_written);
+    sink_->flush();
     throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, why()));
   }
   const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
@@ -215,14 +156,15 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
     what = why();
     warn_at(r, kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
   }
-  if (first_keyless_.empty()) {
+  if (keys_.wants_first_keyless()) {
     if (what.empty()) what = why();
-    first_keyless_ = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
+    std::string first = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
     // (a path that stops at a scalar or an array has said where; the members would not help)
     if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos &&
         what.find(" cannot be read: ") == std::string::npos)
-      first_keyless_ += "; " + describe_fields(r.bytes.substr(0, r.text_size()), json_, cfg_.extract.delimiter,
-                                               cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
+      first += "; " + describe_fields(text, json_, cfg_.extract.delimiter,
+                                      cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
+    keys_.first_keyless(std::move(first));
   }
   if (cfg_.explain > 0) {
     explain_record(r, nullptr, "error");
@@ -230,7 +172,6 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   }
   if (cfg_.on_error == OnError::pass && !cfg_.output.only_dups) {
     write_undecided(r);
-    if (cfg_.line_buffered) out_->flush();
     return true;
   }
   return false;
@@ -243,59 +184,24 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
     return false;
   }
   if (cfg_.output.only_dups) return false;
-  ++stats_.emitted;
-  const OutRecord out = out_record(r);
-  if (!held_.empty())
-    held_.hold_passed(out);
-  else if (holder_)
-    emitter_->passed_among_held(out);
-  else
-    emitter_->passed(out);
-  if (cfg_.line_buffered) out_->flush();
+  sink_->passed(out_record(r));
   return true;
 }
 
 void Pipeline::write_blank(const SourceRecord& r) {
-  // Where the output is the input's records in their order; --only-dups, --count, --keep last
-  // and --explain write records of another kind, in which a blank line has no place.
-  if (holder_ || cfg_.output.only_dups || cfg_.explain > 0) return;
-  if (held_.empty())
-    emitter_->undecided(out_record(r));  // (neither --mark nor --compact changes a blank line)
-  else
-    held_.hold(out_record(r), false, {}, {}, false);
-  if (cfg_.line_buffered) out_->flush();
+  // Where the output is the input's records in their order; --only-dups and --explain write
+  // records of another kind, in which a blank line has no place (nor among held records).
+  if (cfg_.output.only_dups || cfg_.explain > 0) return;
+  sink_->blank(out_record(r));
 }
 
-void Pipeline::write_undecided(const SourceRecord& r) {
-  ++stats_.emitted;
-  if (holder_)
-    pass_held(r);
-  else if (held_.empty())
-    emitter_->undecided(out_record(r));
-  else
-    held_.hold(out_record(r), false, {}, {}, false);
-}
+void Pipeline::write_undecided(const SourceRecord& r) { sink_->undecided(out_record(r), &r.time, clock_.now()); }
 
 void Pipeline::release_answered() {
-  bool wrote = false;
-  while (!held_.empty()) {
-    const HeldRecords::Held h = held_.front();
-    if (h.awaits_answer) {
-      if (answers_.empty()) break;
-      const bool dup = answers_.take();
-      stats_.duplicates += dup;
-      if (dup && top_) top_->add(h.key, h.hash);
-      write_decided(h.record, dup);
-    } else if (h.passed) {
-      emitter_->passed(h.record);
-    } else {
-      emitter_->undecided(h.record);
-    }
-    held_.pop();
-    wrote = true;
+  while (in_order_ && in_order_->waiting() && !answers_.empty()) {
+    const InOrderSink::Released r = in_order_->answer(answers_.take());
+    count(r.fate.dup, r.key, r.hash);
   }
-  held_.compact();
-  if (wrote && cfg_.line_buffered) out_->flush();
 }
 
 void Pipeline::drain() {
@@ -313,7 +219,7 @@ void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
   if (!first) return;
   const std::string kept = cap_window(at_bind);
   if (cfg_.on_cap == OnCap::fail) {
-    out_->flush();
+    sink_->flush();
     throw CapError(
         fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
                     "shrink the window to {} (--on-cap fail)",
@@ -325,23 +231,22 @@ void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
                       kept));
 }
 
-void Pipeline::save_state() {
-  if (!hooks_.save) return;
-  out_->flush();
-  hooks_.save(clock_.now());
-  last_checkpoint_ns_ = time_source_->steady_ns();
-}
-
-void Pipeline::maybe_checkpoint() {
-  // (Not while output is held: a saved state would hold keys of records not yet written.)
-  if (hold_ || !hooks_.save || hooks_.every <= 0 || time_source_->steady_ns() - last_checkpoint_ns_ < hooks_.every)
-    return;
-  // Nor before the output's reader has read what was written: records left in a pipe are
-  // lost with a reader that dies, and a state holding their keys would drop them next run.
-  // The checkpoint waits for a live reader a moment, else comes again later.
-  out_->flush();
-  checkpoint_deferred_ = !output_->wait_until_read(kCheckpointDrainMs);
-  if (!checkpoint_deferred_) save_state();
+void Pipeline::sink_cap_bound(const SourceRecord& r, std::uint64_t early) {
+  if (cfg_.on_cap == OnCap::fail) {
+    end_sink(RecordSink::End::all_written);
+    sink_->flush();
+    throw CapError(fmt::format(
+        "{}: record {}: the memory cap (--max-memory) bound: {} held record(s) had to be written before their "
+        "window closed (--on-cap fail)",
+        input_name(r), r.number, early));
+  }
+  if (held_cap_reported_) return;
+  held_cap_reported_ = true;
+  warn_at(r, WarningKind::memory_cap,
+          fmt::format("the memory cap (--max-memory) bound: {} held record(s) were written before their window "
+                      "closed, with the counts they had; later copies of their keys start new records (see the "
+                      "summary at exit)",
+                      early));
 }
 
 int Pipeline::input_paused() {
@@ -353,20 +258,16 @@ int Pipeline::input_paused() {
   }
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
   drain();
-  if (holder_) close_held_by_wall_clock();
-  out_->flush();
-  maybe_checkpoint();
-  int wait = -1;
-  if (hooks_.save && hooks_.every > 0) {
-    const std::int64_t due_ns = last_checkpoint_ns_ + hooks_.every - time_source_->steady_ns();
-    wait = due_ns <= 0 ? (checkpoint_deferred_ ? kCheckpointDrainMs : 0)
-                       : static_cast<int>(std::min<std::int64_t>(due_ns / 1000000 + 1, 60000));
-  }
-  return holder_ ? held_wait(wait) : wait;
+  sink_->paused(clock_.now());
+  sink_->flush();
+  checkpoints_.maybe(*sink_, clock_.now(), holding_output_);
+  const int wait = checkpoints_.wait_ms();
+  const int sink_wait = sink_->wait_ms(clock_.now());
+  return sink_wait < 0 ? wait : wait < 0 ? sink_wait : std::min(wait, sink_wait);
 }
 
 std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
-  const Emitter::Room room = emitter_->room();
+  const SinkRoom room = sink_->room();
   auto fits = [&](std::size_t end) {
     const std::size_t n = end - from;
     return n <= room.records && b.bytes_between(from, end) + n * room.per_record <= room.bytes;
@@ -382,23 +283,22 @@ std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
 
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
-  if (decider_->answers_later()) {  // the record waits for its answer
-    held_.hold(out_record(r), true, b.keys()[key], b.hashes()[key], top_ != nullptr);
+  if (in_order_) {  // the record waits for its answer
+    in_order_->awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
     release_answered();
     return;
   }
   const bool dup = answers_.take();
-  stats_.duplicates += dup;
-  if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);
   if (cfg_.explain > 0) {
     static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                      {"dup", "dup late", "dup untimed", "dup future"}};
+    stats_.duplicates += dup;
+    if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);
     emitted_ = false;
     explain_record(r, b.keys() + key, kDecisions[dup][static_cast<int>(segment_.verdict)]);
   } else {
-    emitted_ = write_decided(out_record(r), dup);
+    hand_over(r, key, k, dup);
   }
-  if (cfg_.line_buffered) out_->flush();
   if (k + 1 == segment_.submitted) check_cap(r, k);
 }
 

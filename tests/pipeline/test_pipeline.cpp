@@ -11,6 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "output/memory_sink.hpp"
+#include "output/printer.hpp"
 #include "pipeline/pipeline.hpp"
 #include "test_helpers_cli.hpp"
 #include "tlbf/factory.hpp"
@@ -56,16 +58,16 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
   int fd = out.open_for_writing();
   {
     RecordReader reader(paths, '\n');
-    Writer writer(fd);
+    Printer writer(fd, cfg.output);
     auto save = hooks.save;
     hooks.save = [&](tlbf::Time c) {
       ++r.saves;
       r.saved_at_steady.push_back(clock->steady_ns());
       if (save) save(c);
     };
-    Pipeline p(cfg, later ? *later : *local, 0, *clock, r.diagnostics, hooks);
+    Pipeline p(cfg, later ? *later : *local, writer, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
-    r.stats = p.run(reader, writer, &no_stop);
+    r.stats = p.run(reader, &no_stop);
     r.clock = p.clock();
   }
   ::close(fd);
@@ -139,6 +141,47 @@ TEST_SUITE("pipeline") {
     CHECK(r.stats.emitted == 3);
     CHECK(r.stats.duplicates == 2);
     CHECK(r.clock == 10 * kS);
+  }
+
+  // The sink is handed every record in input order, a judged one with its key, hash, the
+  // time it was judged at and its answer; no bytes are written anywhere.
+  TEST_CASE("the sink gets each record with its key, hash, time and answer, in order") {
+    PipelineConfig c = keyed("2", "1");
+    c.threads = 1;
+    c.clock.window = 5 * kS;
+    auto filter = tlbf::make_filter(exact(5 * kS));
+    auto decider = make_local_decider(*filter, Refresh::no, 3);
+    c.top = 2;                                  // (the keys' bytes are kept only where something reads them)
+    TempFile input("0 a\n4 a\n5\n5 b\n6 a\n");  // the third has no key
+    RecordReader reader({input.path()}, '\n');
+    ManualClock clock;
+    clock.advance(1893456000 * kS);
+    RecordingDiagnostics diagnostics;
+    MemorySink sink;
+    static volatile int no_stop = 0;
+    Pipeline p(c, *decider, sink, 0, clock, diagnostics);
+    const RunStats stats = p.run(reader, &no_stop);
+    CHECK(stats.duplicates == 1);
+    CHECK((sink.how.stop == &no_stop));
+    CHECK_FALSE(sink.holding);
+    REQUIRE(sink.entries.size() == 5);
+    using K = MemorySink::Kind;
+    const tlbf::Time at[] = {0, 4 * kS, 5 * kS, 5 * kS, 6 * kS};
+    for (std::size_t i : {0, 1, 3, 4}) {
+      CAPTURE(i);
+      const MemorySink::Entry& e = sink.entries[i];
+      CHECK(e.kind == K::decided);
+      CHECK(e.at == at[i]);
+      CHECK(e.hash == decider->hasher()(e.key));
+    }
+    CHECK(sink.entries[0].bytes == "0 a\n");
+    CHECK(sink.entries[3].key == "b");
+    CHECK(sink.entries[1].dup);
+    CHECK_FALSE(sink.entries[0].dup);
+    CHECK_FALSE(sink.entries[3].dup);
+    CHECK(sink.entries[2].kind == K::undecided);  // --on-error pass
+    CHECK(sink.entries[2].bytes == "5\n");
+    CHECK_FALSE(sink.entries[4].dup);  // 6 s after the first a, outside the window
   }
 
   TEST_CASE("refresh renews the key on every occurrence") {
@@ -469,13 +512,13 @@ TEST_SUITE("pipeline") {
       ::close(fds[0]);
       {
         RecordReader reader({input.path()}, '\n');
-        Writer writer(fds[1], 4096);  // full after some 50 records, inside a batch
+        Printer writer(fds[1], c.output, 4096);  // full after some 50 records, inside a batch
         ManualClock clock;
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
-        Pipeline p(c, *decider, 0, clock, diagnostics, hooks);
+        Pipeline p(c, *decider, writer, 0, clock, diagnostics, hooks);
         static volatile int no_stop = 0;
-        CHECK_THROWS_AS(p.run(reader, writer, &no_stop), BrokenPipe);
+        CHECK_THROWS_AS(p.run(reader, &no_stop), BrokenPipe);
         REQUIRE(diagnostics.summaries.size() == 1);
         const std::uint64_t counted = diagnostics.summaries[0].records;
         // Read ahead, the writer is flushed when the first batch (its first record) is done.
@@ -507,14 +550,14 @@ TEST_SUITE("pipeline") {
       int fd = out.open_for_writing();
       {
         RecordReader reader({input.path()}, '\n');
-        Writer writer(fd);
+        Printer writer(fd, c.output);
         ManualClock clock;
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
         auto decider = make_local_decider(filter, Refresh::no, kSeed);
-        Pipeline p(c, *decider, 0, clock, diagnostics);
+        Pipeline p(c, *decider, writer, 0, clock, diagnostics);
         static volatile int no_stop = 0;
-        const RunStats stats = p.run(reader, writer, &no_stop);
+        const RunStats stats = p.run(reader, &no_stop);
         CHECK(stats.duplicates == 1 + (9000 - 500));
       }
       ::close(fd);
@@ -597,12 +640,12 @@ TEST_SUITE("pipeline with a decider that answers later") {
     int fd = out.open_for_writing();
     {
       RecordReader reader({input.path()}, '\n');
-      Writer writer(fd);
+      Printer writer(fd, c.output);
       ManualClock clock;
       RecordingDiagnostics diagnostics;
-      Pipeline p(c, later, 0, clock, diagnostics);
+      Pipeline p(c, later, writer, 0, clock, diagnostics);
       static volatile int no_stop = 0;
-      CHECK_THROWS_AS(p.run(reader, writer, &no_stop), DecisionsLost);
+      CHECK_THROWS_AS(p.run(reader, &no_stop), DecisionsLost);
     }
     ::close(fd);
     CHECK(out.read() == "a\nb\nc\n");

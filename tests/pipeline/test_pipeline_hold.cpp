@@ -1,4 +1,4 @@
-// The record loop with a holding stage (src/pipeline/pipeline_hold.cpp): --count and --keep
+// The record loop with a holding stage (src/output/holding_sink.cpp): --count and --keep
 // last through the real reader, extractor and emitter, with a manual clock: window-close
 // order, the time forms of JSON records, records without a key, the end of a run with and
 // without a state, the memory cap, one thread or two. Nothing sleeps.
@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "output/holding_sink.hpp"
+#include "output/printer.hpp"
 #include "pipeline/pipeline.hpp"
 #include "test_helpers_cli.hpp"
-#include "tlbf/factory.hpp"
 
 namespace {
 using namespace tlbf_dedup;
@@ -46,11 +47,7 @@ struct HoldRun {
     cfg.extract.time = time;
     cfg.clock.window = span;
     hold.span = span;
-    tlbf::FilterConfig fc;
-    fc.algorithm = tlbf::Algorithm::exact;
-    fc.span = span;
-    auto filter = tlbf::make_filter(fc);
-    auto decider = make_local_decider(*filter, Refresh::no, 0);
+    auto unasked = make_unasked_decider(0);  // the holder decides, as the program does it
     Holder holder(hold);
     ManualClock clock(kS);  // each arrival a second later, from 2030 on
     clock.advance(1893456000 * kS);
@@ -61,10 +58,11 @@ struct HoldRun {
     const int fd = out.open_for_writing();
     {
       RecordReader reader({in.path()}, '\n');
-      Writer writer(fd);
-      Pipeline p(cfg, *decider, 0, clock, h.diagnostics, hooks, &holder);
+      Printer writer(fd, cfg.output);
+      HoldingSink holding(holder, writer, cfg.extract.time, clock);
+      Pipeline p(cfg, *unasked, holding, 0, clock, h.diagnostics, hooks);
       static volatile int no_stop = 0;
-      h.stats = p.run(reader, writer, &no_stop);
+      h.stats = p.run(reader, &no_stop);
     }
     ::close(fd);
     h.out = out.read();

@@ -1,7 +1,7 @@
 // The output held back while the untimed check runs (output_hold.hpp): an emitter and a writer
 // over an anonymous file (memfd, else an unlinked temporary file), copied to the output when
 // the check passes and dropped when it fails.
-#include "pipeline/output_hold.hpp"
+#include "output/output_hold.hpp"
 
 #include <cerrno>
 #include <cstdio>

@@ -8,42 +8,45 @@
 #include <string>
 #include <string_view>
 
-#include "output/emitter.hpp"
+#include "output/record_sink.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
 
 class HeldRecords {
  public:
+  // What a held record waits for, or how it goes out whatever the answers are.
+  enum class Waits : unsigned char {
+    answer,
+    undecided,  // --on-error pass
+    passed,     // not selected by --where: written untouched
+    blank,      // a blank line between JSON records
+  };
   struct Held {
-    OutRecord record;      // not borrowable: the bytes are the copy held here
-    bool awaits_answer;    // else written whatever the answers are
-    bool passed;           // not selected by --where: written untouched
-    std::string_view key;  // with an answer awaited and the key kept: for --top
+    OutRecord record;  // not borrowable: the bytes are the copy held here
+    Waits waits;
+    std::string_view key;  // with an answer awaited
     tlbf::KeyHash hash;
+    tlbf::Time at;  // the time it is judged at
   };
 
   bool empty() const { return held_.empty(); }
-  // Holds a copy of `r` (and of `key`, when `keep_key`) at the back.
-  void hold(const OutRecord& r, bool awaits_answer, std::string_view key, tlbf::KeyHash hash, bool keep_key) {
+  // Holds a copy of `r`, which awaits its answer, and of its `key` at the back.
+  void hold(const OutRecord& r, std::string_view key, tlbf::KeyHash hash, tlbf::Time at) {
     bytes_.append(r.bytes);
-    if (keep_key) bytes_.append(key);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, keep_key ? key.size() : 0, hash, r.json, awaits_answer, false});
+    bytes_.append(key);
+    held_.push_back(Entry{r.bytes.size(), r.text_size, key.size(), hash, at, r.json, Waits::answer});
   }
-  // Holds a copy of `r`, a record --where did not select, at the back.
-  void hold_passed(const OutRecord& r) {
+  // Holds a copy of `r`, written whatever the answers are, at the back.
+  void hold(const OutRecord& r, Waits waits) {
     bytes_.append(r.bytes);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, r.json, false, true});
+    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, 0, r.json, waits});
   }
   // The record at the front; its views stay valid until compact().
   Held front() const {
     const Entry& e = held_.front();
     const char* at = bytes_.data() + start_;
-    return Held{OutRecord{{at, e.size}, e.text_size, e.json, false},
-                e.awaits_answer,
-                e.passed,
-                {at + e.size, e.key_size},
-                e.hash};
+    return Held{OutRecord{{at, e.size}, e.text_size, e.json, false}, e.waits, {at + e.size, e.key_size}, e.hash, e.at};
   }
   void pop() {
     start_ += held_.front().size + held_.front().key_size;
@@ -64,7 +67,9 @@ class HeldRecords {
   struct Entry {
     std::size_t size, text_size, key_size;
     tlbf::KeyHash hash;
-    bool json, awaits_answer, passed;
+    tlbf::Time at;
+    bool json;
+    Waits waits;
   };
   std::deque<Entry> held_;
   std::string bytes_;  // the held records, each followed by its kept key, from start_ on
