@@ -441,13 +441,11 @@ void InputMerge::put(const Item& i, bool in_chunk) {
   s.replayed = false;
   if (!in_chunk) s.time.text = i.time.text.empty() ? std::string_view() : b.place(i.time.text, i.bytes, bytes);
   if (i.keyed) {
-    const bool hash_later = pool_ != nullptr;
+    const bool hash_later = pool_ != nullptr;  // (hand_over() says so on the batch)
     const std::string_view key = !source_.keep_keys && !hash_later ? std::string_view()
                                  : in_chunk                        ? i.key
                                                                    : b.place(i.key, i.bytes, bytes);
     b.append_key(key, i.hash);
-    b.hashes_pending |= hash_later;
-    b.drop_keys = hash_later && !source_.keep_keys;
   }
   if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
 }
@@ -462,7 +460,9 @@ void InputMerge::hand_over(bool last) {
   if (b.empty() && !last) return;
   b.names = names_;
   b.judge_all = true;  // a stop is the merge's to look at: what it hands over was read
-  if (pool_) {         // to the judging thread
+  if (pool_) {         // to the judging thread, which hashes the keys
+    b.hashes_pending = b.keyed() > 0;
+    b.drop_keys = !source_.keep_keys;
     pool_->publish(batch_);
     pinned_bytes_ = 0;
     if (last) return;
