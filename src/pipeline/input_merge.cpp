@@ -58,7 +58,6 @@ struct InputMerge::Item {
   std::string_view bytes;
   std::string_view key;
   TimeReading time;
-  tlbf::KeyHash hash{};
   std::uint64_t number = 0;
   std::uint32_t input = 0;  // the index of its input's name in names_
   std::uint32_t absent_part = 0;
@@ -85,8 +84,9 @@ struct InputMerge::Lane {
 // A held record in the queue: where it goes in time, and where it is (a Stored in a chunk).
 struct InputMerge::Held {
   tlbf::Time order = 0;
-  std::uint64_t seq = 0;
+  std::uint64_t seq = 0;  // its arrival
   const void* stored = nullptr;
+  std::uint64_t size = 0;  // the bytes it takes in its chunk
 
   bool operator>(const Held& o) const { return order != o.order ? order > o.order : seq > o.seq; }
 };
@@ -100,19 +100,25 @@ struct InputMerge::Held {
 class InputMerge::HeldQueue {
  public:
   static constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
-  // What a chunk holds of a record: its Item, its views pointing into the chunk.
-  struct Stored {
-    std::uint64_t chunk;  // the chunk's number
-    std::uint32_t size;   // the bytes it takes in the chunk, itself included
-    Item item;
+  // What a chunk holds of a record: its Item packed into one cache line, its views as
+  // offsets (from its bytes, or past the Stored for a key or time text copied there).
+  struct alignas(64) Stored {
+    tlbf::Time time;
+    std::uint64_t number;
+    const char* bytes;
+    std::uint32_t size;   // of its bytes
+    std::uint32_t chunk;  // its chunk's number, modulo 2^32 (far fewer are ever in use at once)
+    std::uint32_t key_at, key_size, text_at, text_size;
+    std::uint32_t input, absent_part;
+    ExtractStatus status;
+    std::uint8_t term_len;
+    std::uint8_t flags;       // kKeyed..kTextOutside
+    std::uint8_t time_flags;  // TimeReading's, one bit each (pack_time())
   };
-  // Asks for the lines of a stored record (not 64-byte aligned: up to three).
-  static void fetch(const void* stored) {
-    const char* at = static_cast<const char*>(stored);
-    tlbf::detail::prefetch(at);
-    tlbf::detail::prefetch(at + 64);
-    tlbf::detail::prefetch(at + sizeof(Stored) - 1);
-  }
+  static_assert(sizeof(Stored) == 64, "a held record's Stored is one cache line");
+  static_assert(sizeof(Held) == 32, "two held entries a cache line");
+  // Asks for the line of a stored record.
+  static void fetch(const void* stored) { tlbf::detail::prefetch(stored); }
 
   bool empty() const { return queue_.empty() && heap_.empty(); }
   std::size_t size() const { return queue_.size() + heap_.size(); }
@@ -135,10 +141,7 @@ class InputMerge::HeldQueue {
       if (size_ == slots_.size()) grow();
       const std::size_t mask = slots_.size() - 1;
       prefetch_to_write(&slots_[(head_ + size_ + kAhead) & mask]);
-      Held& slot = slots_[(head_ + size_++) & mask];  // (field by field: no reload of `h` as a whole)
-      slot.order = h.order;
-      slot.seq = h.seq;
-      slot.stored = h.stored;
+      slots_[(head_ + size_++) & mask] = h;
     }
     void pop_front() {
       head_ = (head_ + 1) & (slots_.size() - 1);
@@ -161,27 +164,38 @@ class InputMerge::HeldQueue {
   void push(tlbf::Time order, std::uint64_t seq, const Item& i) {
     const bool key_in = inside(i.key, i.bytes), text_in = inside(i.time.text, i.bytes);
     const std::size_t meta = aligned(sizeof(Stored) + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size()));
-    const std::size_t size = meta + i.bytes.size();
-    std::uint64_t chunk = 0;
+    std::uint32_t chunk = 0;
     char* data = nullptr;
     char* const start = room(i.bytes.size(), meta, chunk, data);
-    Stored* s = new (start) Stored{chunk, static_cast<std::uint32_t>(size), i};
     std::copy(i.bytes.begin(), i.bytes.end(), data);
-    s->item.bytes = {data, i.bytes.size()};
+    Stored* s = new (start) Stored;
+    s->time = i.time.time;
+    s->number = i.number;
+    s->bytes = data;
+    s->size = static_cast<std::uint32_t>(i.bytes.size());
+    s->chunk = chunk;
+    s->input = i.input;
+    s->absent_part = i.absent_part;
+    s->status = i.status;
+    s->term_len = i.term_len;
+    s->time_flags = pack_time(i.time);
     char* to = start + sizeof(Stored);
-    const auto rebase = [&](std::string_view& v, bool in) {
+    // A view as an offset from the record's bytes, or from past the Stored where it is copied.
+    const auto place = [&](std::string_view v, bool in, std::uint32_t& at, std::uint32_t& size) {
+      size = static_cast<std::uint32_t>(v.size());
       if (in) {
-        v = {data + (v.data() - i.bytes.data()), v.size()};
-      } else if (!v.empty()) {
-        const char* at = to;
+        at = static_cast<std::uint32_t>(v.data() - i.bytes.data());
+      } else {
+        at = static_cast<std::uint32_t>(to - start - sizeof(Stored));
         to = std::copy(v.begin(), v.end(), to);
-        v = {at, v.size()};
       }
     };
-    rebase(s->item.key, key_in);
-    rebase(s->item.time.text, text_in);
-    bytes_ += size;
-    const Held h{order, seq, s};
+    place(i.key, key_in, s->key_at, s->key_size);
+    place(i.time.text, text_in, s->text_at, s->text_size);
+    s->flags = static_cast<std::uint8_t>((i.keyed ? kKeyed : 0) | (i.continues ? kContinues : 0) |
+                                         (key_in ? 0 : kKeyOutside) | (text_in ? 0 : kTextOutside));
+    bytes_ += meta + i.bytes.size();
+    const Held h{order, seq, s, meta + i.bytes.size()};
     if (queue_.empty() || !(queue_.back() > h)) {
       queue_.push_back(h);
     } else {
@@ -190,30 +204,25 @@ class InputMerge::HeldQueue {
     }
   }
   // The earliest record, taken out of the queue; it stays in its chunk until unpin().
-  const Stored& pop() {
+  Held pop() {
     Held h;
     if (from_queue()) {
       h = queue_.front();
       queue_.pop_front();
       // The records written a lateness ago are out of the cache by now: the next few are asked for.
-      if (const Held* next = queue_.ahead(kFetchAhead)) {
-        fetch(next->stored);
-      }
+      if (const Held* next = queue_.ahead(kFetchAhead)) fetch(next->stored);
     } else {
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
       h = heap_.back();
       heap_.pop_back();
-      if (!heap_.empty()) {  // the next out of order, asked for while records in order go out
-        fetch(heap_.front().stored);
-      }
+      if (!heap_.empty()) fetch(heap_.front().stored);  // (the next out of order, asked for)
     }
-    const Stored& s = *static_cast<const Stored*>(h.stored);
-    bytes_ -= s.size;
-    return s;
+    bytes_ -= h.size;
+    return h;
   }
   // `records` of chunk `chunk` went out in a batch that was handed back.
-  void unpin(std::uint64_t chunk, std::uint32_t records) {
-    chunks_[chunk - first_chunk_].records -= records;
+  void unpin(std::uint32_t chunk, std::uint32_t records) {
+    chunks_[static_cast<std::uint32_t>(chunk - first_chunk_)].records -= records;
     while (chunks_.size() > 1 && chunks_.front().records == 0) {  // (the last is being filled)
       spare_.push_back(std::move(chunks_.front()));
       chunks_.pop_front();
@@ -221,18 +230,55 @@ class InputMerge::HeldQueue {
     }
   }
 
+  enum : std::uint8_t { kKeyed = 1, kContinues = 2, kKeyOutside = 4, kTextOutside = 8 };
+  static_assert(sizeof(TimeReading) == sizeof(tlbf::Time) + 8 + sizeof(std::string_view),
+                "pack_time() keeps each of TimeReading's eight flags");
+  static std::uint8_t pack_time(const TimeReading& t) {
+    return static_cast<std::uint8_t>(t.parsed | t.date_only << 1 | t.year_advanced << 2 | t.time_of_day << 3 |
+                                     t.day_advanced << 4 | t.regex_missed << 5 | t.present << 6 | t.zone_cut << 7);
+  }
+  // A held record as it came (its views into its chunk).
+  static Item unpack(const Stored& s) {
+    const char* outside = reinterpret_cast<const char*>(&s) + sizeof(Stored);
+    Item i;
+    i.bytes = {s.bytes, s.size};
+    i.key = {((s.flags & kKeyOutside) ? outside : s.bytes) + s.key_at, s.key_size};
+    i.time.time = s.time;
+    const std::uint8_t f = s.time_flags;
+    i.time.parsed = f & 1;
+    i.time.date_only = f >> 1 & 1;
+    i.time.year_advanced = f >> 2 & 1;
+    i.time.time_of_day = f >> 3 & 1;
+    i.time.day_advanced = f >> 4 & 1;
+    i.time.regex_missed = f >> 5 & 1;
+    i.time.present = f >> 6 & 1;
+    i.time.zone_cut = f >> 7 & 1;
+    i.time.text = {((s.flags & kTextOutside) ? outside : s.bytes) + s.text_at, s.text_size};
+    i.number = s.number;
+    i.input = s.input;
+    i.absent_part = s.absent_part;
+    i.status = s.status;
+    i.term_len = s.term_len;
+    i.keyed = s.flags & kKeyed;
+    i.continues = s.flags & kContinues;
+    return i;
+  }
+
  private:
   // Records' bytes are appended from its start, one after another, so that those of records
   // that go out in the order they came are adjacent (the writer sends a run of them as one
   // piece); their Items (with keys and time texts copied) from its end down.
+  struct AlignedDelete {
+    void operator()(char* p) const { ::operator delete[](p, std::align_val_t{alignof(Stored)}); }
+  };
   struct Chunk {
-    std::unique_ptr<char[]> data;
+    std::unique_ptr<char[], AlignedDelete> data;
     std::size_t size = 0, used = 0, back = 0, records = 0;  // [used, back) is free
   };
   static std::size_t aligned(std::size_t n) { return (n + alignof(Stored) - 1) & ~(alignof(Stored) - 1); }
   // Room for `bytes` bytes and a Stored of `meta` bytes in the last chunk, or a new one:
   // returns where the Stored goes; `data` learns where the bytes go, `chunk` which chunk.
-  char* room(std::size_t bytes, std::size_t meta, std::uint64_t& chunk, char*& data) {
+  char* room(std::size_t bytes, std::size_t meta, std::uint32_t& chunk, char*& data) {
     const std::size_t size = bytes + meta + alignof(Stored);  // (with room to align the Stored)
     if (chunks_.empty() || chunks_.back().back - chunks_.back().used < size) {
       Chunk c;
@@ -241,7 +287,7 @@ class InputMerge::HeldQueue {
         spare_.pop_back();
       } else {
         c.size = std::max(kChunkBytes, size);
-        c.data.reset(new char[c.size]);  // (operator new[]: aligned for any Stored)
+        c.data.reset(static_cast<char*>(::operator new[](c.size, std::align_val_t{alignof(Stored)})));
       }
       c.used = c.records = 0;
       c.back = c.size & ~(alignof(Stored) - 1);
@@ -251,7 +297,7 @@ class InputMerge::HeldQueue {
       if (spare_.size() > kSpareChunks) spare_.resize(kSpareChunks);
     }
     Chunk& c = chunks_.back();
-    chunk = first_chunk_ + chunks_.size() - 1;
+    chunk = static_cast<std::uint32_t>(first_chunk_ + chunks_.size() - 1);
     char* const base = c.data.get();
     data = base + c.used;
     c.used += bytes;
@@ -271,7 +317,7 @@ class InputMerge::HeldQueue {
   std::vector<Held> heap_;
   std::deque<Chunk> chunks_;
   std::vector<Chunk> spare_;
-  std::uint64_t first_chunk_ = 0;  // the number of chunks_.front()
+  std::uint32_t first_chunk_ = 0;  // the number of chunks_.front(), modulo 2^32
   std::uint64_t bytes_ = 0;
 };
 
@@ -283,6 +329,7 @@ InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reade
       wall_(&wall),
       held_(std::make_unique<HeldQueue>()),
       own_batch_(std::make_unique<RecordBatch>()) {
+  cfg_.max_held_bytes = std::min(cfg_.max_held_bytes, std::size_t{1} << 31);  // (32-bit sizes in the chunks)
   if (paths.empty()) paths.emplace_back("-");
   std::vector<std::vector<std::string>> groups;
   if (cfg_.merge && paths.size() > 1) {
@@ -356,14 +403,18 @@ bool InputMerge::advance(Lane& lane) {
     }
     if (json_) make_extractor(lane);
   }
-  Item& h = lane.head;
-  h = Item{};
+  Item& h = lane.head;  // (each member set: no zeroing of the whole first)
   h.bytes = rec.bytes();
   h.number = in.record_in_input();
   h.input = lane.name;
   h.term_len = static_cast<std::uint8_t>(rec.term_len);
+  h.continues = rec.continues;
   if (rec.continues) {  // --multiline: lines of a record already handed out follow it
-    h.continues = true;
+    h.key = {};
+    h.time = TimeReading{};
+    h.status = ExtractStatus::ok;
+    h.absent_part = 0;
+    h.keyed = false;
     return true;
   }
   ++read_;
@@ -378,10 +429,7 @@ bool InputMerge::advance(Lane& lane) {
   h.status = e.status;
   h.absent_part = e.absent_part;
   h.keyed = e.status == ExtractStatus::ok;
-  if (h.keyed) {
-    h.key = e.key;
-    if (!pool_) h.hash = (*hasher_)(e.key);  // (read ahead, the judging thread hashes: put())
-  }
+  h.key = h.keyed ? e.key : std::string_view();
   // Its place in time: its own, or the record's before it in its input when it has none (or
   // one the clock will not take, too far in the future).
   if (h.time.parsed && (!cfg_.max_future || h.time.time <= future_limit_)) lane.order = h.time.time;
@@ -395,6 +443,8 @@ void InputMerge::arrive(Lane& lane) {
     newest_ = std::max(newest_, t);
     return put(lane.head, false);
   }
+  const Item& h = lane.head;
+  if (h.bytes.size() + h.key.size() + h.time.text.size() > cfg_.max_held_bytes) return put_over_cap(t, h);
   held_->push(t, arrivals_++, lane.head);
   stats_.held_most = std::max<std::uint64_t>(stats_.held_most, held_->size());
   stats_.held_most_bytes = std::max(stats_.held_most_bytes, held_->bytes());
@@ -406,17 +456,36 @@ void InputMerge::arrive(Lane& lane) {
   }
 }
 
+void InputMerge::put_over_cap(tlbf::Time t, const Item& item) {
+  // Where holding it would have put it: after the held records up to its time, those before
+  // the watermark in time order, the others let go early until it was (counted as there).
+  newest_ = std::max(newest_, t);
+  const tlbf::Time watermark = minus(newest_, cfg_.lateness);
+  if (t > watermark) {
+    release(watermark);
+    while (!held_->empty() && held_->earliest() < t) {
+      ++stats_.released_early;
+      release(held_->earliest());
+    }
+    ++stats_.released_early;
+  }
+  release(t);
+  put(item, false);
+  release(watermark);
+}
+
 void InputMerge::release(tlbf::Time watermark) {
   released_to_ = std::max(released_to_, watermark);
   while (!held_->empty() && held_->earliest() <= watermark) {
-    const HeldQueue::Stored& s = held_->pop();
+    const Held h = held_->pop();
+    const auto& s = *static_cast<const HeldQueue::Stored*>(h.stored);
     auto& pins = batch_->pinned;
     if (!pins.empty() && pins.back().first == s.chunk)
       ++pins.back().second;
     else
       pins.emplace_back(s.chunk, 1);
-    pinned_bytes_ += s.size;
-    put(s.item, true);
+    pinned_bytes_ += h.size;
+    put(HeldQueue::unpack(s), true);
   }
 }
 
@@ -445,7 +514,8 @@ void InputMerge::put(const Item& i, bool in_chunk) {
     const std::string_view key = !source_.keep_keys && !hash_later ? std::string_view()
                                  : in_chunk                        ? i.key
                                                                    : b.place(i.key, i.bytes, bytes);
-    b.append_key(key, i.hash);
+    // (read ahead, the judging thread hashes the batch's keys: hand_over())
+    b.append_key(key, hash_later ? tlbf::KeyHash{} : (*hasher_)(i.key));
   }
   if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
 }

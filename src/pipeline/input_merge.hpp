@@ -36,6 +36,7 @@ namespace tlbf_dedup {
 struct MergeConfig {
   bool merge = true;            // several inputs merged by time; false: read one after another
   tlbf::Duration lateness = 0;  // --lateness: how long a record is held for records older than it
+  // (Held records, one at most this long, fit the 32-bit sizes of their bookkeeping.)
   std::size_t max_held_bytes = std::size_t{256} << 20;
   std::optional<tlbf::Duration> max_future;  // ClockPolicy::max_future: later times do not order
 };
@@ -85,6 +86,9 @@ class InputMerge {
   void make_extractor(Lane& lane);
   // A record taken from the merge: held, or handed on at once.
   void arrive(Lane& lane);
+  // A record over the memory cap alone, which is not held: it goes out at once where holding
+  // it would have put it.
+  void put_over_cap(tlbf::Time t, const Item& item);
   // Held records up to `watermark` go out, oldest first.
   void release(tlbf::Time watermark);
   // A record into the batch: `item` says what it is and where its parts are; `in_chunk`: they

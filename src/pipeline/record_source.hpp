@@ -128,7 +128,7 @@ class RecordBatch {
   bool judge_all = false;
   // What the records point into that their source gives back when it has the batch to fill
   // again (InputMerge: a held chunk's number, and how many of its records); clear() keeps it.
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> pinned;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pinned;
   // The keys are in place but their hashes are not yet (set by the source, which reads ahead
   // and leaves the hashing to the judging thread: hash_keys()); clear() resets it.
   bool hashes_pending = false;
