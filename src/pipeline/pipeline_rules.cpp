@@ -30,7 +30,7 @@ void Pipeline::warn(WarningKind kind, std::string what) {
 
 std::string Pipeline::untimed_advice(const TimeReading& t) {
   const SourceRecord& r = (*batch_)[segment_.warnings_for];
-  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
+  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), format_, t);
 }
 
 std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
@@ -45,7 +45,7 @@ std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
       break;
     }
   return late_advice_.advise(input, before, clock_.at_saved_clock(), behind, [&] {
-    return sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input);
+    return sort_advice(cfg_.extract, format_, r.bytes.substr(0, r.text_size()), t.text, input);
   });
 }
 
@@ -120,7 +120,7 @@ void Pipeline::warn_totals() {
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
   sink_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
-                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
+                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, format_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
@@ -133,7 +133,7 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
     x.status = r.status;
     x.absent_part = r.absent_part;
     x.time = r.time;
-    return describe_missing_key(cfg_.extract, x, json_, text);
+    return describe_missing_key(cfg_.extract, x, format_, text);
   };
   const WarningKind kind = malformed ? WarningKind::malformed_record : WarningKind::missing_key;
   std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
@@ -142,8 +142,8 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   // nothing of the key.)
   if (r.status == ExtractStatus::missing_key && !is_blank(text) && keys_.absent())
     keys_.first_absent(fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
-                                   missing_key_advice(cfg_.extract, text, json_, r.absent_part)),
-                       json_);
+                                   missing_key_advice(cfg_.extract, text, format_, r.absent_part)),
+                       format_);
   if (cfg_.on_error == OnError::fail) {
     drain();
     end_sink(RecordSink::End::all_written);
@@ -162,7 +162,7 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
     // (a path that stops at a scalar or an array has said where; the members would not help)
     if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos &&
         what.find(" cannot be read: ") == std::string::npos)
-      first += "; " + describe_fields(text, json_, cfg_.extract.delimiter,
+      first += "; " + describe_fields(text, format_, cfg_.extract.delimiter,
                                       cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
     keys_.first_keyless(std::move(first));
   }
