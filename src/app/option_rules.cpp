@@ -329,9 +329,8 @@ void read_input(const Parsed& p, Options& o) {
   }
   // JSON values are framed as values (over lines when pretty-printed); auto mode lets the
   // first input's first byte decide, unless --key-regex says the records are lines.
-  o.reader.framing = o.pipeline.format == InputFormat::json                              ? Framing::json
-                     : o.pipeline.format == InputFormat::lines || p.given("--key-regex") ? Framing::lines
-                                                                                         : Framing::auto_detect;
+  o.reader.format =
+      o.pipeline.format == InputFormat::auto_detect && p.given("--key-regex") ? InputFormat::lines : o.pipeline.format;
 }
 
 void read_key(const Parsed& p, Options& o) {

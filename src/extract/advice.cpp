@@ -428,8 +428,9 @@ std::string sort_keys(const std::string& spec) {
 
 }  // namespace
 
-std::string sort_advice(const ExtractConfig& cfg, bool json, std::string_view record, std::string_view time_text,
-                        std::string_view input) {
+std::string sort_advice(const ExtractConfig& cfg, InputFormat format, std::string_view record,
+                        std::string_view time_text, std::string_view input) {
+  const bool json = format == InputFormat::json;
   if (!sorts_as_text(time_text)) return "sort it by time first (its time text does not sort as text)";
   const bool stdin_input = input == "(stdin)" || input == "-";
   std::string command;
@@ -517,7 +518,8 @@ std::string json_path_stop(std::string_view record, std::string_view path, bool 
   return w.found ? std::string() : w.why;
 }
 
-std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path) {
+std::string describe_fields(std::string_view record, InputFormat format, int delimiter, std::string_view path) {
+  const bool json = format == InputFormat::json;
   if (json) return json_members(record, path);
   return line_fields(record.substr(0, record.find('\n')), delimiter);
 }
@@ -586,17 +588,18 @@ std::string nearest_members(std::string_view record, std::string_view path) {
 
 }  // namespace
 
-std::string missing_key_advice(const ExtractConfig& cfg, std::string_view record, bool json,
+std::string missing_key_advice(const ExtractConfig& cfg, std::string_view record, InputFormat format,
                                std::uint32_t absent_part) {
+  const bool json = format == InputFormat::json;
   const bool one_part = absent_part >= 1 && absent_part <= cfg.keys.size();
   const std::string path = one_part ? cfg.keys[absent_part - 1] : std::string();
-  if (!json || path.empty()) return describe_fields(record, json, cfg.delimiter, path);
+  if (!json || path.empty()) return describe_fields(record, format, cfg.delimiter, path);
   // jq's habit: .id for the member id.
   if (path.size() > 1 && path[0] == '.' && json_path_found(record, std::string_view(path).substr(1)))
     return fmt::format("-k {} reads it (a path is written without jq's leading dot)", path.substr(1));
   const std::string_view bare = path[0] == '.' ? std::string_view(path).substr(1) : std::string_view(path);
   const std::string near = nearest_members(record, bare);
-  const std::string fields = describe_fields(record, json, cfg.delimiter, bare);
+  const std::string fields = describe_fields(record, format, cfg.delimiter, bare);
   return near.empty() ? fields : near + "; " + fields;
 }
 
@@ -631,7 +634,9 @@ const AdviceTally::Group* AdviceTally::most_common() const {
   return best;
 }
 
-std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t) {
+std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, InputFormat format,
+                           const TimeReading& t) {
+  const bool json = format == InputFormat::json;
   if (t.regex_missed)
     return "--time-regex does not match it (the time is its capture group 1, or the whole match without a group)";
   if (!t.present && json)  // an object or array where the time should be, or a path through a scalar
@@ -639,7 +644,7 @@ std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bo
       return fmt::format("-t {} leads to no time: {}", cfg.time, stop);
   if (!t.present)
     return fmt::format("-t {} is not in the record; {}", cfg.time,
-                       describe_fields(record, json, cfg.delimiter, cfg.time));
+                       describe_fields(record, format, cfg.delimiter, cfg.time));
   std::string other;
   if (const std::optional<std::string> p = suggest_time_format(t.text, &other))
     return fmt::format("--time-format '{}' reads it{}", *p,

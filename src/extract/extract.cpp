@@ -67,7 +67,9 @@ bool has_composite_key(const ExtractConfig& cfg) {
   return cfg.keys.size() > 1 || LineRegex::count_groups(cfg.key_regex) > 1;
 }
 
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json, std::string_view record) {
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, InputFormat format,
+                                 std::string_view record) {
+  const bool json = format == InputFormat::json;
   const std::string too_deep = " nests arrays and objects deeper than " + std::to_string(kMaxKeyDepth) + " levels";
   if (x.status == ExtractStatus::too_deep && x.absent_part >= 1 && x.absent_part <= cfg.keys.size()) {
     const std::string k = "-k " + cfg.keys[x.absent_part - 1];

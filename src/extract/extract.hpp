@@ -14,6 +14,7 @@
 #include "extract/key_mask.hpp"
 #include "extract/timestamp.hpp"
 #include "extract/where.hpp"
+#include "input/input_format.hpp"
 #include "input/record_reader.hpp"
 #include "tlbf/types.hpp"
 
@@ -85,7 +86,7 @@ bool has_composite_key(const ExtractConfig& cfg);
 // and a part of a composite key the way out, --missing null; given the record's text, where
 // the part's path stops when it is not for want of a member ("a.b.c is the number 1, not an
 // object": json_path_stop() in advice.hpp).
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false,
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, InputFormat format = InputFormat::lines,
                                  std::string_view record = {});
 
 // A key or time specification that cannot work (bad field list, bad regex). The message

@@ -79,8 +79,9 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
   if (paths_.empty()) paths_.push_back("-");
   // JSON framing reads records that end with a newline, one line or several (never with -z
   // or --multiline, which the option rules keep apart).
-  json_ = config_.framing == Framing::json && term_ == '\n' && config_.multiline.empty();
-  framing_known_ = config_.framing != Framing::auto_detect || term_ != '\n' || !config_.multiline.empty();
+  framing_known_ = config_.format != InputFormat::auto_detect || term_ != '\n' || !config_.multiline.empty();
+  const bool values = config_.format == InputFormat::json && term_ == '\n' && config_.multiline.empty();
+  framing_ = values ? InputFormat::json : InputFormat::lines;
   if (!config_.multiline.empty()) line_start_ = std::make_unique<LineStartPattern>(config_.multiline);
   for (const std::string& p : paths_) {
     struct stat st {};
@@ -317,7 +318,6 @@ void RecordReader::start_input() {
   // Bytes enough to tell a byte-order mark (only bytes that may begin one are waited on, so a
   // pipe's first record is not held back), and in auto mode the first byte that is not blank.
   static constexpr char kBom[] = "\xEF\xBB\xBF";
-  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   auto decided = [&] {
     if (detecting_) return false;
     const std::size_t n = end_ - begin_;
@@ -325,9 +325,7 @@ void RecordReader::start_input() {
     if (n < 3 && !eof_ && std::memcmp(b, kBom, n) == 0) return false;
     if (framing_known_ || eof_) return true;
     const std::size_t bom = n >= 3 && std::memcmp(b, kBom, 3) == 0 ? 3 : 0;
-    const char* first = std::find_if_not(b + bom, b + n, is_blank);
-    if (first == b + n) return false;
-    return *first != '[' || std::find_if_not(first + 1, b + n, is_blank) != b + n;  // '[': what follows it
+    return detect_format({b + bom, n - bom}, FormatHead::input) != InputFormat::auto_detect;
   };
   while (!decided()) {
     // Only blanks so far, as many as a record may hold: they are blank lines, not a record
@@ -342,11 +340,8 @@ void RecordReader::start_input() {
   }
   if (framing_known_) return;
   framing_known_ = true;
-  // JSON: an object, or an array of objects ("[INFO] ..." and "[07/Mar/2004:...]" are lines).
-  const char* end = buf_.get() + end_;
-  const char* first = std::find_if_not(static_cast<const char*>(buf_.get() + begin_), end, is_blank);
-  const char* second = first == end ? end : std::find_if_not(first + 1, end, is_blank);
-  json_ = first != end && (*first == '{' || (*first == '[' && second != end && *second == '{'));
+  const InputFormat f = detect_format({buf_.get() + begin_, end_ - begin_}, FormatHead::input);
+  framing_ = f == InputFormat::json ? InputFormat::json : InputFormat::lines;
 }
 
 void RecordReader::hand_out_rest(Record& out) {
@@ -381,7 +376,7 @@ void RecordReader::hand_out_group(Record& out, bool next_is_start) {
 
 bool RecordReader::next(Record& out) {
   if (line_start_) return next_multiline(out);
-  return json_ ? next_json(out) : next_line(out);
+  return framing_ == InputFormat::json ? next_json(out) : next_line(out);
 }
 
 bool RecordReader::next_line(Record& out) {
@@ -421,8 +416,8 @@ bool RecordReader::next_line(Record& out) {
       check_open_records();
     } else if (eof_) {
       if (!advance_input()) return false;
-      if (json_) return next_json(out);  // the first input chose JSON framing
-      continue;                          // its first bytes were read
+      if (framing_ == InputFormat::json) return next_json(out);  // the first input chose JSON framing
+      continue;                                                  // its first bytes were read
     }
     if (!eof_) fill();
   }

@@ -131,7 +131,7 @@ bool CountFormat::set_names(std::string_view list, std::string& problem) {
 }
 
 void CountFormat::write(Writer& out, const CountedRecord& r) const {
-  if (r.json)
+  if (r.format == InputFormat::json)
     write_object(out, r);
   else
     write_line(out, r);

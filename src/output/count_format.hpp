@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "input/input_format.hpp"
 #include "output/writer.hpp"
 #include "tlbf/types.hpp"
 
@@ -40,7 +41,7 @@ struct SeenTime {
 struct CountedRecord {
   std::string_view bytes;  // the copy, exactly as read, terminator included
   std::size_t text_size;   // without the terminator
-  bool json;               // read as a JSON object
+  InputFormat format;      // what it was read as
   std::uint64_t count;     // copies of the key in its window, this one included
   SeenTime first, last;
 };

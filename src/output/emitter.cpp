@@ -40,27 +40,27 @@ OutRecord Emitter::compacted(const OutRecord& r) {
   std::size_t size = 0;
   if (simdjson::minify(r.bytes.data(), r.text_size, compact_.data(), size) != simdjson::SUCCESS) return r;
   compact_[size] = '\n';
-  return OutRecord{std::string_view(compact_.data(), size + 1), size, r.json, false};
+  return OutRecord{std::string_view(compact_.data(), size + 1), size, r.format, false};
 }
 
 CountedRecord Emitter::compacted(const CountedRecord& r) {
   CountedRecord c = r;
-  const OutRecord o = compacted(OutRecord{r.bytes, r.text_size, r.json, false});
+  const OutRecord o = compacted(OutRecord{r.bytes, r.text_size, r.format, false});
   c.bytes = o.bytes;
   c.text_size = o.text_size;
   return c;
 }
 
 void Emitter::undecided(const OutRecord& given) {
-  const OutRecord r = mode_.compact && given.json ? compacted(given) : given;
+  const OutRecord r = mode_.compact && given.format == InputFormat::json ? compacted(given) : given;
   if (mode_.mark)
-    write_marked(r.bytes, r.text_size, r.json, false);
+    write_marked(r.bytes, r.text_size, r.format, false);
   else
     out_.write(r.bytes);
 }
 
 bool Emitter::held(const CountedRecord& held, bool counted) {
-  const CountedRecord r = mode_.compact && held.json ? compacted(held) : held;
+  const CountedRecord r = mode_.compact && held.format == InputFormat::json ? compacted(held) : held;
   if (mode_.only_dups && r.count < 2) return false;
   if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
   if (mode_.count && counted)
@@ -81,7 +81,7 @@ void Emitter::explain_header() { out_.write("#record\tkey\ttime_text\ttime\tcloc
 
 void Emitter::explain(const ExplainLine& line) {
   std::string key = "-", text = "-", time = "-";
-  if (line.key) key = describe_key_parts(*line.key, KeyShape{line.composite, line.json});
+  if (line.key) key = describe_key_parts(*line.key, KeyShape{line.composite, line.format});
   if (line.time) {
     text = quoted_time(*line.time);
     if (line.time->parsed) time = format_rfc3339(line.time->time);
@@ -90,8 +90,8 @@ void Emitter::explain(const ExplainLine& line) {
                          format_rfc3339(line.clock), line.decision));
 }
 
-void Emitter::write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup) {
-  if (!json) {
+void Emitter::write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup) {
+  if (format != InputFormat::json) {
     out_.write(dup ? "dup\t" : "new\t");
     out_.write(bytes);
     return;

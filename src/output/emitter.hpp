@@ -35,7 +35,7 @@ class Emitter {
   bool decided(const OutRecord& r, bool dup) {
     // Not `cond ? compacted(r) : r`: that copies r, whose fields were just stored one by
     // one, and the copy's whole-record loads stall on every record.
-    if (mode_.compact && r.json) return write_decided(compacted(r), dup);
+    if (mode_.compact && r.format == InputFormat::json) return write_decided(compacted(r), dup);
     return write_decided(r, dup);
   }
 
@@ -43,7 +43,7 @@ class Emitter {
   bool write_decided(const OutRecord& r, bool dup) {
     if (mode_.mark) {
       if (mode_.only_dups && !dup) return false;
-      write_marked(r.bytes, r.text_size, r.json, dup);
+      write_marked(r.bytes, r.text_size, r.format, dup);
       return true;
     }
     if (dup != mode_.only_dups) return false;
@@ -99,7 +99,7 @@ class Emitter {
   // object gets ,"NAME":true|false before its closing brace, or, when it already has a
   // top-level member spelled "NAME", that member's value replaced (so the output never holds
   // NAME twice). A record that is not a JSON object in JSON mode is written unchanged.
-  void write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  void write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup);
   // --compact: the record minified, with a line end, as a record of compact_; `r` itself
   // when it is not one valid JSON value (the minifier only drops blanks outside strings: it
   // would glue the words of any text together, and "1 2" into 12).

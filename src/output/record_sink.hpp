@@ -24,7 +24,7 @@ struct RunStats;
 struct OutRecord {
   std::string_view bytes;  // exactly as read, terminator included
   std::size_t text_size;   // without the terminator
-  bool json;               // read as a JSON object (--mark adds a member, not a column)
+  InputFormat format;      // what it was read as (JSON: --mark adds a member, not a column)
   // The bytes stay unchanged until the writer's next flush (the reader's buffer, a read-ahead
   // batch): the writer may point at them instead of copying them.
   bool borrowable;
@@ -39,7 +39,7 @@ struct ExplainLine {
   const TimeReading* time;      // null: no -t
   tlbf::Time clock = 0;         // the decision clock the record was judged at
   const char* decision;
-  bool json = false;  // the key is made of JSON values (a JSON record's)
+  InputFormat format = InputFormat::lines;  // its record's (JSON: the key is made of JSON values)
 };
 
 // How much may be handed over before the output must flush (RecordSink::room).

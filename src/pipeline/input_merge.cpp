@@ -356,8 +356,7 @@ InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reade
     lane->parser = source_.time_parser;
     lanes_.push_back(std::move(lane));
   }
-  if (source_.format == InputFormat::lines) choose_format({});
-  if (source_.format == InputFormat::json) choose_format("{");
+  if (source_.format != InputFormat::auto_detect) choose_format(source_.format);
   if (cfg_.max_future) {
     const tlbf::Time now = wall_->wall_ns();
     future_limit_ = now > kLatest - *cfg_.max_future ? kLatest : now + *cfg_.max_future;
@@ -375,16 +374,15 @@ std::uint64_t InputMerge::total_size() const {
   return total;
 }
 
-void InputMerge::choose_format(std::string_view first_record) {
-  const std::size_t i = first_record.find_first_not_of(" \t\r\n");
-  json_ = i != std::string_view::npos && first_record[i] == '{';
-  chosen_by_ = source_.format == InputFormat::auto_detect ? std::string(first_record) : std::string();
+void InputMerge::choose_format(InputFormat format, std::string_view chosen_by) {
+  format_ = format == InputFormat::auto_detect ? InputFormat::lines : format;
+  chosen_by_ = std::string(chosen_by);
   for (auto& lane : lanes_)
     if (lane->input != 0) make_extractor(*lane);
 }
 
 void InputMerge::make_extractor(Lane& lane) {
-  lane.extractor = tlbf_dedup::make_extractor(*json_, source_.extract, lane.parser, chosen_by_);
+  lane.extractor = tlbf_dedup::make_extractor(*format_, source_.extract, lane.parser, chosen_by_);
 }
 
 bool InputMerge::advance(Lane& lane) {
@@ -401,7 +399,7 @@ bool InputMerge::advance(Lane& lane) {
       lane.parser.restart_years(source_.year ? YearStart(*source_.year) : YearStart::not_after(written_by));
       lane.parser.restart_days(written_by);
     }
-    if (json_) make_extractor(lane);
+    if (format_) make_extractor(lane);
   }
   Item& h = lane.head;  // (each member set: no zeroing of the whole first)
   h.bytes = rec.bytes();
@@ -418,7 +416,7 @@ bool InputMerge::advance(Lane& lane) {
     return true;
   }
   ++read_;
-  if (!json_ && !is_blank(rec.text())) choose_format(rec.text());
+  if (!format_ && !is_blank(rec.text())) choose_format(detect_format(rec.text(), FormatHead::record), rec.text());
   Extractor* x = lane.extractor.get();
   if (!x) {
     if (!lane.blank_lines) lane.blank_lines = make_line_extractor(source_.extract, lane.parser);
@@ -491,11 +489,11 @@ void InputMerge::release(tlbf::Time watermark) {
 
 void InputMerge::put(const Item& i, bool in_chunk) {
   RecordBatch& b = *batch_;
-  if (!format_announced_ && json_) {
+  if (!format_announced_ && format_) {
     format_announced_ = true;
     b.format_detected = source_.format == InputFormat::auto_detect;
   }
-  b.json = json_.value_or(false);
+  b.format = format_.value_or(InputFormat::lines);
   // A held record's parts stay in its chunk; any other's are copied (the reader reuses its buffer).
   const std::string_view bytes = in_chunk ? i.bytes : b.keep(b.bytes, i.bytes);
   SourceRecord& s = b.append(bytes);

@@ -82,7 +82,7 @@ class InputMerge {
 
   // The lane's next record (its head), extracted; false at its end.
   bool advance(Lane& lane);
-  void choose_format(std::string_view first_record);
+  void choose_format(InputFormat format, std::string_view chosen_by = {});
   void make_extractor(Lane& lane);
   // A record taken from the merge: held, or handed on at once.
   void arrive(Lane& lane);
@@ -112,8 +112,8 @@ class InputMerge {
   SourceConfig source_;
   const KeyHasher* hasher_;
   Clock* wall_;
-  std::optional<bool> json_;  // the run's format, once known
-  std::string chosen_by_;     // in auto mode, the record that chose it
+  std::optional<InputFormat> format_;  // the run's format, once known
+  std::string chosen_by_;              // in auto mode, the record that chose it
   bool format_announced_ = false;
   tlbf::Time future_limit_ = 0;
   tlbf::Time newest_ = INT64_MIN;

@@ -33,13 +33,13 @@ class KeylessRecords {
 
   // What becomes of them: "passed through" or "dropped".
   const char* action() const { return on_error_ == OnError::pass ? "passed through" : "dropped"; }
-  // Record `r` of `input` has no key (`json`: the run's records are JSON objects): the key
-  // check hears of it first.
-  void met(const SourceRecord& r, const std::string& input, bool json);
+  // Record `r` of `input` has no key (its records read as `format`): the key check hears of
+  // it first.
+  void met(const SourceRecord& r, const std::string& input, InputFormat format);
   // --on-error fail: the run's error, at `r`.
-  RecordError error(const SourceRecord& r, const std::string& input, bool json) const;
+  RecordError error(const SourceRecord& r, const std::string& input, InputFormat format) const;
   // Otherwise: counted in `stats`, the first of its kind warned about.
-  void count(const SourceRecord& r, const std::string& input, bool json, RunStats& stats,
+  void count(const SourceRecord& r, const std::string& input, InputFormat format, RunStats& stats,
              Diagnostics& diagnostics) const;
   // At the end, the totals (not those of missing keys when the key check failed: the run's
   // error speaks for them).
@@ -47,7 +47,7 @@ class KeylessRecords {
 
  private:
   // Why `r` has no key.
-  std::string why(const SourceRecord& r, bool json) const;
+  std::string why(const SourceRecord& r, InputFormat format) const;
 
   const ExtractConfig* extract_;
   OnError on_error_;

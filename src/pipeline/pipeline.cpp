@@ -182,7 +182,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   stats_.sizing = cfg_.sizing;
   caps_.complete(stats_);
   clock_.count_into(stats_);
-  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), json_});
+  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), format_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   if (multiline_) check_multiline(nullptr);
   if (keys_.pending()) check_keys();
@@ -192,7 +192,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
 
 std::size_t Pipeline::take(const RecordBatch& b) {
   batch_ = &b;
-  if (!b.empty()) json_ = b.json;  // (the last batch may be empty: the run's format stays for --top)
+  if (!b.empty()) format_ = b.format;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
   if (multiline_) check_multiline(&b);
   std::size_t i = 0;

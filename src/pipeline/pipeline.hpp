@@ -130,7 +130,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // A record --where did not select: written as read (not with --only-dups), counted as
   // passed; true when it was written.
   bool pass_unmatched(const SourceRecord& r);
-  OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
+  OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), format_, !r.replayed}; }
   // Hands the batch's k-th record of the segment (its key the batch's `key`-th), judged `dup`,
   // to the sink, and counts the answer that counts (the sink's).
   void hand_over(const SourceRecord& r, std::size_t key, std::size_t k, bool dup) {
@@ -201,13 +201,13 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   std::unique_ptr<Progress> progress_;
   // The record loop's.
   Segment segment_;
-  Answers answers_;                        // the decider's, not yet taken
-  std::unique_ptr<InOrderSink> in_order_;  // with a decider that answers later: sink_ wraps the sink
-  const RecordBatch* batch_ = nullptr;     // the batch being judged
-  std::string last_input_;                 // the input of the last record judged, or at the end
-  bool json_ = false;                      // the batch's records are JSON objects
-  bool emitted_ = false;                   // the record before continues (written or held): its lines follow it
-  bool aside_ = false;                     // --explain, --line-buffered, or answers later: judge_keyed_aside()
+  Answers answers_;                          // the decider's, not yet taken
+  std::unique_ptr<InOrderSink> in_order_;    // with a decider that answers later: sink_ wraps the sink
+  const RecordBatch* batch_ = nullptr;       // the batch being judged
+  std::string last_input_;                   // the input of the last record judged, or at the end
+  InputFormat format_ = InputFormat::lines;  // what the batch's records are read as
+  bool emitted_ = false;                     // the record before continues (written or held): its lines follow it
+  bool aside_ = false;                       // --explain, --line-buffered, or answers later: judge_keyed_aside()
   CapWatch caps_;
   LateAdvice late_advice_;  // what to do about late records
   RunStats stats_;

@@ -22,7 +22,7 @@ void Pipeline::warn(WarningKind kind, std::string what) { segment_.warn(kind, st
 
 std::string Pipeline::untimed_advice(const TimeReading& t) {
   const SourceRecord& r = (*batch_)[segment_.warnings_for];
-  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
+  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), format_, t);
 }
 
 std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
@@ -37,7 +37,7 @@ std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
       break;
     }
   return late_advice_.advise(input, before, clock_.at_saved_clock(), behind, [&] {
-    return sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input);
+    return sort_advice(cfg_.extract, format_, r.bytes.substr(0, r.text_size()), t.text, input);
   });
 }
 
@@ -92,18 +92,18 @@ void Pipeline::warn_totals() {
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
   sink_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
-                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
+                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, format_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
-  keyless_.met(r, input_name(r), json_);
+  keyless_.met(r, input_name(r), format_);
   if (cfg_.on_error == OnError::fail) {
     drain();
     end_sink(RecordSink::End::all_written);
     sink_->flush();
-    throw keyless_.error(r, input_name(r), json_);
+    throw keyless_.error(r, input_name(r), format_);
   }
-  keyless_.count(r, input_name(r), json_, stats_, *diagnostics_);
+  keyless_.count(r, input_name(r), format_, stats_, *diagnostics_);
   if (cfg_.explain > 0) {
     explain_record(r, nullptr, "error");
     return false;

@@ -29,7 +29,7 @@ std::string written(const CountFormat& format, const CountedRecord& r) {
 
 CountedRecord counted(std::string_view bytes, std::size_t text_size, bool json, std::uint64_t count,
                       SeenTime first = {}, SeenTime last = {}) {
-  return CountedRecord{bytes, text_size, json, count, first, last};
+  return CountedRecord{bytes, text_size, json ? InputFormat::json : InputFormat::lines, count, first, last};
 }
 
 SeenTime bare(std::string_view text) { return SeenTime{SeenForm::bare, text, 0}; }
