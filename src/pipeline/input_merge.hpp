@@ -27,6 +27,7 @@
 #include "base/clock.hpp"
 #include "decide/key_hasher.hpp"
 #include "input/record_reader.hpp"
+#include "pipeline/held_queue.hpp"
 #include "pipeline/read_ahead.hpp"
 #include "pipeline/record_source.hpp"
 #include "tlbf/types.hpp"
@@ -75,10 +76,7 @@ class InputMerge {
   const MergeStats& stats() const { return stats_; }
 
  private:
-  struct Item;
   struct Lane;
-  struct Held;
-  class HeldQueue;
 
   // The lane's next record (its head), extracted; false at its end.
   bool advance(Lane& lane);
@@ -88,12 +86,12 @@ class InputMerge {
   void arrive(Lane& lane);
   // A record over the memory cap alone, which is not held: it goes out at once where holding
   // it would have put it.
-  void put_over_cap(tlbf::Time t, const Item& item);
+  void put_over_cap(tlbf::Time t, const MergeItem& item);
   // Held records up to `watermark` go out, oldest first.
   void release(tlbf::Time watermark);
   // A record into the batch: `item` says what it is and where its parts are; `in_chunk`: they
   // are in a held chunk (the batch points there), else they are copied into the batch.
-  void put(const Item& item, bool in_chunk);
+  void put(const MergeItem& item, bool in_chunk);
   // The held chunks a batch handed back pointed into are given back.
   void unpin(RecordBatch& b);
   void hand_over(bool last);
