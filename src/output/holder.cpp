@@ -190,12 +190,10 @@ void Holder::note_early(tlbf::Duration kept) {
 
 void Holder::write_and_remove(std::uint32_t i, HeldSink& out) {
   const HeldEntry& e = table_[i];
-  const CountedRecord r{e.record(),
-                        e.record_size - e.term_len,
-                        e.format,
-                        e.count,
-                        SeenTime{e.first_form, e.first_text(), e.first_at},
-                        SeenTime{e.last_form, e.last_text(), e.last_at}};
+  const CountedRecord r{e.record(), e.record_size - e.term_len, e.format, e.count,
+                        // (first_at and last_at are the copies' own times already: count_copy())
+                        SeenTime{e.first_form, e.first_text(), e.first_at, std::nullopt},
+                        SeenTime{e.last_form, e.last_text(), e.last_at, std::nullopt}};
   out.write_held(r);
   if (last_ == i) last_ = HeldTable::kNone;
   table_.remove(i);
