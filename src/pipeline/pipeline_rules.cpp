@@ -13,6 +13,7 @@
 
 #include "base/duration.hpp"
 #include "extract/advice.hpp"
+#include "extract/extract_table.hpp"
 #include "output/in_order_sink.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "pipeline/pipeline.hpp"
@@ -128,7 +129,7 @@ bool Pipeline::judge_unkeyed(const SourceRecord& r) {
   const std::string_view text = r.bytes.substr(0, r.text_size());
   // Why, for the first such record of its kind and the first of all (it may parse the record).
   auto why = [&] {
-    if (malformed) return describe_malformed_json(text);
+    if (malformed) return is_table(format_) ? describe_malformed_row(text) : describe_malformed_json(text);
     Extracted x;
     x.status = r.status;
     x.absent_part = r.absent_part;
@@ -191,7 +192,8 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
 void Pipeline::write_blank(const SourceRecord& r) {
   // Where the output is the input's records in their order; --only-dups and --explain write
   // records of another kind, in which a blank line has no place (nor among held records).
-  if (cfg_.output.only_dups || cfg_.explain > 0) return;
+  // A table's header is written with --only-dups too: the output is a table.
+  if ((cfg_.output.only_dups && !is_table(format_)) || cfg_.explain > 0) return;
   sink_->blank(out_record(r));
 }
 
