@@ -170,7 +170,9 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--on-error", "ACTION",
         "records whose key cannot be extracted: pass (as unique) | drop | fail (exit status 1); by default pass, but "
         "a run where none of the first 1000 records has the key stops (exit status 1, nothing written): give pass to "
-        "go on; a blank JSON line is no record, a JSON record with a NUL byte a malformed one");
+        "go on; a blank JSON line is no record, a JSON record with a NUL byte a malformed one; a table's row with a "
+        "quote never closed (which runs to the end of the input) or a NUL byte is malformed, one with too few "
+        "columns has no key");
   value("--stats", "[=FMT]", "summary on stderr at exit: text (default) | json");
   value("--stats-file", "PATH",
         "write the summary (with --top's keys) to PATH instead of stderr, replacing it whole at exit: in --stats's "

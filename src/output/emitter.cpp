@@ -108,7 +108,8 @@ void Emitter::blank(const OutRecord& r) {
 
 void Emitter::write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup) {
   if (is_table(format)) {
-    const AddedColumn mark{mode_.mark_name, "bool", dup ? "true" : "false"};
+    const bool zeek = format == InputFormat::zeek;  // (Zeek writes a bool as T or F)
+    const AddedColumn mark{mode_.mark_name, "bool", dup ? (zeek ? "T" : "true") : (zeek ? "F" : "false")};
     return write_with_columns(out_, bytes, text_size, format, &mark, 1, false);
   }
   if (format != InputFormat::json) {

@@ -12,8 +12,8 @@ once, a later input's equal header left out), or Zeek's #fields line; every line
 '#' in a Zeek log is written as read. A row's key is its --key columns' values (the whole row
 without --key); its time, the --time column read as epoch seconds, RFC 3339 or
 "YYYY-MM-DD HH:MM:SS" (UTC); the window is exact_window.kept()'s. Without --time every record
-is in the window of the one before. --mark NAME adds a column NAME, true for a duplicate (every
-record written); --count NAME adds a column NAME with the number of copies each kept record
+is in the window of the one before. --mark NAME adds a column NAME, true for a duplicate (T in a Zeek
+log; every record written); --count NAME adds a column NAME with the number of copies each kept record
 stood for (written when its window closes, here all at the end in the order they were kept,
 which holds for an untimed run).
 """
@@ -141,7 +141,8 @@ def main():
                 else:
                     rec = with_column(rec, a.mark, a.format)
             else:
-                rec = with_column(rec, "false" if id(r) in keep else "true", a.format)
+                new, dup = ("F", "T") if a.format == "zeek" else ("false", "true")
+                rec = with_column(rec, new if id(r) in keep else dup, a.format)
             out.write(rec)
         elif kind == "header" or id(r) in keep:
             out.write(rec)

@@ -85,6 +85,9 @@ check "a NUL byte: warned about" 1 "$(grep -c 'a NUL byte' "$WORK/nul.err")"
 status=0
 "$D" -f csv -d ';' -k a "$T/export.csv" > /dev/null 2>&1 || status=$?
 check "-d with -f csv: a usage error" 2 "$status"
+status=0
+"$D" -f csv -k user --count --state "$WORK/s.state" "$T/export.csv" > /dev/null 2>&1 || status=$?
+check "--count --state with -f csv: a usage error" "2 0" "$status $(ls "$WORK" | grep -c '^s.state')"
 
 # --comment in line mode: comment lines are written as read, neither keyed nor counted.
 printf '# one\na 1\n# one\na 2\nb 3\n' > "$WORK/comments.txt"
