@@ -106,6 +106,11 @@ void Emitter::blank(const OutRecord& r) {
   out_.write(r.bytes);
 }
 
+void Emitter::write_unjudged_row(const OutRecord& r) {
+  const AddedColumn mark{mode_.mark_name, "bool", {}};
+  write_with_columns(out_, r.bytes, r.text_size, r.format, &mark, 1, false);
+}
+
 void Emitter::write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup) {
   if (is_table(format)) {
     const bool zeek = format == InputFormat::zeek;  // (Zeek writes a bool as T or F)

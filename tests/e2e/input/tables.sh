@@ -55,6 +55,9 @@ if command -v mlr > /dev/null; then
   check "mlr reads --mark back: every row" 50 "$(mlr --icsv --onidx cut -f dup "$WORK/mark.out" | wc -l)"
   check "mlr: the duplicates are the rows marked true" \
     "$(grep -c ',true.$' "$WORK/mark.out")" "$(mlr --icsv --onidx filter '$dup == "true"' then cut -f dup "$WORK/mark.out" | wc -l)"
+  "$D" -a exact -f csv -k user --where action=login --mark "$T/export.csv" > "$WORK/where.out"
+  check "mlr: --where's unjudged rows have the dup column, empty" \
+    "$(grep -c ',login,' "$T/export.csv")" "$(mlr --icsv --onidx filter '$dup != ""' then cut -f dup "$WORK/where.out" | wc -l)"
   check "mlr: the counts add up to the rows" 50 "$(mlr --icsv --onidx stats1 -a sum -f dup_count "$WORK/count.out")"
 else
   echo "FAIL mlr (Debian package miller) is not installed"
