@@ -124,8 +124,11 @@ const Rule<InputFormat> kFormat = choice<InputFormat>({{"auto", InputFormat::aut
                                                        {"lines", InputFormat::lines},
                                                        {"text", InputFormat::lines},
                                                        {"json", InputFormat::json},
-                                                       {"ndjson", InputFormat::json}},
-                                                      "expected auto, lines or json");
+                                                       {"ndjson", InputFormat::json},
+                                                       {"tsv", InputFormat::tsv},
+                                                       {"csv", InputFormat::csv},
+                                                       {"zeek", InputFormat::zeek}},
+                                                      "expected auto, lines, json, csv, tsv or zeek");
 const Rule<std::string> kMultiline = made_by<std::string>([](const std::string& text) {
   LineStartPattern check(text);
   return text;
@@ -309,6 +312,11 @@ int default_threads() {
 void read_input(const Parsed& p, Options& o) {
   if (auto f = p.read_given("--format", kFormat)) o.pipeline.format = *f;
   o.reader.terminator = o.null_terminated ? '\0' : '\n';
+  if (is_table(o.pipeline.format))  // rows end with a newline; their columns are the format's
+    for (const char* name : {"--multiline", "--records", "--null", "--key-regex", "--delimiter", "--comment"})
+      if (p.given(name))
+        throw UsageError(fmt::format("{} cannot be combined with -f {}: a table's rows are lines split by its format",
+                                     name, p.text("--format")));
   if (p.given("--multiline")) {
     if (o.pipeline.format == InputFormat::json)
       throw UsageError(
@@ -336,6 +344,11 @@ void read_input(const Parsed& p, Options& o) {
 void read_key(const Parsed& p, Options& o) {
   ExtractConfig& x = o.pipeline.extract;
   if (auto d = p.read_given("--delimiter", kDelimiter)) x.delimiter = *d;
+  if (auto c = p.read_given("--comment", kDelimiter)) {
+    if (o.pipeline.format == InputFormat::json)
+      throw UsageError("--comment cannot be combined with -f json: it skips comment lines of line input");
+    x.comment = *c;
+  }
   x.key_regex = p.text("--key-regex");
   p.require_text("--key-regex", "empty expression");
   x.time = p.text("--time");
@@ -344,7 +357,9 @@ void read_key(const Parsed& p, Options& o) {
   if (auto m = p.read_given("--mask", kMask)) x.mask = *m;
   if (auto e = p.read_given("--key-except", kKeyExcept)) {
     if (o.pipeline.format == InputFormat::lines)
-      throw UsageError("--key-except cannot be combined with -f lines: it leaves members out of JSON records");
+      throw UsageError(
+          "--key-except cannot be combined with -f lines: it leaves members out of JSON records and columns out of "
+          "tables");
     x.key_except = std::move(*e);
   }
   try {
@@ -468,6 +483,8 @@ void read_hold(const Parsed& p, Options& o) {
          "the copies other runs see");
   refuse("--error-rate", "the held records are an exact table of the window's keys, with no false positives");
   refuse("--capacity", "the held records' table grows with the keys in the window");
+  if (is_table(o.pipeline.format))
+    refuse("--state", "a state keeps a held record's format only as JSON or lines, not as a table's row");
   if (o.given.algorithm && *o.given.algorithm != tlbf::Algorithm::exact)
     throw UsageError(p.quoted("--algorithm", p.text("--algorithm")) + ": " + what +
                      " decides with the held records, an exact table of the window's keys (-a exact)");

@@ -542,7 +542,8 @@ bool json_path_found(std::string_view record, std::string_view path) {
 
 char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 
-// Levenshtein distance with ASCII letters compared case-folded.
+}  // namespace
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -558,6 +559,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
+
+namespace {
 
 // The members of `record` nearest to the one `path` misses, where it misses it, as -k
 // options ("-k user.id"); empty when none is near.

@@ -14,6 +14,10 @@
 
 namespace tlbf_dedup {
 
+// Levenshtein distance with ASCII letters compared case-folded: how near a name the user wrote
+// is to one the input has.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 // The fields of `record` as -k and -t name them: a JSON object's member names (of the object
 // `path` reaches, as far as it goes: "members of user: id, name"), a line's numbered fields
 // with their first characters (split by `delimiter`, -1 for runs of blanks). At most a dozen.

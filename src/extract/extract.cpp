@@ -148,7 +148,8 @@ class RegexKey {
 class LineExtractor final : public Extractor {
  public:
   LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
-      : splitter_(cfg.delimiter),
+      : comment_(cfg.comment),
+        splitter_(cfg.delimiter),
         sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
         ignore_case_(cfg.ignore_case),
         mask_(cfg.mask),
@@ -194,9 +195,13 @@ class LineExtractor final : public Extractor {
   }
 
   Extracted extract(const Record& record) override {
-    if (key_field_ != 0) return extract_single_fields(record);
     Extracted out;
     std::string_view line = record.text();
+    if (comment_ >= 0 && !line.empty() && line[0] == static_cast<char>(comment_)) {
+      out.status = ExtractStatus::blank;
+      return out;
+    }
+    if (key_field_ != 0) return extract_single_fields(record);
     if (!where_regex_.empty() && !where_regex_.all_match(line)) {
       out.status = ExtractStatus::unmatched;
       return out;
@@ -301,6 +306,7 @@ class LineExtractor final : public Extractor {
   // itself without --mask: a run without masks takes the branch and nothing else.
   std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
 
+  int comment_;
   FieldSplitter splitter_;
   char sep_;
   bool ignore_case_;

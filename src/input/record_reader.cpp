@@ -80,8 +80,11 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
   // JSON framing reads records that end with a newline, one line or several (never with -z
   // or --multiline, which the option rules keep apart).
   framing_known_ = config_.format != InputFormat::auto_detect || term_ != '\n' || !config_.multiline.empty();
-  const bool values = config_.format == InputFormat::json && term_ == '\n' && config_.multiline.empty();
-  framing_ = values ? InputFormat::json : InputFormat::lines;
+  // CSV framing, as JSON's, for newline-ended records only (the option rules refuse -z and
+  // --multiline with tables).
+  const bool framed = term_ == '\n' && config_.multiline.empty();
+  framing_ = framed && (config_.format == InputFormat::json || config_.format == InputFormat::csv) ? config_.format
+                                                                                                   : InputFormat::lines;
   if (!config_.multiline.empty()) line_start_ = std::make_unique<LineStartPattern>(config_.multiline);
   for (const std::string& p : paths_) {
     struct stat st {};
@@ -344,7 +347,28 @@ void RecordReader::start_input() {
   framing_ = f == InputFormat::json ? InputFormat::json : InputFormat::lines;
 }
 
+const void* RecordReader::csv_record_end(std::size_t from, const void* hit) {
+  const char* base = buf_.get();
+  auto count_quotes = [&](const char* p, const char* end) {
+    while ((p = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p))))) {
+      quote_open_ = !quote_open_;
+      ++p;
+    }
+  };
+  const char* p = base + from;
+  while (hit) {
+    const char* at = static_cast<const char*>(hit);
+    count_quotes(p, at);
+    if (!quote_open_) return hit;
+    p = at + 1;
+    hit = std::memchr(p, term_, static_cast<std::size_t>(base + end_ - p));
+  }
+  count_quotes(p, base + end_);
+  return nullptr;
+}
+
 void RecordReader::hand_out_rest(Record& out) {
+  quote_open_ = false;
   out.data = buf_.get() + begin_;
   out.size = end_ - begin_;
   out.term_len = 0;
@@ -385,6 +409,7 @@ bool RecordReader::next_line(Record& out) {
       const char* base = buf_.get();
       std::size_t from = scan_ > begin_ ? scan_ : begin_;
       const void* hit = std::memchr(base + from, term_, end_ - from);
+      if (framing_ == InputFormat::csv) hit = csv_record_end(from, hit);
       if (hit) {
         std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
         std::size_t size = pos - begin_;

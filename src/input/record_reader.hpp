@@ -167,6 +167,9 @@ class RecordReader {
   void detect_compression_of_input();
   void close_current();
   bool next_line(Record& out);
+  // CSV framing: the first terminator at or after `from` (with `hit`, the first one there)
+  // outside quotes, or null; counts the quotes it passes into quote_open_.
+  const void* csv_record_end(std::size_t from, const void* hit);
   bool next_json(Record& out);
   // Hands out a JSON frame's record (record_in_input_ and begin_ move past it).
   void hand_out_frame(const JsonFrame& f, bool at_end, Record& out);
@@ -207,7 +210,8 @@ class RecordReader {
   std::string name_;
   std::uint64_t record_in_input_ = 0;
   std::uint64_t input_offset_ = 0;            // the current input's (decompressed) bytes before begin_
-  InputFormat framing_ = InputFormat::lines;  // json: framing JSON values (framer_)
+  InputFormat framing_ = InputFormat::lines;  // json: framing JSON values (framer_); csv: quoted lines
+  bool quote_open_ = false;                   // csv: the bytes [begin_, scan_) hold an odd number of quotes
   bool framing_known_ = false;
   JsonFramer framer_;
   // The current input's last terminated line ended in CR LF: the terminator hand_out_rest()

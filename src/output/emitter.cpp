@@ -17,6 +17,7 @@
 #include "base/json_text.hpp"
 #include "extract/key_display.hpp"
 #include "output/json_member.hpp"
+#include "output/table_column.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -90,7 +91,32 @@ void Emitter::explain(const ExplainLine& line) {
                          format_rfc3339(line.clock), line.decision));
 }
 
+void Emitter::blank(const OutRecord& r) {
+  const std::string_view text = r.bytes.substr(0, r.text_size);
+  if (!is_table(r.format) || !is_header_line(text)) return undecided(r);  // (--mark leaves a blank line)
+  if (r.format != InputFormat::zeek) {
+    if (text == table_header_) return;
+    table_header_ = text;
+  }
+  if (mode_.mark) {
+    const AddedColumn mark{mode_.mark_name, "bool", {}};
+    return write_with_columns(out_, r.bytes, r.text_size, r.format, &mark, 1, true);
+  }
+  if (mode_.count) return mode_.count_format.write_header(out_, r.bytes, r.text_size, r.format);
+  out_.write(r.bytes);
+}
+
+void Emitter::write_unjudged_row(const OutRecord& r) {
+  const AddedColumn mark{mode_.mark_name, "bool", {}};
+  write_with_columns(out_, r.bytes, r.text_size, r.format, &mark, 1, false);
+}
+
 void Emitter::write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup) {
+  if (is_table(format)) {
+    const bool zeek = format == InputFormat::zeek;  // (Zeek writes a bool as T or F)
+    const AddedColumn mark{mode_.mark_name, "bool", dup ? (zeek ? "T" : "true") : (zeek ? "F" : "false")};
+    return write_with_columns(out_, bytes, text_size, format, &mark, 1, false);
+  }
   if (format != InputFormat::json) {
     out_.write(dup ? "dup\t" : "new\t");
     out_.write(bytes);

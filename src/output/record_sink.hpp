@@ -94,7 +94,8 @@ class RecordSink {
   virtual void passed(const OutRecord& r) = 0;
   // The same between the records of the holding stage (--count, --keep last).
   virtual void passed_among_held(const OutRecord& r) = 0;
-  // A blank line between JSON records, where the output is the input's records in order.
+  // A blank line between JSON records, where the output is the input's records in order; a
+  // table's header line or empty line (output/table_column.hpp).
   virtual void blank(const OutRecord& r) = 0;
   // Lines that continue the record handed over last (--multiline), when it continues;
   // `term_len`: their last line's terminator.

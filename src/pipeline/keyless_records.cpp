@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "extract/advice.hpp"
+#include "extract/extract_table.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -14,7 +15,8 @@ bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std
 
 std::string KeylessRecords::why(const SourceRecord& r, InputFormat format) const {
   const std::string_view text = r.bytes.substr(0, r.text_size());
-  if (r.status == ExtractStatus::malformed) return describe_malformed_json(text);
+  if (r.status == ExtractStatus::malformed)
+    return is_table(format) ? describe_malformed_row(text) : describe_malformed_json(text);
   Extracted x;
   x.status = r.status;
   x.absent_part = r.absent_part;
@@ -60,11 +62,11 @@ void KeylessRecords::count(const SourceRecord& r, const std::string& input, Inpu
   keys_->first_keyless(std::move(first));
 }
 
-void KeylessRecords::warn_totals(const RunStats& stats, Diagnostics& diagnostics) const {
+void KeylessRecords::warn_totals(const RunStats& stats, InputFormat format, Diagnostics& diagnostics) const {
   if (stats.malformed)
-    diagnostics.warning(
-        Warning{WarningKind::malformed_record, "", 0, stats.malformed,
-                fmt::format("{} record(s) were not readable JSON objects ({})", stats.malformed, action())});
+    diagnostics.warning(Warning{WarningKind::malformed_record, "", 0, stats.malformed,
+                                fmt::format("{} record(s) were not readable {} ({})", stats.malformed,
+                                            is_table(format) ? "rows" : "JSON objects", action())});
   if (stats.missing_key && !keys_->failed())
     diagnostics.warning(Warning{WarningKind::missing_key, "", 0, stats.missing_key,
                                 fmt::format("{} record(s) had no key ({})", stats.missing_key, action())});

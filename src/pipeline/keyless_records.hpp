@@ -1,4 +1,4 @@
-// Records without a key (not a readable JSON object, or a -k part absent): what the run says
+// Records without a key (not a readable JSON object or table row, or a -k part absent): what the run says
 // of them. The record itself is passed, dropped or fatal as --on-error says (pipeline.cpp).
 //
 // Invariant: each kind is warned about once, at its first record, naming its input and number;
@@ -43,7 +43,7 @@ class KeylessRecords {
              Diagnostics& diagnostics) const;
   // At the end, the totals (not those of missing keys when the key check failed: the run's
   // error speaks for them).
-  void warn_totals(const RunStats& stats, Diagnostics& diagnostics) const;
+  void warn_totals(const RunStats& stats, InputFormat format, Diagnostics& diagnostics) const;
 
  private:
   // Why `r` has no key.

@@ -13,6 +13,7 @@
 
 #include "base/duration.hpp"
 #include "extract/advice.hpp"
+#include "extract/extract_table.hpp"
 #include "output/in_order_sink.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "pipeline/pipeline.hpp"
@@ -84,7 +85,7 @@ void Pipeline::check_multiline(const RecordBatch* b) {
 }
 
 void Pipeline::warn_totals() {
-  keyless_.warn_totals(stats_, *diagnostics_);
+  keyless_.warn_totals(stats_, format_, *diagnostics_);
   clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
   sink_->warn_totals(*diagnostics_, stats_);
   caps_.warn_total(stats_);
@@ -129,7 +130,8 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
 void Pipeline::write_blank(const SourceRecord& r) {
   // Where the output is the input's records in their order; --only-dups and --explain write
   // records of another kind, in which a blank line has no place (nor among held records).
-  if (cfg_.output.only_dups || cfg_.explain > 0) return;
+  // A table's header is written with --only-dups too: the output is a table.
+  if ((cfg_.output.only_dups && !is_table(format_)) || cfg_.explain > 0) return;
   sink_->blank(out_record(r));
 }
 

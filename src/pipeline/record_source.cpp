@@ -385,6 +385,7 @@ void RecordSource::replay_blanks(RecordReader& in, RecordBatch& b) {
 std::unique_ptr<Extractor> make_extractor(InputFormat format, const ExtractConfig& cfg, const TimeParser& time_parser,
                                           std::string_view chosen_by) {
   if (format == InputFormat::json) return make_json_extractor(cfg, time_parser);
+  if (is_table(format)) return make_table_extractor(format, cfg, time_parser);
   try {
     return make_line_extractor(cfg, time_parser);
   } catch (const SpecError& e) {
@@ -403,6 +404,7 @@ void RecordSource::choose_format(InputFormat format, std::string_view chosen_by)
 }
 
 void RecordSource::start_input(const RecordReader& in) {
+  if (extractor_) extractor_->start_input();
   if (cfg_.extract.time.empty()) return;
   const tlbf::Time written_by = in.modified_ns().value_or(wall_->wall_ns());
   cfg_.time_parser.restart_years(cfg_.year ? YearStart(*cfg_.year) : YearStart::not_after(written_by));

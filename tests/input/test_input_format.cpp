@@ -1,5 +1,5 @@
 // The one rule of auto mode (src/input/input_format.hpp): what an input's first bytes, or a
-// record framed as a line, are read as.
+// record framed as a line, are read as: JSON, a Zeek log or lines.
 #include <doctest/doctest.h>
 
 #include "input/input_format.hpp"
@@ -21,6 +21,14 @@ TEST_SUITE("input_format") {
   TEST_CASE("an array of objects is JSON only where the reader frames its objects") {
     CHECK(detect_format("[ \n {\"a\":1}]", FormatHead::input) == InputFormat::json);
     CHECK(detect_format("[{\"a\":1}]", FormatHead::record) == InputFormat::lines);
+  }
+
+  TEST_CASE("a Zeek log is its #separator line, any other # line is lines") {
+    CHECK(detect_format("#separator \\x09\n#set_separator\t,", FormatHead::input) == InputFormat::zeek);
+    CHECK(detect_format("#separator \\x09", FormatHead::record) == InputFormat::zeek);
+    CHECK(detect_format("#sep", FormatHead::input) == InputFormat::auto_detect);
+    CHECK(detect_format("# a comment", FormatHead::input) == InputFormat::lines);
+    CHECK(detect_format("#separator", FormatHead::record) == InputFormat::auto_detect);
   }
 
   TEST_CASE("too little to tell is undecided") {
