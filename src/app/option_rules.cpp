@@ -33,6 +33,7 @@
 #include "report/top_keys.hpp"
 #include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
+#include "tlbf/registry.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -224,7 +225,7 @@ const Rule<std::uint64_t> kWindowCount = number<std::uint64_t>(1, kAnyCount, "ex
 const Rule<tlbf::Duration> kWindow = duration(1, "250ms, 30s, 5m, 2h, 1d");
 const Rule<tlbf::Algorithm> kAlgorithm = [](const std::string& text, std::string& problem) {
   const std::optional<tlbf::Algorithm> a = tlbf::parse_algorithm(text);
-  if (!a) problem = "expected tlbf, apbf, gebf or exact";
+  if (!a) problem = "expected " + tlbf::algorithm_names();
   return a;
 };
 const Rule<double> kErrorRate =
@@ -431,6 +432,12 @@ void read_filter(const Parsed& p, Options& o) {
   if (auto c = p.read_given("--capacity", kCapacity)) o.given.capacity = fc.capacity = *c;
   if (auto m = p.read_given("--max-memory", kMaxMemory)) o.given.max_memory_bytes = fc.max_memory_bytes = *m;
   o.pipeline.refresh = p.given("--refresh") ? Refresh::yes : Refresh::no;
+  // The algorithm's own check of its parameters (its registry entry's), now all are read.
+  try {
+    tlbf::check_parameters(fc);
+  } catch (const tlbf::invalid_parameter& e) {
+    throw option_error(e);
+  }
 }
 
 void read_output(const Parsed& p, Options& o) {

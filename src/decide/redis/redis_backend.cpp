@@ -228,7 +228,7 @@ struct RedisBackend::Impl {
                       capacity = std::to_string((requested.capacity + shards - 1) / shards),
                       memory = std::to_string(std::max<std::uint64_t>(4096, requested.max_memory_bytes / shards)),
                       count = std::to_string(shards);
-    const std::string algorithm = requested.algorithm == tlbf::Algorithm::gebf ? "gebf" : "tlbf";
+    const std::string algorithm(tlbf::algorithm_name(requested.algorithm));
     for (std::uint32_t s = 0; s < shards; ++s) {
       RedisReply r = call_shard(s, {"TLBF.RESERVE", shard_keys[s], "WINDOW", window, "ERROR", error, "CAPACITY",
                                     capacity, "ALGORITHM", algorithm, "MAXMEMORY", memory, "SHARDS", count});
