@@ -73,7 +73,9 @@ bool split_row(std::string_view text, const TableDialect& dialect, std::uint32_t
         break;
       }
       const char* after = close + 1;
-      const char* next = static_cast<const char*>(std::memchr(after, sep, static_cast<std::size_t>(end - after)));
+      const char* next = after < end
+                             ? static_cast<const char*>(std::memchr(after, sep, static_cast<std::size_t>(end - after)))
+                             : nullptr;
       const char* field_end = next ? next : end;
       if (!doubled && field_end == after) {
         fields.emplace_back(p + 1, static_cast<std::size_t>(close - p - 1));
