@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "input/ndjson_lines.hpp"
+
 namespace tlbf_dedup {
 
 struct JsonFrame {
@@ -39,11 +41,6 @@ struct JsonFrame {
   // stores just made, which the store buffer does not forward.
   bool plain = false;
 };
-
-// How wide the blocks of the NDJSON line pass are: 16 bytes (SSE2, the baseline of x86-64),
-// or 32 (AVX2, chosen at run time where the processor has it). Both frame alike.
-enum class LineScan { narrow, wide };
-LineScan widest_line_scan();
 
 class JsonFramer {
  public:
