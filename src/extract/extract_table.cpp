@@ -175,7 +175,8 @@ class TableExtractor final : public Extractor {
       out.status = ExtractStatus::blank;
       return out;
     }
-    if (std::memchr(text.data(), '\0', text.size()) || !split_row(text, dialect_, last_field_, fields_, scratch_)) {
+    if (record.unclosed || std::memchr(text.data(), '\0', text.size()) ||
+        !split_row(text, dialect_, last_field_, fields_, scratch_)) {
       out.status = ExtractStatus::malformed;
       return out;
     }

@@ -368,6 +368,7 @@ const void* RecordReader::csv_record_end(std::size_t from, const void* hit) {
 }
 
 void RecordReader::hand_out_rest(Record& out) {
+  out.unclosed = quote_open_;
   quote_open_ = false;
   out.data = buf_.get() + begin_;
   out.size = end_ - begin_;
@@ -407,7 +408,7 @@ bool RecordReader::next_line(Record& out) {
         out.data = base + begin_;
         out.size = out.head_size = size;
         out.term_len = term_len;
-        out.continues = out.plain = false;
+        out.continues = out.plain = out.unclosed = false;
         input_offset_ += pos + 1 - begin_;
         begin_ = pos + 1;
         scan_ = begin_;

@@ -35,6 +35,9 @@ struct Record {
   // The framer found the record's bytes to be a plain_ascii_record() (extract/json_scan.hpp)
   // on its way through them; false: not known.
   bool plain = false;
+  // CSV: the input ended inside a quoted field, so the record runs to the input's end (a
+  // quote never closed).
+  bool unclosed = false;
 
   std::string_view text() const { return {data, size}; }
   std::string_view bytes() const { return {data, size + term_len}; }  // exactly as read
@@ -43,7 +46,7 @@ struct Record {
   Record head() const {
     if (head_size >= size) return *this;
     const std::uint32_t crlf = data[head_size] == '\r' ? 2 : 1;
-    return Record{data, head_size, crlf, head_size, false, false};
+    return Record{data, head_size, crlf, head_size, false, false, false};
   }
   // head(), made in `scratch` only for a multi-line record: a one-line record is itself, not
   // a copy (a record just stored field by field, then copied whole, stalls the copy's loads).

@@ -52,6 +52,7 @@ void RecordReader::hand_out_frame(const JsonFrame& f, bool at_end, Record& out) 
   out.term_len = f.term_len;
   out.continues = false;
   out.plain = f.plain;
+  out.unclosed = false;
   if (f.element && std::memchr(record, '\n', f.size)) one_line(record, out);
   if (f.newline_over_separator) record[out.size] = '\n';
   begin_ += f.consumed;

@@ -19,7 +19,7 @@ void RecordReader::hand_out_group(Record& out, bool next_is_start) {
   out.term_len = t;
   out.head_size = std::min(head_size_, out.size);
   out.continues = !start_line_ && record_in_input_ > 0;
-  out.plain = false;
+  out.plain = out.unclosed = false;
   ++record_in_input_;
   begin_ += group_;
   group_ = 0;

@@ -75,6 +75,13 @@ printf 'a,b,c\n1,x,2\n2,x,3\n3,"open,4\n4,y\n' > "$WORK/bad.csv"
 "$D" -a exact -f csv -k b -k c "$WORK/bad.csv" > "$WORK/bad.out" 2> "$WORK/bad.err"
 check "bad csv: every record written" "$(cat "$WORK/bad.csv")" "$(cat "$WORK/bad.out")"
 check "bad csv: the open quote warned about" 1 "$(grep -c 'a quote that is never closed' "$WORK/bad.err")"
+# ... also where the open quote is in a column no option reads: the rows it swallowed are one
+# record, written as read and warned about, not a row that looks whole.
+printf 'a,b,c\n1,x,"open\n2,x,3\n2,x,3\n' > "$WORK/swallow.csv"
+"$D" -a exact -f csv -k b "$WORK/swallow.csv" > "$WORK/swallow.out" 2> "$WORK/swallow.err"
+check_files "an open quote in an unread column: every byte written" "$WORK/swallow.csv" "$WORK/swallow.out"
+check "an open quote in an unread column: warned about" 1 \
+  "$(grep -c 'swallow.csv: record 2: not a readable row: a quote that is never closed' "$WORK/swallow.err")"
 printf 'a\tb\n1\tx\n2\n3\tx\n' > "$WORK/short.tsv"
 "$D" -a exact -f tsv -k b "$WORK/short.tsv" > "$WORK/short.out" 2> "$WORK/short.err"
 check "short row: passed through, the duplicate removed" "$(printf 'a\tb\n1\tx\n2')" "$(cat "$WORK/short.out")"
