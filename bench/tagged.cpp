@@ -45,6 +45,7 @@ struct Options {
   std::uint64_t max_live = 10'000'000;
   std::uint64_t decisions = 1'000'000;
   double fill_spans = 1.5;
+  std::string only;  // run only the filter of this name (empty: all)
 };
 
 struct Subject {
@@ -70,7 +71,7 @@ struct Row {
 };
 
 [[noreturn]] void usage() {
-  fmt::print(stderr, "usage: tlbf-bench-tagged [--max-live N] [--decisions N] [--fill-spans X]\n");
+  fmt::print(stderr, "usage: tlbf-bench-tagged [--max-live N] [--decisions N] [--fill-spans X] [--only NAME]\n");
   std::exit(2);
 }
 
@@ -84,6 +85,8 @@ Options parse(int argc, char** argv) {
       o.decisions = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--fill-spans")
       o.fill_spans = std::strtod(argv[i + 1], nullptr);
+    else if (a == "--only")
+      o.only = argv[i + 1];
     else
       usage();
   }
@@ -197,6 +200,7 @@ int main(int argc, char** argv) {
     largest = live;
     for (std::size_t i = 0; i < std::size(kSubjects); ++i) {
       const Subject& s = kSubjects[i];
+      if (!opt.only.empty() && opt.only != s.name) continue;
       const Row r = run_alone(s, live, opt);
       at_largest[i] = r;
       fmt::print("{:>10}  {:<7} {:>6.0e}  {:>12.1f} {:>9.2f} {:>14.1f} {:>13.1f}{}\n", live, s.name, s.error_rate,
@@ -204,6 +208,7 @@ int main(int argc, char** argv) {
                  s.tagged ? fmt::format("  ({} table{})", r.tables, r.tables == 1 ? "" : "s") : "");
     }
   }
+  if (!opt.only.empty()) return 0;  // the ratios need every filter
   const Row& tagged3 = at_largest[0];
   const Row& tagged5 = at_largest[1];
   const Row& tlbf5 = at_largest[3];

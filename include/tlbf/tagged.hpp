@@ -33,7 +33,7 @@
 // once their newest slot is dead (one window and one epoch after their last insert). A table
 // opens with room for capacity keys (FilterConfig::capacity, a starting size only); when an
 // insert finds both blocks full it opens a table sized for the rate the full one saw (its
-// live slots extrapolated to a window, at target_load()), at least 1.125 and at most 64 times
+// live slots extrapolated to a window, at target_load()), at least 1.125 and at most 256 times
 // its size; a table that has held a window with its live slots under 3/4 of its target is
 // replaced by one sized for them at the target. Block indexes are multiply-shift reductions, so a table
 // has any number of blocks.
@@ -240,7 +240,7 @@ class TaggedFilter final : public WindowFilter {
   static constexpr std::uint8_t kFormat = 1;
   static constexpr std::uint64_t kMinBlocks = 4;
   static constexpr std::uint64_t kMinBytes = 4 * 64 * kMinBlocks;
-  static constexpr std::uint64_t kMaxGrowth = 64;
+  static constexpr std::uint64_t kMaxGrowth = 256;
   static constexpr double kRightSize = 0.75;
   static constexpr Duration kMaxSpan = std::numeric_limits<Duration>::max() / 4;
 
@@ -444,17 +444,22 @@ class TaggedFilter final : public WindowFilter {
   }
 
   // The live slots a table holds at most (late in an epoch: E + 1 epochs of inserts) at the
-  // rate it has taken since the later of its opening and the oldest live epoch, measured over
-  // whole epochs once it has one (a table in its first epoch: over at least 1/16 of one).
+  // rate it has taken since the later of its opening and the oldest live epoch: measured over
+  // whole epochs once it has one, or over the current epoch if that is faster (a burst, a
+  // jump of the rate), over at least 1/16 of an epoch.
   double peak_live(const Table& t, std::int64_t cur) const {
     const std::int64_t lo = lowest_live(cur);
     const auto length = static_cast<double>(epoch_len_);
     const double held = static_cast<double>(epochs_ + 1) * length;
     const double from = std::max(static_cast<double>(t.opened), static_cast<double>(lo) * length);
-    const double whole = static_cast<double>(cur) * length - from;
-    if (whole >= length) return static_cast<double>(t.live(lo, cur - 1)) * held / whole;
-    const double age = std::max(static_cast<double>(latest_) - from, length / 16);
-    return static_cast<double>(t.live(lo, cur)) * held / age;
+    const double start = static_cast<double>(cur) * length;
+    const double latest = static_cast<double>(latest_);
+    if (start - from < length)
+      return static_cast<double>(t.live(lo, cur)) * held / std::max(latest - from, length / 16);
+    const double whole = static_cast<double>(t.live(lo, cur - 1)) * held / (start - from);
+    const double now =
+        static_cast<double>(t.live(cur, cur)) * held / std::max(latest - std::max(from, start), length / 16);
+    return std::max(whole, now);
   }
   // Opens a table sized for the rate the newest one saw; false when none larger fits the cap.
   bool grow(std::int64_t cur) {

@@ -102,8 +102,11 @@ class TaggedLayout {
   // does (the SWAR zero-field test: a borrow leaves a field only out of a zero field, so the
   // lowest zero field is always seen; a higher hit may be false, and is checked slot by slot).
   bool may_match(std::uint64_t word, std::uint64_t spread_remainder) const {
+    return match_marks(word, spread_remainder) != 0;
+  }
+  std::uint64_t match_marks(std::uint64_t word, std::uint64_t spread_remainder) const {
     const std::uint64_t z = (word ^ spread_remainder) & remainders_;
-    return ((z - low_) & ~z & high_) != 0;
+    return (z - low_) & ~z & high_;
   }
 
  private:
@@ -147,6 +150,9 @@ struct LiveView {
   // Index of a live slot holding `remainder`, or -1.
   int find(const TaggedBlock& b, std::uint64_t remainder, std::uint64_t spread_remainder) const {
     const TaggedLayout& l = *layout;
+    std::uint64_t any = 0;  // all words at once first, without branches: nearly every query ends here
+    for (const std::uint64_t w : b.w) any |= l.match_marks(w, spread_remainder);
+    if (any == 0) return -1;
     for (std::uint32_t i = 0; i < 8; ++i) {
       if (!l.may_match(b.w[i], spread_remainder)) continue;
       for (std::uint32_t j = 0; j < l.per_word(); ++j) {
