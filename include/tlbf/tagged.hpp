@@ -10,8 +10,8 @@
 // E L >= span) and at most while now - t < (E + 1) L, a slack of L + (E L - span) < span / E
 // + E ns beyond the window (slack()). Times are not rounded: a copy at exactly the window's
 // age is inside the slack, so it is reported present, where the exact filter (live iff
-// now - t < span) calls it new; on a grid of whole seconds a copy of age span + s is
-// reported while s < slack().
+// now - t < span) calls it new; a copy of age span + s may be reported while s < slack(),
+// never later.
 //
 // Blocks. Each key has two candidate 64-byte blocks (detail/tagged_block.hpp) in a table,
 // chosen by its two hash halves, and a remainder of r bits; a slot holds the remainder and
@@ -35,8 +35,8 @@
 // insert finds both blocks full it opens a table sized for the rate the full one saw (its
 // live slots extrapolated to a window, at target_load()), at least 1.125 and at most 256 times
 // its size; a table that has held a window with its live slots under 3/4 of its target is
-// replaced by one sized for them at the target. Block indexes are multiply-shift reductions, so a table
-// has any number of blocks.
+// replaced by one sized for them at the target. Block indexes are multiply-shift reductions,
+// so a table has any number of blocks.
 //
 // Memory cap (max_memory_bytes): the tables together never hold more. When an insert finds
 // no room and no larger table fits, the filter forgets its oldest live epoch (every slot of
@@ -111,10 +111,9 @@ class TaggedFilter final : public WindowFilter {
     derive();
     shortest_ = span_;
     const double want = std::ceil(static_cast<double>(cfg.capacity) / (layout_.slots() * target_load()));
-    initial_blocks_ = static_cast<std::uint64_t>(std::min(want, static_cast<double>(cap_bytes_ / 64 / 2)));
-    initial_blocks_ = std::max(initial_blocks_, kMinBlocks);
+    const auto blocks = static_cast<std::uint64_t>(std::min(want, static_cast<double>(cap_bytes_ / 64 / 2)));
     tables_.emplace_back();
-    tables_.back().blocks.resize(initial_blocks_);
+    tables_.back().blocks.resize(std::max(blocks, kMinBlocks));
     peak_bytes_ = held_bytes();
   }
 
@@ -522,7 +521,7 @@ class TaggedFilter final : public WindowFilter {
     ar.i64(f.span_);
     ar.u32(f.epochs_);
     ar.f64(f.error_rate_);
-    ar.u64(f.cap_bytes_, f.peak_bytes_, f.cap_evictions_, f.initial_blocks_, f.keys_inserted_);
+    ar.u64(f.cap_bytes_, f.peak_bytes_, f.cap_evictions_, f.keys_inserted_);
     ar.i64(f.shortest_, f.latest_, f.cur_, f.min_epoch_, f.next_sweep_);  // any next_sweep_ is safe
     ar.flag(f.started_);
     if constexpr (Archive::loading) {
@@ -582,7 +581,6 @@ class TaggedFilter final : public WindowFilter {
   std::uint64_t cap_bytes_ = 0;
   std::uint64_t peak_bytes_ = 0;
   std::uint64_t cap_evictions_ = 0;  // epochs forgotten while live, for the cap
-  std::uint64_t initial_blocks_ = 0;
   std::uint64_t keys_inserted_ = 0;
   Time shortest_ = 0;  // the smallest effective span since creation (the span until a bind)
   Time latest_ = 0;
