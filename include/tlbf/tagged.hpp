@@ -133,10 +133,14 @@ class TaggedFilter final : public WindowFilter {
     return 2.0 * l.slots() / (std::ldexp(1.0, static_cast<int>(l.remainder_bits())) - 1.0);
   }
   // Bits that `cfg.capacity` keys a window take once a steady stream has filled one table.
+  // Nothing is allocated; the parameters are checked as the constructor checks them.
   static std::uint64_t window_bits_for(const FilterConfig& cfg, std::uint32_t epochs = kDefaultEpochs) {
-    const TaggedFilter f(cfg, epochs);
+    FilterConfig small = cfg;
+    small.capacity = 1;
+    const TaggedFilter checked(small, epochs);
+    const detail::TaggedLayout& l = checked.layout_;
     const double live = static_cast<double>(cfg.capacity) * (1.0 + 0.5 / epochs);
-    return 512 * static_cast<std::uint64_t>(std::ceil(live / (f.layout_.slots() * f.target_load())));
+    return 512 * static_cast<std::uint64_t>(std::ceil(live / (l.slots() * target_load(l))));
   }
 
   bool may_contain(KeyHash h, Time now) const override {
@@ -281,15 +285,20 @@ class TaggedFilter final : public WindowFilter {
 
   // Everything that follows from span, epochs and error rate.
   void derive() {
-    std::uint32_t t = 1;
-    while ((std::uint32_t{1} << t) < 2 * epochs_) ++t;
-    layout_ = layout_for(error_rate_, t);
+    layout_ = layout_for(error_rate_, tag_bits_for(epochs_));
     epoch_len_ = span_ / epochs_ + (span_ % epochs_ != 0);
   }
+  // The smallest t with 2^t >= 2E.
+  static std::uint32_t tag_bits_for(std::uint32_t epochs) {
+    std::uint32_t t = 1;
+    while ((std::uint32_t{1} << t) < 2 * epochs) ++t;
+    return t;
+  }
+  double target_load() const { return target_load(layout_); }
   // The average live load a table is sized for: below the load at which two-choice blocks of
   // this many slots first overflow (measured: 0.86 at 16 slots, 0.90 at 24, 0.92 at 32).
-  double target_load() const {
-    switch (layout_.slots()) {
+  static double target_load(const detail::TaggedLayout& layout) {
+    switch (layout.slots()) {
       case 32:
         return 0.85;
       case 24:

@@ -176,6 +176,12 @@ TEST_SUITE("tagged") {
       if (l.per_word() < 4) CHECK(tlbf::TaggedFilter::fpr_bound(tlbf::detail::TaggedLayout(l.per_word() + 1, 5)) > e);
     }
     CHECK(tlbf::TaggedFilter::layout_for(1e-3, 5).width() == 21);
+    // A steady window of 10^6 keys at 1e-3: 24 slots of 21 bits in 512 at load 0.82, and 1/32
+    // more live slots (the slack's).
+    const double bits =
+        static_cast<double>(tlbf::TaggedFilter::window_bits_for(tagged_config(kSec, 1e-3, 1000000))) / 1e6;
+    CHECK(bits > 21 / 0.82);
+    CHECK(bits < 512.0 / 24 / 0.82 * 1.04);
     CHECK(tlbf::TaggedFilter::layout_for(1e-5, 5).width() == 32);
   }
 
