@@ -75,7 +75,7 @@ tlbf::FilterConfig config(Duration span, double error_rate, std::uint64_t capaci
 }
 
 Result run(const Profile& p, double error_rate) {
-  tlbf::TimeLimitedFilter f(config(kSec, error_rate, 20000));
+  tlbf::BitSlicedTimeLimitedFilter f(config(kSec, error_rate, 20000));
   Result r;
   std::deque<Time> live;  // insert times of the last span
   std::vector<double> bits_per_key;
@@ -103,7 +103,7 @@ struct Backlog {
 };
 
 Backlog backlog(std::uint64_t keys, double error_rate) {
-  tlbf::TimeLimitedFilter f(config(60 * kSec, error_rate, 100000));
+  tlbf::BitSlicedTimeLimitedFilter f(config(60 * kSec, error_rate, 100000));
   Backlog r;
   std::uint64_t peak = 0;
   Time now = kSec;
@@ -125,7 +125,7 @@ int main() {
   fmt::print(
       "TLBF eras and bits per live key, 10^6 inserts per profile, 1 s window, capacity 20,000 "
       "(kMaxEras = {})\n",
-      tlbf::TimeLimitedFilter::kMaxEras);
+      tlbf::BitSlicedTimeLimitedFilter::kMaxEras);
   for (double e : {1e-3, 1e-5}) {
     fmt::print("\n-e {:g}\n{:<8} {:>10} {:>14} {:>16} {:>14} {:>12}\n", e, "profile", "most eras", "one-era share",
                "bits/key median", "bits/key p90", "x steady");

@@ -31,7 +31,8 @@
 # first run takes over SLOW seconds (default 20) is run three times in all. KEEP_INPUTS=DIR
 # keeps the generated inputs there (and reuses them); SKIP_MICRO=1 skips the micro-benchmarks; MICRO_ARGS passes options to tlbf-bench-micro;
 # SKIP_SCALING=1 skips the window-growth table, SCALING_ARGS passes options to it. SKIP_COUNT=1,
-# SKIP_ORDER=1 and SKIP_EXACT_CAP=1 skip the --count, time-order and capped-exact tables.
+# SKIP_ORDER=1, SKIP_EXACT_CAP=1 and SKIP_TABLES=1 skip the --count, time-order, capped-exact and
+# CSV tables.
 # BASELINE=/path/to/tlbf-dedup adds a "baseline" row, that binary with the default row's
 # arguments, under the default row of each text and NDJSON table: before/after figures of a
 # change from one run. Without it, BASELINE_COMMIT (default b53a743, the last commit before
@@ -47,6 +48,7 @@ export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
 source "$BENCH_DIR/../scripts/common.sh"
 source "$BENCH_DIR/lib.bash"
 source "$BENCH_DIR/count.bash"
+source "$BENCH_DIR/tables.bash"
 source "$BENCH_DIR/order.bash"
 source "$BENCH_DIR/exact_cap.bash"
 source "$BENCH_DIR/scaling_table.bash"
@@ -228,6 +230,12 @@ done
 # skips it.
 if [ -z "${SKIP_COUNT:-}" ]; then
   count_tables "$DATA/events-$EVENTS-steady.text" "$EVENTS"
+fi
+
+# Tables: a 2,000,000-row CSV read by column name against Miller and gawk (bench/tables.bash;
+# bench/tables.sh is this block alone). SKIP_TABLES=1 skips it.
+if [ -z "${SKIP_TABLES:-}" ]; then
+  table_tables "$DATA/events-$EVENTS-steady.text" "$EVENTS"
 fi
 
 # Time order: 8 overlapping files merged against the one sorted file, and --lateness 10s on a

@@ -41,6 +41,7 @@
 #include "tlbf/config.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
+#include "tlbf/registry.hpp"
 #include "tlbf/time_limited.hpp"
 
 #include "floor_loop.hpp"

@@ -6,7 +6,7 @@ _tlbf_dedup() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   case "$prev" in
-    -f|--format) COMPREPLY=($(compgen -W "auto lines json ndjson" -- "$cur")); return ;;
+    -f|--format) COMPREPLY=($(compgen -W "auto lines json ndjson csv tsv zeek" -- "$cur")); return ;;
     -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
     --on-cap) COMPREPLY=($(compgen -W "warn fail" -- "$cur")); return ;;
@@ -21,7 +21,7 @@ _tlbf_dedup() {
     --max-record) COMPREPLY=($(compgen -W "1M 64M 1G" -- "$cur")); return ;;
     --multiline-timeout) COMPREPLY=($(compgen -W "0 200ms 1s 5s" -- "$cur")); return ;;
     --lateness) COMPREPLY=($(compgen -W "0 1s 5s 1m 1h" -- "$cur")); return ;;
-    -k|--key|--key-except|--where|--where-regex|--records|-t|--time|-d|--delimiter|--key-regex|--multiline|--count-format|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--date|--time-regex|--max-future|--jump-threshold|--top) return ;;
+    -k|--key|--key-except|--where|--where-regex|--records|-t|--time|-d|--delimiter|--comment|--key-regex|--multiline|--count-format|-n|--window-count|-e|--error-rate|-c|--capacity|--year|--date|--time-regex|--max-future|--jump-threshold|--top) return ;;
     --threads) COMPREPLY=($(compgen -W "1 2" -- "$cur")); return ;;
     --state|--stats-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --redis) COMPREPLY=($(compgen -W "redis:// redis+cluster://" -- "$cur")); return ;;
@@ -32,7 +32,7 @@ _tlbf_dedup() {
     COMPREPLY=($(compgen -W "--stats=text --stats=json" -- "$cur")); return
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "--format --records --null --multiline --multiline-timeout --max-record --key --key-except --delimiter --key-regex --missing --where --where-regex --ignore-case --mask --time --time-format
+    COMPREPLY=($(compgen -W "--format --records --null --multiline --multiline-timeout --max-record --key --key-except --delimiter --comment --key-regex --missing --where --where-regex --ignore-case --mask --time --time-format
       --time-regex --year --date --timezone --max-future --jump-threshold --lateness --no-merge --allow-untimed --window --window-count --error-rate --capacity --algorithm --max-memory --refresh --mark --compact --only-dups
       --count --count-format --count-names --keep --line-buffered --on-error --on-cap --stats --stats-file --top --explain --progress --threads --state --state-reset --checkpoint --lock-timeout --drain
       --redis --redis-key --redis-fallback --redis-shards --quiet --help --version

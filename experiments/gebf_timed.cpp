@@ -44,7 +44,8 @@ void run_gebf_timed(Context& ctx) {
       cfg.error_rate = rate;
       cfg.capacity = 60000;
       cfg.algorithm = tlbf::Algorithm::tlbf;
-      tlbf::TimeLimitedFilter tl(cfg);
+      auto tl_made = tlbf::TimeLimitedFilter::make(cfg);
+      tlbf::TimeLimitedFilter& tl = *tl_made;
       cfg.algorithm = tlbf::Algorithm::gebf;
       tlbf::TimedEpochFilter ge(cfg);
       cfg.algorithm = tlbf::Algorithm::exact;

@@ -93,7 +93,8 @@ void run_tlbf_slices(Context& ctx) {
                                           "slice0_bits", "bits_per_element", "reported_bits_per_live_key"});
     for (std::uint64_t capacity : {1000u, 10000u}) {
       for (Layout kl : fig_layouts) {
-        tlbf::TimeLimitedFilter f(tlbf_cfg(0.1, capacity, kl));
+        auto f_made = tlbf::TimeLimitedFilter::make(tlbf_cfg(0.1, capacity, kl));
+        tlbf::TimeLimitedFilter& f = *f_made;
         const double fpr = tlbf::apbf_fpr(kl.k, kl.l);
         for (std::uint64_t i = 0; i < n; ++i) {
           const tlbf::Time now = static_cast<tlbf::Time>(i) * kStep;
@@ -152,7 +153,8 @@ void run_tlbf_slices(Context& ctx) {
         hi = std::max(hi, *mx);
       };
       for (Layout kl : layouts_for(rate)) {
-        tlbf::TimeLimitedFilter f(tlbf_cfg(rate, capacity, kl));
+        auto f_made = tlbf::TimeLimitedFilter::make(tlbf_cfg(rate, capacity, kl));
+        tlbf::TimeLimitedFilter& f = *f_made;
         run(f, "tlbf", kl, tmin, tmax);
       }
       tlbf::FilterConfig g = tlbf_cfg(rate, capacity, {0, 0});
@@ -191,7 +193,8 @@ void run_tlbf_fpr(Context& ctx) {
       // Sampled insertions: the query cost per sample grows 10x per decade of rate.
       const std::uint64_t stride = ctx.quick ? 500 : (i == 1 ? 10 : i == 2 ? 50 : 200);
       tlbf::SliceLayout kl = tlbf_pick(rate);
-      tlbf::TimeLimitedFilter f(tlbf_cfg(rate, capacity, {kl.k, kl.l}));
+      auto f_made = tlbf::TimeLimitedFilter::make(tlbf_cfg(rate, capacity, {kl.k, kl.l}));
+      tlbf::TimeLimitedFilter& f = *f_made;
       std::uint64_t next_fresh = 0;
       for (std::uint64_t j = 0; j < n; ++j) {
         const tlbf::Time now = static_cast<tlbf::Time>(j) * kStep;

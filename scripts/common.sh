@@ -13,7 +13,8 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # run a real server; dpkg-dev, dpkg-shlibdeps computes the packages' Depends; lintian, man-db,
 # zsh and fish, the packaging and completion tests; zstd, its tests make their compressed
 # files; clang-format (14 on Debian 12), the formatting check; tzdata, the IANA zones the
-# --timezone tests read (the program reads them where the system has them). PACKAGES is both.
+# --timezone tests read (the program reads them where the system has them); miller, the table
+# tests read --mark's and --count's columns back with it. PACKAGES is both.
 BUILD_PACKAGES=(
   cmake g++ make pkg-config
   libcli11-dev libfmt-dev libsimdjson-dev libxxhash-dev
@@ -23,7 +24,7 @@ TEST_PACKAGES=(
   doctest-dev python3 gawk
   redis-server redis-tools
   dpkg-dev lintian man-db zsh fish
-  zstd clang-format tzdata
+  zstd clang-format tzdata miller
 )
 PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}")
 

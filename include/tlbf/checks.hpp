@@ -2,7 +2,8 @@
 // The one check of each filter parameter. The filters, the parameter functions and a program
 // that reads parameters from its own input (an option, a saved state) all call these, so a
 // value is accepted or refused the same way everywhere and named the same way: every check
-// throws invalid_parameter whose parameter() is the FilterConfig field.
+// throws invalid_parameter whose parameter() is the FilterConfig field. The check of the
+// algorithm against the window is its registry entry's (check_algorithm(), registry.hpp).
 #pragma once
 
 #include <cstdint>
@@ -44,19 +45,6 @@ inline void check_window(const FilterConfig& cfg) {
   if ((cfg.span > 0) == (cfg.window_count > 0))
     throw invalid_parameter("span", parameter_value(cfg.span),
                             "exactly one of a time window (span > 0) or a count window (window_count > 0) is needed");
-}
-
-// An algorithm that works with the window kind: tlbf needs a time window, apbf a count
-// window, gebf and exact take either.
-inline void check_algorithm(const FilterConfig& cfg) {
-  const std::string name(algorithm_name(cfg.algorithm));
-  if (cfg.algorithm == Algorithm::tlbf && !cfg.is_time_window())
-    throw invalid_parameter("algorithm", name, "needs a time window; use apbf, gebf or exact for a count window");
-  if (cfg.algorithm == Algorithm::apbf && cfg.is_time_window())
-    throw invalid_parameter("algorithm", name, "needs a count window; use tlbf, gebf or exact for a time window");
-  if (name == "unknown")
-    throw invalid_parameter("algorithm", parameter_value(std::uint32_t{static_cast<std::uint8_t>(cfg.algorithm)}),
-                            "unknown algorithm");
 }
 
 }  // namespace tlbf

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
 
 #include "tlbf/types.hpp"
 
 namespace tlbf {
 
+// The tag an algorithm's saved form starts with, and how a configuration names its algorithm.
+// The library's are named here; the registry (registry.hpp) maps names and tags to the
+// classes, and an algorithm defined elsewhere takes a value of its own (Algorithm{200}).
 enum class Algorithm : std::uint8_t {
   tlbf = 1,   // time-limited Bloom filter (time window)
   apbf = 2,   // age-partitioned Bloom filter (count window)
@@ -65,28 +67,6 @@ inline constexpr std::uint32_t kGebfTimeDefaultR = 20;
 inline std::uint32_t gebf_r_for(const FilterConfig& cfg) {
   if (cfg.gebf_r != 0) return cfg.gebf_r;
   return cfg.is_time_window() ? kGebfTimeDefaultR : kGebfCountDefaultR;
-}
-
-inline std::string_view algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::tlbf:
-      return "tlbf";
-    case Algorithm::apbf:
-      return "apbf";
-    case Algorithm::gebf:
-      return "gebf";
-    case Algorithm::exact:
-      return "exact";
-  }
-  return "unknown";
-}
-
-inline std::optional<Algorithm> parse_algorithm(std::string_view s) {
-  if (s == "tlbf") return Algorithm::tlbf;
-  if (s == "apbf") return Algorithm::apbf;
-  if (s == "gebf") return Algorithm::gebf;
-  if (s == "exact") return Algorithm::exact;
-  return std::nullopt;
 }
 
 }  // namespace tlbf

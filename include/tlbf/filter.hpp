@@ -32,7 +32,8 @@
 namespace tlbf {
 
 class WindowFilter;
-class TimeLimitedFilter;
+class BitSlicedTimeLimitedFilter;
+class SliceMajorTimeLimitedFilter;
 class AgePartitionedFilter;
 template <class Layout>
 class BasicGuardedEpochFilter;
@@ -44,22 +45,46 @@ class SeparateSegments;
 }  // namespace detail
 class ExactWindow;
 
-// Double dispatch to a filter's concrete class (WindowFilter::accept()): one virtual call
-// reaches code compiled for that class. visit_filter() in visit.hpp wraps it for a generic
-// lambda; a new filter class in the library gets an overload here and in visit_filter().
-class FilterVisitor {
- public:
-  virtual void visit(TimeLimitedFilter& f) = 0;
-  virtual void visit(AgePartitionedFilter& f) = 0;
-  virtual void visit(BasicGuardedEpochFilter<detail::SlicedSegments>& f) = 0;
-  virtual void visit(BasicGuardedEpochFilter<detail::SeparateSegments<false>>& f) = 0;
-  virtual void visit(BasicGuardedEpochFilter<detail::SeparateSegments<true>>& f) = 0;
-  virtual void visit(TimedEpochFilter& f) = 0;
-  virtual void visit(ExactWindow& f) = 0;
-  // A filter defined outside the library (or one without its own overload): it is reached
-  // through the virtual verbs.
-  virtual void visit(WindowFilter& f) = 0;
+// The library's filter classes that visit_filter() (visit.hpp) reaches as themselves: one
+// virtual call (WindowFilter::accept), then code compiled for the class. Any other filter, the
+// library's or one defined elsewhere, arrives as WindowFilter& and is called through the
+// virtual verbs. FilterVisitor and visit_filter() are made from this list, so a class added
+// to it needs nothing more, and a filter left off it (a registered one from outside the
+// library) needs nothing at all.
+template <class... F>
+struct FilterClasses {};
+using VisitedFilters =
+    FilterClasses<BitSlicedTimeLimitedFilter, SliceMajorTimeLimitedFilter, AgePartitionedFilter,
+                  BasicGuardedEpochFilter<detail::SlicedSegments>,
+                  BasicGuardedEpochFilter<detail::SeparateSegments<false>>,
+                  BasicGuardedEpochFilter<detail::SeparateSegments<true>>, TimedEpochFilter, ExactWindow, WindowFilter>;
 
+namespace detail {
+template <class F>
+class VisitsOne {
+ public:
+  virtual void visit(F& f) = 0;
+
+ protected:
+  ~VisitsOne() = default;
+};
+template <class List>
+class VisitsAll;
+template <class... F>
+class VisitsAll<FilterClasses<F...>> : public VisitsOne<F>... {
+ public:
+  using VisitsOne<F>::visit...;
+
+ protected:
+  ~VisitsAll() = default;
+};
+}  // namespace detail
+
+// Double dispatch to a filter's concrete class (WindowFilter::accept()): visit(F&) for each
+// class F of VisitedFilters, visit(WindowFilter&) for the rest. Implemented by
+// visit_filter(), the way to reach it: a caller's generic lambda keeps compiling whatever
+// classes the list holds.
+class FilterVisitor : public detail::VisitsAll<VisitedFilters> {
  protected:
   ~FilterVisitor() = default;
 };

@@ -12,6 +12,7 @@
 #include "tlbf/gebf.hpp"
 #include "tlbf/hash.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/registry.hpp"
 #include "tlbf/serialize.hpp"
 #include "tlbf/slice_view.hpp"
 #include "tlbf/time_limited.hpp"

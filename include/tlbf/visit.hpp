@@ -3,10 +3,12 @@
 //
 //   tlbf::visit_filter(filter, [&](auto& f) { for (...) f.insert_if_absent(h, now); });
 //
-// calls the lambda with `f` as the filter's own final class (TimeLimitedFilter&, ...), so
-// the verbs inside the loop are direct calls the compiler inlines; a filter defined outside
-// the library arrives as WindowFilter& and is called through the virtual interface. The
-// choice costs one virtual call (WindowFilter::accept) and no cast.
+// calls the lambda with `f` as the filter's own final class (BitSlicedTimeLimitedFilter&,
+// ...), so the verbs inside the loop are direct calls the compiler inlines; a filter not in
+// VisitedFilters (filter.hpp), such as one registered from outside the library, arrives as
+// WindowFilter& and is called through the virtual interface. The choice costs one virtual
+// call (WindowFilter::accept) and no cast. A caller's lambda is written once for every class:
+// adding a filter to the library changes no caller.
 #pragma once
 
 #include "tlbf/apbf.hpp"
@@ -17,21 +19,25 @@
 
 namespace tlbf {
 
+namespace detail {
+// FilterVisitor with visit(F&) calling fn(f), one layer per class of the list.
+template <class Fn, class List>
+struct VisitCall;
+template <class Fn>
+struct VisitCall<Fn, FilterClasses<>> : FilterVisitor {
+  explicit VisitCall(Fn& f) : fn(f) {}
+  Fn& fn;
+};
+template <class Fn, class F, class... Rest>
+struct VisitCall<Fn, FilterClasses<F, Rest...>> : VisitCall<Fn, FilterClasses<Rest...>> {
+  using VisitCall<Fn, FilterClasses<Rest...>>::VisitCall;
+  void visit(F& f) override { this->fn(f); }
+};
+}  // namespace detail
+
 template <class Fn>
 void visit_filter(WindowFilter& filter, Fn&& fn) {
-  struct Call final : FilterVisitor {
-    explicit Call(Fn& f) : fn(f) {}
-    void visit(TimeLimitedFilter& f) override { fn(f); }
-    void visit(AgePartitionedFilter& f) override { fn(f); }
-    void visit(BasicGuardedEpochFilter<detail::SlicedSegments>& f) override { fn(f); }
-    void visit(BasicGuardedEpochFilter<detail::SeparateSegments<false>>& f) override { fn(f); }
-    void visit(BasicGuardedEpochFilter<detail::SeparateSegments<true>>& f) override { fn(f); }
-    void visit(TimedEpochFilter& f) override { fn(f); }
-    void visit(ExactWindow& f) override { fn(f); }
-    void visit(WindowFilter& f) override { fn(f); }
-    Fn& fn;
-  };
-  Call call(fn);
+  detail::VisitCall<Fn, VisitedFilters> call(fn);
   filter.accept(call);
 }
 

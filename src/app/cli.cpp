@@ -46,6 +46,7 @@
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/registry.hpp"
 #include "tlbf/serialize.hpp"
 
 namespace tlbf_dedup {

@@ -33,6 +33,7 @@
 #include "report/top_keys.hpp"
 #include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
+#include "tlbf/registry.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -124,8 +125,11 @@ const Rule<InputFormat> kFormat = choice<InputFormat>({{"auto", InputFormat::aut
                                                        {"lines", InputFormat::lines},
                                                        {"text", InputFormat::lines},
                                                        {"json", InputFormat::json},
-                                                       {"ndjson", InputFormat::json}},
-                                                      "expected auto, lines or json");
+                                                       {"ndjson", InputFormat::json},
+                                                       {"tsv", InputFormat::tsv},
+                                                       {"csv", InputFormat::csv},
+                                                       {"zeek", InputFormat::zeek}},
+                                                      "expected auto, lines, json, csv, tsv or zeek");
 const Rule<std::string> kMultiline = made_by<std::string>([](const std::string& text) {
   LineStartPattern check(text);
   return text;
@@ -221,7 +225,7 @@ const Rule<std::uint64_t> kWindowCount = number<std::uint64_t>(1, kAnyCount, "ex
 const Rule<tlbf::Duration> kWindow = duration(1, "250ms, 30s, 5m, 2h, 1d");
 const Rule<tlbf::Algorithm> kAlgorithm = [](const std::string& text, std::string& problem) {
   const std::optional<tlbf::Algorithm> a = tlbf::parse_algorithm(text);
-  if (!a) problem = "expected tlbf, apbf, gebf or exact";
+  if (!a) problem = "expected " + tlbf::algorithm_names();
   return a;
 };
 const Rule<double> kErrorRate =
@@ -309,6 +313,11 @@ int default_threads() {
 void read_input(const Parsed& p, Options& o) {
   if (auto f = p.read_given("--format", kFormat)) o.pipeline.format = *f;
   o.reader.terminator = o.null_terminated ? '\0' : '\n';
+  if (is_table(o.pipeline.format))  // rows end with a newline; their columns are the format's
+    for (const char* name : {"--multiline", "--records", "--null", "--key-regex", "--delimiter", "--comment"})
+      if (p.given(name))
+        throw UsageError(fmt::format("{} cannot be combined with -f {}: a table's rows are lines split by its format",
+                                     name, p.text("--format")));
   if (p.given("--multiline")) {
     if (o.pipeline.format == InputFormat::json)
       throw UsageError(
@@ -329,14 +338,18 @@ void read_input(const Parsed& p, Options& o) {
   }
   // JSON values are framed as values (over lines when pretty-printed); auto mode lets the
   // first input's first byte decide, unless --key-regex says the records are lines.
-  o.reader.framing = o.pipeline.format == InputFormat::json                              ? Framing::json
-                     : o.pipeline.format == InputFormat::lines || p.given("--key-regex") ? Framing::lines
-                                                                                         : Framing::auto_detect;
+  o.reader.format =
+      o.pipeline.format == InputFormat::auto_detect && p.given("--key-regex") ? InputFormat::lines : o.pipeline.format;
 }
 
 void read_key(const Parsed& p, Options& o) {
   ExtractConfig& x = o.pipeline.extract;
   if (auto d = p.read_given("--delimiter", kDelimiter)) x.delimiter = *d;
+  if (auto c = p.read_given("--comment", kDelimiter)) {
+    if (o.pipeline.format == InputFormat::json)
+      throw UsageError("--comment cannot be combined with -f json: it skips comment lines of line input");
+    x.comment = *c;
+  }
   x.key_regex = p.text("--key-regex");
   p.require_text("--key-regex", "empty expression");
   x.time = p.text("--time");
@@ -345,7 +358,9 @@ void read_key(const Parsed& p, Options& o) {
   if (auto m = p.read_given("--mask", kMask)) x.mask = *m;
   if (auto e = p.read_given("--key-except", kKeyExcept)) {
     if (o.pipeline.format == InputFormat::lines)
-      throw UsageError("--key-except cannot be combined with -f lines: it leaves members out of JSON records");
+      throw UsageError(
+          "--key-except cannot be combined with -f lines: it leaves members out of JSON records and columns out of "
+          "tables");
     x.key_except = std::move(*e);
   }
   try {
@@ -417,6 +432,12 @@ void read_filter(const Parsed& p, Options& o) {
   if (auto c = p.read_given("--capacity", kCapacity)) o.given.capacity = fc.capacity = *c;
   if (auto m = p.read_given("--max-memory", kMaxMemory)) o.given.max_memory_bytes = fc.max_memory_bytes = *m;
   o.pipeline.refresh = p.given("--refresh") ? Refresh::yes : Refresh::no;
+  // The algorithm's own check of its parameters (its registry entry's), now all are read.
+  try {
+    tlbf::check_parameters(fc);
+  } catch (const tlbf::invalid_parameter& e) {
+    throw option_error(e);
+  }
 }
 
 void read_output(const Parsed& p, Options& o) {
@@ -469,6 +490,8 @@ void read_hold(const Parsed& p, Options& o) {
          "the copies other runs see");
   refuse("--error-rate", "the held records are an exact table of the window's keys, with no false positives");
   refuse("--capacity", "the held records' table grows with the keys in the window");
+  if (is_table(o.pipeline.format))
+    refuse("--state", "a state keeps a held record's format only as JSON or lines, not as a table's row");
   if (o.given.algorithm && *o.given.algorithm != tlbf::Algorithm::exact)
     throw UsageError(p.quoted("--algorithm", p.text("--algorithm")) + ": " + what +
                      " decides with the held records, an exact table of the window's keys (-a exact)");

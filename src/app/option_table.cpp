@@ -41,8 +41,10 @@ void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
                  "input files; none or \"-\" = stdin; with -t merged by record time (--no-merge: in order)")
       ->type_name("FILE...");
   value("-f,--format", "FMT",
-        "auto|lines|json (ndjson is json; also pretty-printed or concatenated values, top-level arrays of "
-        "objects); auto: json when the input starts with '{' or '[{' (blanks aside)");
+        "auto|lines|json|csv|tsv|zeek (ndjson is json; also pretty-printed or concatenated values, top-level "
+        "arrays of objects); csv (RFC 4180 quoting), tsv and zeek are tables whose header names the columns -k, "
+        "-t, --where and --key-except take (field numbers work too), written once; auto: json when the input "
+        "starts with '{' or '[{', zeek when it starts with a #separator line (blanks aside)");
   value("--records", "PATH",
         "JSON: the records are the elements of the array member PATH (read as -k reads it: a.b for nested members "
         "or a member named \"a.b\", /a/b a JSON pointer; a second such array in one object is an error) of each "
@@ -59,15 +61,20 @@ void declare_input(CLI::App& app, ValueOptions& value, Options& o) {
 
 void declare_key(CLI::App& app, ValueOptions& value, Options& o) {
   app.add_option("-k,--key", o.pipeline.extract.keys,
-                 "key: JSON path a.b.c or /a/b, or a field list 3 | 1,4 | 2-5 | 6-; repeatable (composite key); "
+                 "key: JSON path a.b.c or /a/b, a column name (-f csv|tsv|zeek), or a field list 3 | 1,4 | 2-5 | 6-; "
+                 "repeatable (composite key); "
                  "default: the whole record")
       ->type_name("SPEC")
       ->allow_extra_args(false);
   value("--key-except", "LIST",
-        "JSON: the key is the whole record without these members (a comma list of paths a, a.b or pointers /a/b), in a "
+        "JSON: the key is the whole record without these members (a comma list of paths a, a.b or pointers /a/b; "
+        "tables: of columns), in a "
         "canonical "
         "form: member order, spacing and how a number is written do not split one event; with --mask, -i");
   value("-d,--delimiter", "C", "lines: field separator, one byte (\\t for tab); default: runs of blanks");
+  value("--comment", "C",
+        "lines: a line starting with the byte C (# for shell-style comments) is no record: written as read, "
+        "neither keyed nor counted nor warned about");
   value("--key-regex", "RE",
         "lines: the key is capture group 1 of this POSIX extended regex (else the whole match; no backreferences); "
         "with two or more groups, each a part of a composite key");
@@ -163,7 +170,9 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   value("--on-error", "ACTION",
         "records whose key cannot be extracted: pass (as unique) | drop | fail (exit status 1); by default pass, but "
         "a run where none of the first 1000 records has the key stops (exit status 1, nothing written): give pass to "
-        "go on; a blank JSON line is no record, a JSON record with a NUL byte a malformed one");
+        "go on; a blank JSON line is no record, a JSON record with a NUL byte a malformed one; a table's row with a "
+        "quote never closed (which runs to the end of the input) or a NUL byte is malformed, one with too few "
+        "columns has no key");
   value("--stats", "[=FMT]", "summary on stderr at exit: text (default) | json");
   value("--stats-file", "PATH",
         "write the summary (with --top's keys) to PATH instead of stderr, replacing it whole at exit: in --stats's "

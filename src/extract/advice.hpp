@@ -14,16 +14,21 @@
 
 namespace tlbf_dedup {
 
+// Levenshtein distance with ASCII letters compared case-folded: how near a name the user wrote
+// is to one the input has.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 // The fields of `record` as -k and -t name them: a JSON object's member names (of the object
 // `path` reaches, as far as it goes: "members of user: id, name"), a line's numbered fields
 // with their first characters (split by `delimiter`, -1 for runs of blanks). At most a dozen.
-std::string describe_fields(std::string_view record, bool json, int delimiter, std::string_view path = {});
+std::string describe_fields(std::string_view record, InputFormat format, int delimiter, std::string_view path = {});
 
 // What to do about a record that lacks key part `absent_part` (1-based; 0: the whole key):
 // for a JSON path written as jq writes it (.id), the path that reads it; the member names
 // nearest to the one missing; then the fields it has (with the --records that reads a
 // wrapper's array), as describe_fields() lists them.
-std::string missing_key_advice(const ExtractConfig& cfg, std::string_view record, bool json, std::uint32_t absent_part);
+std::string missing_key_advice(const ExtractConfig& cfg, std::string_view record, InputFormat format,
+                               std::uint32_t absent_part);
 
 // Why a JSON record (its text, without its line end) is ExtractStatus::malformed: "not a
 // readable JSON object (...)" with the parser's reason or a NUL byte's place, or, for valid
@@ -46,7 +51,7 @@ std::optional<std::string> suggest_time_format(std::string_view text, std::strin
 
 // What to do about a record whose time at -t was not read: the fields the record has when the
 // field is absent, else a --time-format that reads the text (or the formats there are).
-std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, bool json, const TimeReading& t);
+std::string untimed_advice(const ExtractConfig& cfg, std::string_view record, InputFormat format, const TimeReading& t);
 
 // The advice of the untimed records a run reads while it looks for its first readable time,
 // grouped: the group most of them fall in speaks for the input, not the first record, which
@@ -104,7 +109,7 @@ class KindTally {
 // or "(stdin)") by the time at -t when the time text sorts as text (`time_text`, one record's:
 // year first, or an epoch number), so that the order it makes is the times' order; else what
 // must be done without a command. `record` is one of its records (for a JSON member's name).
-std::string sort_advice(const ExtractConfig& cfg, bool json, std::string_view record, std::string_view time_text,
-                        std::string_view input);
+std::string sort_advice(const ExtractConfig& cfg, InputFormat format, std::string_view record,
+                        std::string_view time_text, std::string_view input);
 
 }  // namespace tlbf_dedup

@@ -67,7 +67,9 @@ bool has_composite_key(const ExtractConfig& cfg) {
   return cfg.keys.size() > 1 || LineRegex::count_groups(cfg.key_regex) > 1;
 }
 
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json, std::string_view record) {
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, InputFormat format,
+                                 std::string_view record) {
+  const bool json = format == InputFormat::json;
   const std::string too_deep = " nests arrays and objects deeper than " + std::to_string(kMaxKeyDepth) + " levels";
   if (x.status == ExtractStatus::too_deep && x.absent_part >= 1 && x.absent_part <= cfg.keys.size()) {
     const std::string k = "-k " + cfg.keys[x.absent_part - 1];
@@ -146,7 +148,8 @@ class RegexKey {
 class LineExtractor final : public Extractor {
  public:
   LineExtractor(const ExtractConfig& cfg, TimeParser time_parser)
-      : splitter_(cfg.delimiter),
+      : comment_(cfg.comment),
+        splitter_(cfg.delimiter),
         sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
         ignore_case_(cfg.ignore_case),
         mask_(cfg.mask),
@@ -192,9 +195,13 @@ class LineExtractor final : public Extractor {
   }
 
   Extracted extract(const Record& record) override {
-    if (key_field_ != 0) return extract_single_fields(record);
     Extracted out;
     std::string_view line = record.text();
+    if (comment_ >= 0 && !line.empty() && line[0] == static_cast<char>(comment_)) {
+      out.status = ExtractStatus::blank;
+      return out;
+    }
+    if (key_field_ != 0) return extract_single_fields(record);
     if (!where_regex_.empty() && !where_regex_.all_match(line)) {
       out.status = ExtractStatus::unmatched;
       return out;
@@ -299,6 +306,7 @@ class LineExtractor final : public Extractor {
   // itself without --mask: a run without masks takes the branch and nothing else.
   std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
 
+  int comment_;
   FieldSplitter splitter_;
   char sep_;
   bool ignore_case_;

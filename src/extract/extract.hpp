@@ -14,6 +14,7 @@
 #include "extract/key_mask.hpp"
 #include "extract/timestamp.hpp"
 #include "extract/where.hpp"
+#include "input/input_format.hpp"
 #include "input/record_reader.hpp"
 #include "tlbf/types.hpp"
 
@@ -32,7 +33,8 @@ enum class ExtractStatus : std::uint8_t {
   // as for missing_key (counted and warned as one), with describe_missing_key() saying why.
   too_deep,
   // JSON mode: a record of blanks only (an empty line of NDJSON) is no record: written as
-  // read, neither judged nor counted nor warned about.
+  // read, neither judged nor counted nor warned about. Tables: so are a header and an empty
+  // line (extract_table.hpp).
   blank,
   // A record --where or --where-regex does not select: written as read, never judged, and
   // counted as passed; neither its key nor its time is read.
@@ -63,10 +65,11 @@ struct ExtractConfig {
   // --key-except (JSON): the key is the whole record without these members (paths a.b),
   // canonical as a -k part of an object is; empty with empty `keys`: the record's text.
   std::vector<std::string> key_except;
-  int delimiter = -1;                            // -d; -1 = runs of blanks
-  std::string key_regex;                         // --key-regex; 2+ groups: a composite key
-  bool ignore_case = false;                      // -i
-  std::string time;                              // -t; empty = no record time
+  int delimiter = -1;        // -d; -1 = runs of blanks
+  int comment = -1;          // --comment (lines): a line starting with this byte is no record (ExtractStatus::blank)
+  std::string key_regex;     // --key-regex; 2+ groups: a composite key
+  bool ignore_case = false;  // -i
+  std::string time;          // -t; empty = no record time
   MissingMember missing = MissingMember::error;  // --missing
   // --mask: applied to each key part before parts are joined or case-folded; for JSON to
   // string values only (key_mask.hpp).
@@ -85,7 +88,7 @@ bool has_composite_key(const ExtractConfig& cfg);
 // and a part of a composite key the way out, --missing null; given the record's text, where
 // the part's path stops when it is not for want of a member ("a.b.c is the number 1, not an
 // object": json_path_stop() in advice.hpp).
-std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, bool json = false,
+std::string describe_missing_key(const ExtractConfig& cfg, const Extracted& x, InputFormat format = InputFormat::lines,
                                  std::string_view record = {});
 
 // A key or time specification that cannot work (bad field list, bad regex). The message
@@ -102,6 +105,8 @@ class Extractor {
   virtual Extracted extract(const Record& record) = 0;
   // -t was given: a record's time comes from the record, not the wall clock.
   bool wants_time() const { return wants_time_; }
+  // A new input starts (a CSV or TSV input's first record is its header).
+  virtual void start_input() {}
 
  protected:
   bool wants_time_ = false;
@@ -109,6 +114,8 @@ class Extractor {
 
 std::unique_ptr<Extractor> make_line_extractor(const ExtractConfig& cfg, TimeParser time_parser);
 std::unique_ptr<Extractor> make_json_extractor(const ExtractConfig& cfg, TimeParser time_parser);
+// csv, tsv or zeek records, by the header's column names (extract_table.cpp).
+std::unique_ptr<Extractor> make_table_extractor(InputFormat format, const ExtractConfig& cfg, TimeParser time_parser);
 // The same without the fast path for flat records (json_scan.cpp): every record read
 // through simdjson's On-Demand lookups, for tests that check both paths decide alike.
 std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractConfig& cfg, TimeParser time_parser);

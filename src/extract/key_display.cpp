@@ -254,13 +254,13 @@ void append_json_text(std::string& out, std::string_view text, bool cut) {
 std::string describe_key_parts(std::string_view key, KeyShape shape, bool cut) {
   std::string out = "[";
   if (!shape.composite) {
-    append_part(out, key, shape.json, cut);
+    append_part(out, key, shape.format == InputFormat::json, cut);
     return out + "]";
   }
   while (key.size() >= 4) {
     const std::uint32_t n = read_length(key, 0);
     const std::string_view part = key.substr(4, n);
-    append_part(out, part, shape.json, part.size() < n);
+    append_part(out, part, shape.format == InputFormat::json, part.size() < n);
     key.remove_prefix(4 + part.size());
   }
   return out + "]";

@@ -8,13 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "input/input_format.hpp"
+
 namespace tlbf_dedup {
 
 // What a key's bytes hold: several length-prefixed parts (-k given more than once), and JSON
 // values (a JSON record's key, json_key in extract.hpp) or text (a line's fields).
 struct KeyShape {
   bool composite = false;
-  bool json = false;
+  InputFormat format = InputFormat::lines;  // JSON: the parts are JSON values
 };
 
 // The key's parts as a JSON array: a JSON part as the value it was (443, null, "443", [1,2],

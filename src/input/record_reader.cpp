@@ -79,8 +79,12 @@ RecordReader::RecordReader(std::vector<std::string> paths, ReaderConfig config)
   if (paths_.empty()) paths_.push_back("-");
   // JSON framing reads records that end with a newline, one line or several (never with -z
   // or --multiline, which the option rules keep apart).
-  json_ = config_.framing == Framing::json && term_ == '\n' && config_.multiline.empty();
-  framing_known_ = config_.framing != Framing::auto_detect || term_ != '\n' || !config_.multiline.empty();
+  framing_known_ = config_.format != InputFormat::auto_detect || term_ != '\n' || !config_.multiline.empty();
+  // CSV framing, as JSON's, for newline-ended records only (the option rules refuse -z and
+  // --multiline with tables).
+  const bool framed = term_ == '\n' && config_.multiline.empty();
+  framing_ = framed && (config_.format == InputFormat::json || config_.format == InputFormat::csv) ? config_.format
+                                                                                                   : InputFormat::lines;
   if (!config_.multiline.empty()) line_start_ = std::make_unique<LineStartPattern>(config_.multiline);
   for (const std::string& p : paths_) {
     struct stat st {};
@@ -317,7 +321,6 @@ void RecordReader::start_input() {
   // Bytes enough to tell a byte-order mark (only bytes that may begin one are waited on, so a
   // pipe's first record is not held back), and in auto mode the first byte that is not blank.
   static constexpr char kBom[] = "\xEF\xBB\xBF";
-  auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   auto decided = [&] {
     if (detecting_) return false;
     const std::size_t n = end_ - begin_;
@@ -325,9 +328,7 @@ void RecordReader::start_input() {
     if (n < 3 && !eof_ && std::memcmp(b, kBom, n) == 0) return false;
     if (framing_known_ || eof_) return true;
     const std::size_t bom = n >= 3 && std::memcmp(b, kBom, 3) == 0 ? 3 : 0;
-    const char* first = std::find_if_not(b + bom, b + n, is_blank);
-    if (first == b + n) return false;
-    return *first != '[' || std::find_if_not(first + 1, b + n, is_blank) != b + n;  // '[': what follows it
+    return detect_format({b + bom, n - bom}, FormatHead::input) != InputFormat::auto_detect;
   };
   while (!decided()) {
     // Only blanks so far, as many as a record may hold: they are blank lines, not a record
@@ -342,14 +343,32 @@ void RecordReader::start_input() {
   }
   if (framing_known_) return;
   framing_known_ = true;
-  // JSON: an object, or an array of objects ("[INFO] ..." and "[07/Mar/2004:...]" are lines).
-  const char* end = buf_.get() + end_;
-  const char* first = std::find_if_not(static_cast<const char*>(buf_.get() + begin_), end, is_blank);
-  const char* second = first == end ? end : std::find_if_not(first + 1, end, is_blank);
-  json_ = first != end && (*first == '{' || (*first == '[' && second != end && *second == '{'));
+  const InputFormat f = detect_format({buf_.get() + begin_, end_ - begin_}, FormatHead::input);
+  framing_ = f == InputFormat::json ? InputFormat::json : InputFormat::lines;
+}
+
+const void* RecordReader::csv_record_end(std::size_t from, const void* hit) {
+  const char* base = buf_.get();
+  auto count_quotes = [&](const char* p, const char* end) {
+    while ((p = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p))))) {
+      quote_open_ = !quote_open_;
+      ++p;
+    }
+  };
+  const char* p = base + from;
+  while (hit) {
+    const char* at = static_cast<const char*>(hit);
+    count_quotes(p, at);
+    if (!quote_open_) return hit;
+    p = at + 1;
+    hit = std::memchr(p, term_, static_cast<std::size_t>(base + end_ - p));
+  }
+  count_quotes(p, base + end_);
+  return nullptr;
 }
 
 void RecordReader::hand_out_rest(Record& out) {
+  quote_open_ = false;
   out.data = buf_.get() + begin_;
   out.size = end_ - begin_;
   out.term_len = 0;
@@ -381,7 +400,7 @@ void RecordReader::hand_out_group(Record& out, bool next_is_start) {
 
 bool RecordReader::next(Record& out) {
   if (line_start_) return next_multiline(out);
-  return json_ ? next_json(out) : next_line(out);
+  return framing_ == InputFormat::json ? next_json(out) : next_line(out);
 }
 
 bool RecordReader::next_line(Record& out) {
@@ -390,6 +409,7 @@ bool RecordReader::next_line(Record& out) {
       const char* base = buf_.get();
       std::size_t from = scan_ > begin_ ? scan_ : begin_;
       const void* hit = std::memchr(base + from, term_, end_ - from);
+      if (framing_ == InputFormat::csv) hit = csv_record_end(from, hit);
       if (hit) {
         std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
         std::size_t size = pos - begin_;
@@ -421,8 +441,8 @@ bool RecordReader::next_line(Record& out) {
       check_open_records();
     } else if (eof_) {
       if (!advance_input()) return false;
-      if (json_) return next_json(out);  // the first input chose JSON framing
-      continue;                          // its first bytes were read
+      if (framing_ == InputFormat::json) return next_json(out);  // the first input chose JSON framing
+      continue;                                                  // its first bytes were read
     }
     if (!eof_) fill();
   }

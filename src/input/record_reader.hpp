@@ -15,6 +15,7 @@
 
 #include "base/line_regex.hpp"
 #include "base/slab.hpp"
+#include "input/input_format.hpp"
 #include "input/json_frames.hpp"
 
 namespace tlbf_dedup {
@@ -72,13 +73,11 @@ class LineStartPattern {
   LineRegex re_;
 };
 
-// How newline-ended records are framed: lines, JSON values (json_frames.hpp), or JSON values
-// when the first input starts (after whitespace) with '{' or with '[' and then '{'.
-enum class Framing { lines, json, auto_detect };
-
 struct ReaderConfig {
   char terminator = '\n';  // or '\0' (-z)
-  Framing framing = Framing::lines;
+  // How newline-ended records are framed: as lines, as JSON values (json_frames.hpp), or
+  // (auto_detect) as the first input's first bytes say (detect_format()).
+  InputFormat format = InputFormat::lines;
   // --records a.b: with JSON framing, records are the elements of this array member of each
   // top-level object.
   std::vector<std::string> records_path;
@@ -168,6 +167,9 @@ class RecordReader {
   void detect_compression_of_input();
   void close_current();
   bool next_line(Record& out);
+  // CSV framing: the first terminator at or after `from` (with `hit`, the first one there)
+  // outside quotes, or null; counts the quotes it passes into quote_open_.
+  const void* csv_record_end(std::size_t from, const void* hit);
   bool next_json(Record& out);
   // Hands out a JSON frame's record (record_in_input_ and begin_ move past it).
   void hand_out_frame(const JsonFrame& f, bool at_end, Record& out);
@@ -207,8 +209,9 @@ class RecordReader {
   bool eof_ = true;
   std::string name_;
   std::uint64_t record_in_input_ = 0;
-  std::uint64_t input_offset_ = 0;  // the current input's (decompressed) bytes before begin_
-  bool json_ = false;               // framing JSON values (framer_)
+  std::uint64_t input_offset_ = 0;            // the current input's (decompressed) bytes before begin_
+  InputFormat framing_ = InputFormat::lines;  // json: framing JSON values (framer_); csv: quoted lines
+  bool quote_open_ = false;                   // csv: the bytes [begin_, scan_) hold an odd number of quotes
   bool framing_known_ = false;
   JsonFramer framer_;
   // The current input's last terminated line ended in CR LF: the terminator hand_out_rest()

@@ -14,6 +14,7 @@
 #include "base/json_text.hpp"
 #include "extract/timestamp.hpp"
 #include "output/json_member.hpp"
+#include "output/table_column.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -107,11 +108,12 @@ bool CountFormat::set_template(std::string_view text, std::string& problem) {
 }
 
 bool CountFormat::set_names(std::string_view list, std::string& problem) {
-  std::array<std::string, 3> names;
+  std::array<std::string, 3> names, columns;
   std::size_t n = 0;
   for (std::size_t start = 0;; ++n) {
     const std::size_t comma = list.find(',', start);
-    if (n < names.size()) names[n] = json_escape(list.substr(start, comma - start));
+    if (n < names.size()) columns[n] = std::string(list.substr(start, comma - start));
+    if (n < names.size()) names[n] = json_escape(columns[n]);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -127,14 +129,46 @@ bool CountFormat::set_names(std::string_view list, std::string& problem) {
         return false;
       }
   names_ = std::move(names);
+  column_names_ = std::move(columns);
   return true;
 }
 
 void CountFormat::write(Writer& out, const CountedRecord& r) const {
-  if (r.json)
+  if (r.format == InputFormat::json)
     write_object(out, r);
+  else if (is_table(r.format))
+    write_row(out, r);
   else
     write_line(out, r);
+}
+
+void CountFormat::write_row(Writer& out, const CountedRecord& r) const {
+  std::array<AddedColumn, 3> columns;
+  std::array<std::string, 3> values;
+  std::size_t n = 0;
+  for (std::size_t m = 0; m < column_names_.size(); ++m) {
+    if (column_names_[m].empty()) continue;
+    if (m == 0) {
+      values[n] = fmt::format_int(r.count).str();
+    } else {
+      const SeenTime& t = m == 1 ? r.first : r.last;
+      values[n] = t.form == SeenForm::clock    ? format_rfc3339(t.at)
+                  : t.form == SeenForm::absent ? ""
+                                               : std::string(t.text);
+    }
+    columns[n] = AddedColumn{column_names_[m], {}, values[n]};
+    ++n;
+  }
+  write_with_columns(out, r.bytes, r.text_size, r.format, columns.data(), n, false);
+}
+
+void CountFormat::write_header(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format) const {
+  static constexpr std::string_view kTypes[] = {"count", "string", "string"};
+  std::array<AddedColumn, 3> columns;
+  std::size_t n = 0;
+  for (std::size_t m = 0; m < column_names_.size(); ++m)
+    if (!column_names_[m].empty()) columns[n++] = AddedColumn{column_names_[m], kTypes[m], {}};
+  write_with_columns(out, bytes, text_size, format, columns.data(), n, true);
 }
 
 void CountFormat::write_line(Writer& out, const CountedRecord& r) const {

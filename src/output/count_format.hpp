@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "input/input_format.hpp"
 #include "output/writer.hpp"
 #include "tlbf/types.hpp"
 
@@ -40,7 +41,7 @@ struct SeenTime {
 struct CountedRecord {
   std::string_view bytes;  // the copy, exactly as read, terminator included
   std::size_t text_size;   // without the terminator
-  bool json;               // read as a JSON object
+  InputFormat format;      // what it was read as
   std::uint64_t count;     // copies of the key in its window, this one included
   SeenTime first, last;
 };
@@ -62,6 +63,8 @@ class CountFormat {
 
   // Writes `r` with its count and times, then its terminator.
   void write(Writer& out, const CountedRecord& r) const;
+  // A table's header line with the names of the count columns (table_column.hpp).
+  void write_header(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format) const;
 
  private:
   enum class Field : std::uint8_t { text, count, first, last, record };
@@ -71,9 +74,11 @@ class CountFormat {
   };
   void write_line(Writer& out, const CountedRecord& r) const;
   void write_object(Writer& out, const CountedRecord& r) const;
+  void write_row(Writer& out, const CountedRecord& r) const;
 
   std::vector<Piece> pieces_;
-  std::array<std::string, 3> names_;  // as JSON string text; empty: left out
+  std::array<std::string, 3> names_;         // as JSON string text; empty: left out
+  std::array<std::string, 3> column_names_;  // the same as given: a table's columns
 };
 
 }  // namespace tlbf_dedup

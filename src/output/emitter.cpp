@@ -17,6 +17,7 @@
 #include "base/json_text.hpp"
 #include "extract/key_display.hpp"
 #include "output/json_member.hpp"
+#include "output/table_column.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -40,27 +41,27 @@ OutRecord Emitter::compacted(const OutRecord& r) {
   std::size_t size = 0;
   if (simdjson::minify(r.bytes.data(), r.text_size, compact_.data(), size) != simdjson::SUCCESS) return r;
   compact_[size] = '\n';
-  return OutRecord{std::string_view(compact_.data(), size + 1), size, r.json, false};
+  return OutRecord{std::string_view(compact_.data(), size + 1), size, r.format, false};
 }
 
 CountedRecord Emitter::compacted(const CountedRecord& r) {
   CountedRecord c = r;
-  const OutRecord o = compacted(OutRecord{r.bytes, r.text_size, r.json, false});
+  const OutRecord o = compacted(OutRecord{r.bytes, r.text_size, r.format, false});
   c.bytes = o.bytes;
   c.text_size = o.text_size;
   return c;
 }
 
 void Emitter::undecided(const OutRecord& given) {
-  const OutRecord r = mode_.compact && given.json ? compacted(given) : given;
+  const OutRecord r = mode_.compact && given.format == InputFormat::json ? compacted(given) : given;
   if (mode_.mark)
-    write_marked(r.bytes, r.text_size, r.json, false);
+    write_marked(r.bytes, r.text_size, r.format, false);
   else
     out_.write(r.bytes);
 }
 
 bool Emitter::held(const CountedRecord& held, bool counted) {
-  const CountedRecord r = mode_.compact && held.json ? compacted(held) : held;
+  const CountedRecord r = mode_.compact && held.format == InputFormat::json ? compacted(held) : held;
   if (mode_.only_dups && r.count < 2) return false;
   if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
   if (mode_.count && counted)
@@ -81,7 +82,7 @@ void Emitter::explain_header() { out_.write("#record\tkey\ttime_text\ttime\tcloc
 
 void Emitter::explain(const ExplainLine& line) {
   std::string key = "-", text = "-", time = "-";
-  if (line.key) key = describe_key_parts(*line.key, KeyShape{line.composite, line.json});
+  if (line.key) key = describe_key_parts(*line.key, KeyShape{line.composite, line.format});
   if (line.time) {
     text = quoted_time(*line.time);
     if (line.time->parsed) time = format_rfc3339(line.time->time);
@@ -90,8 +91,33 @@ void Emitter::explain(const ExplainLine& line) {
                          format_rfc3339(line.clock), line.decision));
 }
 
-void Emitter::write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup) {
-  if (!json) {
+void Emitter::blank(const OutRecord& r) {
+  const std::string_view text = r.bytes.substr(0, r.text_size);
+  if (!is_table(r.format) || !is_header_line(text)) return undecided(r);  // (--mark leaves a blank line)
+  if (r.format != InputFormat::zeek) {
+    if (text == table_header_) return;
+    table_header_ = text;
+  }
+  if (mode_.mark) {
+    const AddedColumn mark{mode_.mark_name, "bool", {}};
+    return write_with_columns(out_, r.bytes, r.text_size, r.format, &mark, 1, true);
+  }
+  if (mode_.count) return mode_.count_format.write_header(out_, r.bytes, r.text_size, r.format);
+  out_.write(r.bytes);
+}
+
+void Emitter::write_unjudged_row(const OutRecord& r) {
+  const AddedColumn mark{mode_.mark_name, "bool", {}};
+  write_with_columns(out_, r.bytes, r.text_size, r.format, &mark, 1, false);
+}
+
+void Emitter::write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup) {
+  if (is_table(format)) {
+    const bool zeek = format == InputFormat::zeek;  // (Zeek writes a bool as T or F)
+    const AddedColumn mark{mode_.mark_name, "bool", dup ? (zeek ? "T" : "true") : (zeek ? "F" : "false")};
+    return write_with_columns(out_, bytes, text_size, format, &mark, 1, false);
+  }
+  if (format != InputFormat::json) {
     out_.write(dup ? "dup\t" : "new\t");
     out_.write(bytes);
     return;

@@ -35,7 +35,7 @@ class Emitter {
   bool decided(const OutRecord& r, bool dup) {
     // Not `cond ? compacted(r) : r`: that copies r, whose fields were just stored one by
     // one, and the copy's whole-record loads stall on every record.
-    if (mode_.compact && r.json) return write_decided(compacted(r), dup);
+    if (mode_.compact && r.format == InputFormat::json) return write_decided(compacted(r), dup);
     return write_decided(r, dup);
   }
 
@@ -43,7 +43,7 @@ class Emitter {
   bool write_decided(const OutRecord& r, bool dup) {
     if (mode_.mark) {
       if (mode_.only_dups && !dup) return false;
-      write_marked(r.bytes, r.text_size, r.json, dup);
+      write_marked(r.bytes, r.text_size, r.format, dup);
       return true;
     }
     if (dup != mode_.only_dups) return false;
@@ -58,9 +58,18 @@ class Emitter {
   // A record written whatever the filter says (passed by --on-error pass): copied, and with
   // --mark flagged as new.
   void undecided(const OutRecord& r);
+  // A record that is no record (ExtractStatus::blank): a blank JSON line, written as read; a
+  // table's empty line as read, its header with the column of --mark or --count (a CSV or TSV
+  // header equal to the one written before, a later input's, is not written again).
+  void blank(const OutRecord& r);
+  // Takes over from `before` (the output hold's emitter, or the output's): what it wrote
+  // that decides what this one writes (the table header written last).
+  void follow(const Emitter& before) { table_header_ = before.table_header_; }
   // A record --where did not select: exactly as read, whatever --mark, --compact and --count
-  // say; borrowed where it may be.
+  // say; borrowed where it may be. A table's row gets --mark's column empty (not judged), so
+  // that every row has the header's columns.
   void passed(const OutRecord& r) {
+    if (mode_.mark && is_table(r.format)) return write_unjudged_row(r);
     if (r.borrowable)
       out_.write_borrowed(r.bytes);
     else
@@ -98,8 +107,10 @@ class Emitter {
   // Writes the record with the flag of --mark: lines get "dup\t" or "new\t" in front; a JSON
   // object gets ,"NAME":true|false before its closing brace, or, when it already has a
   // top-level member spelled "NAME", that member's value replaced (so the output never holds
-  // NAME twice). A record that is not a JSON object in JSON mode is written unchanged.
-  void write_marked(std::string_view bytes, std::size_t text_size, bool json, bool dup);
+  // NAME twice). A record that is not a JSON object in JSON mode is written unchanged. A
+  // table's row gets a last column, true or false (table_column.hpp).
+  void write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup);
+  void write_unjudged_row(const OutRecord& r);
   // --compact: the record minified, with a line end, as a record of compact_; `r` itself
   // when it is not one valid JSON value (the minifier only drops blanks outside strings: it
   // would glue the words of any text together, and "1 2" into 12).
@@ -114,6 +125,7 @@ class Emitter {
   std::string compact_;           // --compact: the record written now, minified
   // --compact: what tells a JSON value from text (made at the first record).
   std::unique_ptr<simdjson::dom::parser> json_check_;
+  std::string table_header_;  // the CSV or TSV header written last
 };
 
 }  // namespace tlbf_dedup

@@ -35,18 +35,19 @@ class HeldRecords {
   void hold(const OutRecord& r, std::string_view key, tlbf::KeyHash hash, tlbf::Time at) {
     bytes_.append(r.bytes);
     bytes_.append(key);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, key.size(), hash, at, r.json, Waits::answer});
+    held_.push_back(Entry{r.bytes.size(), r.text_size, key.size(), hash, at, r.format, Waits::answer});
   }
   // Holds a copy of `r`, written whatever the answers are, at the back.
   void hold(const OutRecord& r, Waits waits) {
     bytes_.append(r.bytes);
-    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, 0, r.json, waits});
+    held_.push_back(Entry{r.bytes.size(), r.text_size, 0, {}, 0, r.format, waits});
   }
   // The record at the front; its views stay valid until compact().
   Held front() const {
     const Entry& e = held_.front();
     const char* at = bytes_.data() + start_;
-    return Held{OutRecord{{at, e.size}, e.text_size, e.json, false}, e.waits, {at + e.size, e.key_size}, e.hash, e.at};
+    return Held{
+        OutRecord{{at, e.size}, e.text_size, e.format, false}, e.waits, {at + e.size, e.key_size}, e.hash, e.at};
   }
   void pop() {
     start_ += held_.front().size + held_.front().key_size;
@@ -68,7 +69,7 @@ class HeldRecords {
     std::size_t size, text_size, key_size;
     tlbf::KeyHash hash;
     tlbf::Time at;
-    bool json;
+    InputFormat format;
     Waits waits;
   };
   std::deque<Entry> held_;

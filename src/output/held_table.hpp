@@ -33,7 +33,7 @@ struct HeldEntry {
   std::size_t key_size = 0, first_size = 0, record_size = 0;
   std::uint8_t term_len = 0;  // the record's terminator, at its end
   SeenForm first_form = SeenForm::clock, last_form = SeenForm::clock;
-  bool json = false;
+  InputFormat format = InputFormat::lines;
   std::string data;
 
   std::string_view key() const { return {data.data(), key_size}; }

@@ -98,7 +98,7 @@ HoldVerdict Holder::take(const Copy& c, HeldSink& out) {
   if (table_.bytes_with(data_bytes) > cfg_.max_bytes) {  // alone over the cap: written now, never held
     note_early(0);
     last_ = HeldTable::kNone;
-    out.write_held(CountedRecord{c.bytes, c.text_size, c.json, 1, c.seen, c.seen});
+    out.write_held(CountedRecord{c.bytes, c.text_size, c.format, 1, c.seen, c.seen});
     return HoldVerdict{false, true, early + 1};
   }
   last_ = hold_new(c, by_count ? static_cast<tlbf::Time>(inserts_) : now);
@@ -112,7 +112,7 @@ std::uint32_t Holder::hold_new(const Copy& c, tlbf::Time anchor) {
   e.first_size = text.size();
   e.record_size = c.bytes.size();
   e.term_len = static_cast<std::uint8_t>(c.bytes.size() - c.text_size);
-  e.json = c.json;
+  e.format = c.format;
   e.count = 1;
   e.first_at = e.last_at = c.seen.own_or_at();
   e.first_form = e.last_form = c.seen.form;
@@ -151,7 +151,7 @@ void Holder::count_copy(std::uint32_t i, const Copy& c, tlbf::Time anchor) {
     table_.rewrite(i, e.key_size + e.first_size, {c.bytes, last});
     e.record_size = c.bytes.size();
     e.term_len = static_cast<std::uint8_t>(c.bytes.size() - c.text_size);
-    e.json = c.json;
+    e.format = c.format;
     note_size();
   } else if (cfg_.count && latest) {
     table_.rewrite(i, e.key_size + e.first_size + e.record_size, {text});
@@ -190,12 +190,10 @@ void Holder::note_early(tlbf::Duration kept) {
 
 void Holder::write_and_remove(std::uint32_t i, HeldSink& out) {
   const HeldEntry& e = table_[i];
-  const CountedRecord r{e.record(),
-                        e.record_size - e.term_len,
-                        e.json,
-                        e.count,
-                        SeenTime{e.first_form, e.first_text(), e.first_at},
-                        SeenTime{e.last_form, e.last_text(), e.last_at}};
+  const CountedRecord r{e.record(), e.record_size - e.term_len, e.format, e.count,
+                        // (first_at and last_at are the copies' own times already: count_copy())
+                        SeenTime{e.first_form, e.first_text(), e.first_at, std::nullopt},
+                        SeenTime{e.last_form, e.last_text(), e.last_at, std::nullopt}};
   out.write_held(r);
   if (last_ == i) last_ = HeldTable::kNone;
   table_.remove(i);
@@ -247,7 +245,7 @@ void Holder::save(tlbf::ByteWriter& out) const {
                        e.term_len,
                        static_cast<std::uint8_t>(e.first_form),
                        static_cast<std::uint8_t>(e.last_form),
-                       e.json,
+                       e.format == InputFormat::json,
                        e.key(),
                        e.first_text(),
                        e.record(),
@@ -280,7 +278,7 @@ void Holder::load(std::string_view bytes) {
     e.first_size = f.first.size();
     e.record_size = f.record.size();
     e.term_len = f.term_len;
-    e.json = f.json;
+    e.format = f.json ? InputFormat::json : InputFormat::lines;
     e.count = f.count;
     e.first_at = f.first_at;
     e.last_at = f.last_at;

@@ -52,7 +52,7 @@ struct Copy {
   tlbf::KeyHash hash;
   std::string_view bytes;  // the record, exactly as read, terminator included
   std::size_t text_size;   // without the terminator
-  bool json;
+  InputFormat format;
   SeenTime seen;  // its time; seen.at is the time it is judged at
 };
 

@@ -39,7 +39,7 @@ void HoldingSink::start(const SinkStart& how) {
 }
 
 RecordSink::Fate HoldingSink::decided(const DecidedRecord& r) {
-  Copy copy{r.key, r.hash, r.record.bytes, r.record.text_size, r.record.json, seen_time(r.record, r.time, r.at)};
+  Copy copy{r.key, r.hash, r.record.bytes, r.record.text_size, r.record.format, seen_time(r.record, r.time, r.at)};
   if (r.time && r.time->parsed) copy.seen.own = r.time->time;  // (a late copy's own time, not the clock's)
   const HoldVerdict v = holder_->take(copy, *this);
   held_last_ = v.held;
@@ -50,7 +50,7 @@ void HoldingSink::undecided(const OutRecord& r, const TimeReading* time, tlbf::T
   held_last_ = false;
   const SeenTime seen = seen_time(r, time, now);
   *emitted_ += 1;
-  out_->held(CountedRecord{r.bytes, r.text_size, r.json, 1, seen, seen}, false);  // (not counted: untouched)
+  out_->held(CountedRecord{r.bytes, r.text_size, r.format, 1, seen, seen}, false);  // (not counted: untouched)
 }
 
 void HoldingSink::passed(const OutRecord& r) {
@@ -69,7 +69,7 @@ SeenTime HoldingSink::seen_time(const OutRecord& r, const TimeReading* time, tlb
   if (!timed_ || !time) return SeenTime{SeenForm::clock, {}, at, {}};
   const std::string_view t = time->text;
   if (!time->present) return SeenTime{SeenForm::absent, {}, at, {}};
-  if (!r.json) return SeenTime{SeenForm::bare, t, at, {}};
+  if (r.format != InputFormat::json) return SeenTime{SeenForm::bare, t, at, {}};
   // A JSON string read in place is preceded by its opening quote; a number read in place is
   // not. A time read elsewhere (unescaped, or a copy) is looked up in the record as a
   // top-level member, and else judged by its text.

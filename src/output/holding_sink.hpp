@@ -19,6 +19,7 @@
 #include "base/clock.hpp"
 #include "output/holder.hpp"
 #include "output/record_sink.hpp"
+#include "output/table_column.hpp"
 
 namespace tlbf_dedup {
 
@@ -34,7 +35,11 @@ class HoldingSink final : public SinkWrapper, private HeldSink {
   void undecided(const OutRecord& r, const TimeReading* time, tlbf::Time now) override;
   void passed(const OutRecord& r) override;
   void passed_among_held(const OutRecord& r) override { passed(r); }
-  void blank(const OutRecord&) override {}  // a blank line has no place among held records
+  // A blank line has no place among held records; a table's header goes out at once, ahead of
+  // the rows held after it.
+  void blank(const OutRecord& r) override {
+    if (is_table(r.format) && is_header_line(r.bytes.substr(0, r.text_size))) out_->blank(r);
+  }
   void continuation(std::string_view bytes, std::size_t term_len) override;
 
   void paused(tlbf::Time clock) override { close_by_wall_clock(clock); }

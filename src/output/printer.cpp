@@ -47,7 +47,7 @@ void Printer::passed_among_held(const OutRecord& r) {
 }
 
 void Printer::blank(const OutRecord& r) {
-  emitter_->undecided(r);  // (neither --mark nor --compact changes a blank line; not a record)
+  emitter_->blank(r);
   if (line_buffered_) out_->flush();
 }
 
@@ -65,6 +65,7 @@ void Printer::explain(const ExplainLine& line) {
 void Printer::hold_back() {
   if (hold_) return;
   hold_ = std::make_unique<OutputHold>(mode_);
+  hold_->emitter().follow(output_emitter_);
   out_ = &hold_->writer();
   emitter_ = &hold_->emitter();
 }
@@ -73,6 +74,7 @@ void Printer::let_go(bool keep) {
   if (!hold_) return;
   out_ = &output_;
   emitter_ = &output_emitter_;
+  output_emitter_.follow(hold_->emitter());
   if (keep) hold_->release_into(output_);
   hold_.reset();
 }

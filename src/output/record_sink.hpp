@@ -24,7 +24,7 @@ struct RunStats;
 struct OutRecord {
   std::string_view bytes;  // exactly as read, terminator included
   std::size_t text_size;   // without the terminator
-  bool json;               // read as a JSON object (--mark adds a member, not a column)
+  InputFormat format;      // what it was read as (JSON: --mark adds a member, not a column)
   // The bytes stay unchanged until the writer's next flush (the reader's buffer, a read-ahead
   // batch): the writer may point at them instead of copying them.
   bool borrowable;
@@ -39,7 +39,7 @@ struct ExplainLine {
   const TimeReading* time;      // null: no -t
   tlbf::Time clock = 0;         // the decision clock the record was judged at
   const char* decision;
-  bool json = false;  // the key is made of JSON values (a JSON record's)
+  InputFormat format = InputFormat::lines;  // its record's (JSON: the key is made of JSON values)
 };
 
 // How much may be handed over before the output must flush (RecordSink::room).
@@ -94,7 +94,8 @@ class RecordSink {
   virtual void passed(const OutRecord& r) = 0;
   // The same between the records of the holding stage (--count, --keep last).
   virtual void passed_among_held(const OutRecord& r) = 0;
-  // A blank line between JSON records, where the output is the input's records in order.
+  // A blank line between JSON records, where the output is the input's records in order; a
+  // table's header line or empty line (output/table_column.hpp).
   virtual void blank(const OutRecord& r) = 0;
   // Lines that continue the record handed over last (--multiline), when it continues;
   // `term_len`: their last line's terminator.

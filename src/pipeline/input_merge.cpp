@@ -28,10 +28,6 @@ struct StopProducing {};
 
 bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
-bool inside(std::string_view v, std::string_view in) {
-  return !v.empty() && v.data() >= in.data() && v.data() + v.size() <= in.data() + in.size();
-}
-
 constexpr tlbf::Time kEarliest = std::numeric_limits<tlbf::Time>::min();
 constexpr tlbf::Time kLatest = std::numeric_limits<tlbf::Time>::max();
 
@@ -53,21 +49,6 @@ std::size_t descriptors_for(std::size_t wanted) {
 
 }  // namespace
 
-// A record on its way: where its parts are, whoever holds them.
-struct InputMerge::Item {
-  std::string_view bytes;
-  std::string_view key;
-  TimeReading time;
-  tlbf::KeyHash hash{};
-  std::uint64_t number = 0;
-  std::uint32_t input = 0;  // the index of its input's name in names_
-  std::uint32_t absent_part = 0;
-  ExtractStatus status = ExtractStatus::ok;
-  std::uint8_t term_len = 0;
-  bool keyed = false;
-  bool continues = false;
-};
-
 struct InputMerge::Lane {
   std::uint32_t index = 0;
   std::unique_ptr<RecordReader> reader;
@@ -77,202 +58,9 @@ struct InputMerge::Lane {
   std::size_t input = 0;   // the reader's input_number() of the head
   std::uint32_t name = 0;  // its name's index in names_
   Record rec, scratch;
-  Item head;
+  MergeItem head;
   tlbf::Time order = kEarliest;  // the head's place in time
   bool live = false;             // the head is a record
-};
-
-// A held record in the queue: where it goes in time, and where it is (a Stored in a chunk).
-struct InputMerge::Held {
-  tlbf::Time order = 0;
-  std::uint64_t seq = 0;
-  const void* stored = nullptr;
-
-  bool operator>(const Held& o) const { return order != o.order ? order > o.order : seq > o.seq; }
-};
-
-// Held records, earliest first: those that arrived in order in a queue, the others in a heap,
-// both of small entries. A record itself (its Item, then its bytes, key and time text) is
-// copied once, into a chunk taken in turn, and stays there until the batch it went out in is
-// handed back: batches point into the chunks, so the bytes are not copied again. A chunk is
-// given back once every record in it went out in a batch handed back (records go out mostly
-// in the order they came), so holding allocates nothing per record.
-class InputMerge::HeldQueue {
- public:
-  static constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
-  // What a chunk holds of a record: its Item, its views pointing into the chunk.
-  struct Stored {
-    std::uint64_t chunk;  // the chunk's number
-    std::uint32_t size;   // the bytes it takes in the chunk, itself included
-    Item item;
-  };
-  // Asks for the lines of a stored record (not 64-byte aligned: up to three).
-  static void fetch(const void* stored) {
-    const char* at = static_cast<const char*>(stored);
-    tlbf::detail::prefetch(at);
-    tlbf::detail::prefetch(at + 64);
-    tlbf::detail::prefetch(at + sizeof(Stored) - 1);
-  }
-
-  bool empty() const { return queue_.empty() && heap_.empty(); }
-  std::size_t size() const { return queue_.size() + heap_.size(); }
-  std::uint64_t bytes() const { return bytes_; }
-  tlbf::Time earliest() const { return (from_queue() ? queue_.front() : heap_.front()).order; }
-
-  // A first-in first-out queue in one growing array, so that its records are read in memory
-  // order.
-  class Ring {
-   public:
-    bool empty() const { return size_ == 0; }
-    std::size_t size() const { return size_; }
-    const Held& front() const { return slots_[head_]; }
-    // The entry `n` after the front, or null.
-    const Held* ahead(std::size_t n) const { return n < size_ ? &slots_[(head_ + n) & (slots_.size() - 1)] : nullptr; }
-    const Held& back() const { return slots_[(head_ + size_ - 1) & (slots_.size() - 1)]; }
-    // The slots ahead of both ends are asked for: a lateness of records apart, the ring is
-    // larger than the cache.
-    void push_back(const Held& h) {
-      if (size_ == slots_.size()) grow();
-      const std::size_t mask = slots_.size() - 1;
-      prefetch_to_write(&slots_[(head_ + size_ + kAhead) & mask]);
-      Held& slot = slots_[(head_ + size_++) & mask];  // (field by field: no reload of `h` as a whole)
-      slot.order = h.order;
-      slot.seq = h.seq;
-      slot.stored = h.stored;
-    }
-    void pop_front() {
-      head_ = (head_ + 1) & (slots_.size() - 1);
-      --size_;
-      tlbf::detail::prefetch(&slots_[(head_ + kAhead) & (slots_.size() - 1)]);
-    }
-
-   private:
-    void grow() {
-      std::vector<Held> more(std::max<std::size_t>(64, slots_.size() * 2));
-      for (std::size_t i = 0; i < size_; ++i) more[i] = slots_[(head_ + i) & (slots_.size() - 1)];
-      slots_.swap(more);
-      head_ = 0;
-    }
-    static constexpr std::size_t kAhead = 16;
-    std::vector<Held> slots_;  // a power of two of them
-    std::size_t head_ = 0, size_ = 0;
-  };
-
-  void push(tlbf::Time order, std::uint64_t seq, const Item& i) {
-    const bool key_in = inside(i.key, i.bytes), text_in = inside(i.time.text, i.bytes);
-    const std::size_t meta = aligned(sizeof(Stored) + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size()));
-    const std::size_t size = meta + i.bytes.size();
-    std::uint64_t chunk = 0;
-    char* data = nullptr;
-    char* const start = room(i.bytes.size(), meta, chunk, data);
-    Stored* s = new (start) Stored{chunk, static_cast<std::uint32_t>(size), i};
-    std::copy(i.bytes.begin(), i.bytes.end(), data);
-    s->item.bytes = {data, i.bytes.size()};
-    char* to = start + sizeof(Stored);
-    const auto rebase = [&](std::string_view& v, bool in) {
-      if (in) {
-        v = {data + (v.data() - i.bytes.data()), v.size()};
-      } else if (!v.empty()) {
-        const char* at = to;
-        to = std::copy(v.begin(), v.end(), to);
-        v = {at, v.size()};
-      }
-    };
-    rebase(s->item.key, key_in);
-    rebase(s->item.time.text, text_in);
-    bytes_ += size;
-    const Held h{order, seq, s};
-    if (queue_.empty() || !(queue_.back() > h)) {
-      queue_.push_back(h);
-    } else {
-      heap_.push_back(h);
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-    }
-  }
-  // The earliest record, taken out of the queue; it stays in its chunk until unpin().
-  const Stored& pop() {
-    Held h;
-    if (from_queue()) {
-      h = queue_.front();
-      queue_.pop_front();
-      // The records written a lateness ago are out of the cache by now: the next few are asked for.
-      if (const Held* next = queue_.ahead(kFetchAhead)) {
-        fetch(next->stored);
-      }
-    } else {
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-      h = heap_.back();
-      heap_.pop_back();
-      if (!heap_.empty()) {  // the next out of order, asked for while records in order go out
-        fetch(heap_.front().stored);
-      }
-    }
-    const Stored& s = *static_cast<const Stored*>(h.stored);
-    bytes_ -= s.size;
-    return s;
-  }
-  // `records` of chunk `chunk` went out in a batch that was handed back.
-  void unpin(std::uint64_t chunk, std::uint32_t records) {
-    chunks_[chunk - first_chunk_].records -= records;
-    while (chunks_.size() > 1 && chunks_.front().records == 0) {  // (the last is being filled)
-      spare_.push_back(std::move(chunks_.front()));
-      chunks_.pop_front();
-      ++first_chunk_;
-    }
-  }
-
- private:
-  // Records' bytes are appended from its start, one after another, so that those of records
-  // that go out in the order they came are adjacent (the writer sends a run of them as one
-  // piece); their Items (with keys and time texts copied) from its end down.
-  struct Chunk {
-    std::unique_ptr<char[]> data;
-    std::size_t size = 0, used = 0, back = 0, records = 0;  // [used, back) is free
-  };
-  static std::size_t aligned(std::size_t n) { return (n + alignof(Stored) - 1) & ~(alignof(Stored) - 1); }
-  // Room for `bytes` bytes and a Stored of `meta` bytes in the last chunk, or a new one:
-  // returns where the Stored goes; `data` learns where the bytes go, `chunk` which chunk.
-  char* room(std::size_t bytes, std::size_t meta, std::uint64_t& chunk, char*& data) {
-    const std::size_t size = bytes + meta + alignof(Stored);  // (with room to align the Stored)
-    if (chunks_.empty() || chunks_.back().back - chunks_.back().used < size) {
-      Chunk c;
-      if (!spare_.empty() && spare_.back().size >= size) {
-        c = std::move(spare_.back());
-        spare_.pop_back();
-      } else {
-        c.size = std::max(kChunkBytes, size);
-        c.data.reset(new char[c.size]);  // (operator new[]: aligned for any Stored)
-      }
-      c.used = c.records = 0;
-      c.back = c.size & ~(alignof(Stored) - 1);
-      chunks_.push_back(std::move(c));
-      // A few kept for reuse (the records of the batches in flight point into some), the rest
-      // freed.
-      if (spare_.size() > kSpareChunks) spare_.resize(kSpareChunks);
-    }
-    Chunk& c = chunks_.back();
-    chunk = first_chunk_ + chunks_.size() - 1;
-    char* const base = c.data.get();
-    data = base + c.used;
-    c.used += bytes;
-    c.back = (c.back - meta) & ~(alignof(Stored) - 1);
-    // The judging thread read these lines when the chunk was last used: taken back early.
-    if (c.used + kWriteAhead < c.back) prefetch_to_write(base + c.used + kWriteAhead);
-    if (c.back > c.used + kWriteAhead) prefetch_to_write(base + c.back - kWriteAhead);
-    ++c.records;
-    return base + c.back;
-  }
-  bool from_queue() const { return !queue_.empty() && (heap_.empty() || heap_.front() > queue_.front()); }
-
-  static constexpr std::size_t kSpareChunks = 8;
-  static constexpr std::size_t kFetchAhead = 8;
-  static constexpr std::size_t kWriteAhead = 1024;
-  Ring queue_;
-  std::vector<Held> heap_;
-  std::deque<Chunk> chunks_;
-  std::vector<Chunk> spare_;
-  std::uint64_t first_chunk_ = 0;  // the number of chunks_.front()
-  std::uint64_t bytes_ = 0;
 };
 
 InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reader, MergeConfig merge,
@@ -283,6 +71,7 @@ InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reade
       wall_(&wall),
       held_(std::make_unique<HeldQueue>()),
       own_batch_(std::make_unique<RecordBatch>()) {
+  cfg_.max_held_bytes = std::min(cfg_.max_held_bytes, std::size_t{1} << 31);  // (32-bit sizes in the chunks)
   if (paths.empty()) paths.emplace_back("-");
   std::vector<std::vector<std::string>> groups;
   if (cfg_.merge && paths.size() > 1) {
@@ -309,8 +98,7 @@ InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reade
     lane->parser = source_.time_parser;
     lanes_.push_back(std::move(lane));
   }
-  if (source_.format == InputFormat::lines) choose_format({});
-  if (source_.format == InputFormat::json) choose_format("{");
+  if (source_.format != InputFormat::auto_detect) choose_format(source_.format);
   if (cfg_.max_future) {
     const tlbf::Time now = wall_->wall_ns();
     future_limit_ = now > kLatest - *cfg_.max_future ? kLatest : now + *cfg_.max_future;
@@ -328,16 +116,15 @@ std::uint64_t InputMerge::total_size() const {
   return total;
 }
 
-void InputMerge::choose_format(std::string_view first_record) {
-  const std::size_t i = first_record.find_first_not_of(" \t\r\n");
-  json_ = i != std::string_view::npos && first_record[i] == '{';
-  chosen_by_ = source_.format == InputFormat::auto_detect ? std::string(first_record) : std::string();
+void InputMerge::choose_format(InputFormat format, std::string_view chosen_by) {
+  format_ = format == InputFormat::auto_detect ? InputFormat::lines : format;
+  chosen_by_ = std::string(chosen_by);
   for (auto& lane : lanes_)
     if (lane->input != 0) make_extractor(*lane);
 }
 
 void InputMerge::make_extractor(Lane& lane) {
-  lane.extractor = tlbf_dedup::make_extractor(*json_, source_.extract, lane.parser, chosen_by_);
+  lane.extractor = tlbf_dedup::make_extractor(*format_, source_.extract, lane.parser, chosen_by_);
 }
 
 bool InputMerge::advance(Lane& lane) {
@@ -354,20 +141,24 @@ bool InputMerge::advance(Lane& lane) {
       lane.parser.restart_years(source_.year ? YearStart(*source_.year) : YearStart::not_after(written_by));
       lane.parser.restart_days(written_by);
     }
-    if (json_) make_extractor(lane);
+    if (format_) make_extractor(lane);
   }
-  Item& h = lane.head;
-  h = Item{};
+  MergeItem& h = lane.head;  // (each member set: no zeroing of the whole first)
   h.bytes = rec.bytes();
   h.number = in.record_in_input();
   h.input = lane.name;
   h.term_len = static_cast<std::uint8_t>(rec.term_len);
+  h.continues = rec.continues;
   if (rec.continues) {  // --multiline: lines of a record already handed out follow it
-    h.continues = true;
+    h.key = {};
+    h.time = TimeReading{};
+    h.status = ExtractStatus::ok;
+    h.absent_part = 0;
+    h.keyed = false;
     return true;
   }
   ++read_;
-  if (!json_ && !is_blank(rec.text())) choose_format(rec.text());
+  if (!format_ && !is_blank(rec.text())) choose_format(detect_format(rec.text(), FormatHead::record), rec.text());
   Extractor* x = lane.extractor.get();
   if (!x) {
     if (!lane.blank_lines) lane.blank_lines = make_line_extractor(source_.extract, lane.parser);
@@ -378,10 +169,7 @@ bool InputMerge::advance(Lane& lane) {
   h.status = e.status;
   h.absent_part = e.absent_part;
   h.keyed = e.status == ExtractStatus::ok;
-  if (h.keyed) {
-    h.key = e.key;
-    if (!pool_) h.hash = (*hasher_)(e.key);  // (read ahead, the judging thread hashes: put())
-  }
+  h.key = h.keyed ? e.key : std::string_view();
   // Its place in time: its own, or the record's before it in its input when it has none (or
   // one the clock will not take, too far in the future).
   if (h.time.parsed && (!cfg_.max_future || h.time.time <= future_limit_)) lane.order = h.time.time;
@@ -395,6 +183,8 @@ void InputMerge::arrive(Lane& lane) {
     newest_ = std::max(newest_, t);
     return put(lane.head, false);
   }
+  const MergeItem& h = lane.head;
+  if (h.bytes.size() + h.key.size() + h.time.text.size() > cfg_.max_held_bytes) return put_over_cap(t, h);
   held_->push(t, arrivals_++, lane.head);
   stats_.held_most = std::max<std::uint64_t>(stats_.held_most, held_->size());
   stats_.held_most_bytes = std::max(stats_.held_most_bytes, held_->bytes());
@@ -406,27 +196,46 @@ void InputMerge::arrive(Lane& lane) {
   }
 }
 
+void InputMerge::put_over_cap(tlbf::Time t, const MergeItem& item) {
+  // Where holding it would have put it: after the held records up to its time, those before
+  // the watermark in time order, the others let go early until it was (counted as there).
+  newest_ = std::max(newest_, t);
+  const tlbf::Time watermark = minus(newest_, cfg_.lateness);
+  if (t > watermark) {
+    release(watermark);
+    while (!held_->empty() && held_->earliest() < t) {
+      ++stats_.released_early;
+      release(held_->earliest());
+    }
+    ++stats_.released_early;
+  }
+  release(t);
+  put(item, false);
+  release(watermark);
+}
+
 void InputMerge::release(tlbf::Time watermark) {
   released_to_ = std::max(released_to_, watermark);
   while (!held_->empty() && held_->earliest() <= watermark) {
-    const HeldQueue::Stored& s = held_->pop();
+    const HeldRef h = held_->pop();
+    const auto& s = *static_cast<const HeldQueue::Stored*>(h.stored);
     auto& pins = batch_->pinned;
     if (!pins.empty() && pins.back().first == s.chunk)
       ++pins.back().second;
     else
       pins.emplace_back(s.chunk, 1);
-    pinned_bytes_ += s.size;
-    put(s.item, true);
+    pinned_bytes_ += h.size;
+    put(HeldQueue::unpack(s), true);
   }
 }
 
-void InputMerge::put(const Item& i, bool in_chunk) {
+void InputMerge::put(const MergeItem& i, bool in_chunk) {
   RecordBatch& b = *batch_;
-  if (!format_announced_ && json_) {
+  if (!format_announced_ && format_) {
     format_announced_ = true;
     b.format_detected = source_.format == InputFormat::auto_detect;
   }
-  b.json = json_.value_or(false);
+  b.format = format_.value_or(InputFormat::lines);
   // A held record's parts stay in its chunk; any other's are copied (the reader reuses its buffer).
   const std::string_view bytes = in_chunk ? i.bytes : b.keep(b.bytes, i.bytes);
   SourceRecord& s = b.append(bytes);
@@ -445,7 +254,8 @@ void InputMerge::put(const Item& i, bool in_chunk) {
     const std::string_view key = !source_.keep_keys && !hash_later ? std::string_view()
                                  : in_chunk                        ? i.key
                                                                    : b.place(i.key, i.bytes, bytes);
-    b.append_key(key, i.hash);
+    // (read ahead, the judging thread hashes the batch's keys: hand_over())
+    b.append_key(key, hash_later ? tlbf::KeyHash{} : (*hasher_)(i.key));
   }
   if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
 }

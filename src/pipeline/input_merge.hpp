@@ -27,6 +27,7 @@
 #include "base/clock.hpp"
 #include "decide/key_hasher.hpp"
 #include "input/record_reader.hpp"
+#include "pipeline/held_queue.hpp"
 #include "pipeline/read_ahead.hpp"
 #include "pipeline/record_source.hpp"
 #include "tlbf/types.hpp"
@@ -36,6 +37,7 @@ namespace tlbf_dedup {
 struct MergeConfig {
   bool merge = true;            // several inputs merged by time; false: read one after another
   tlbf::Duration lateness = 0;  // --lateness: how long a record is held for records older than it
+  // (Held records, one at most this long, fit the 32-bit sizes of their bookkeeping.)
   std::size_t max_held_bytes = std::size_t{256} << 20;
   std::optional<tlbf::Duration> max_future;  // ClockPolicy::max_future: later times do not order
 };
@@ -74,22 +76,22 @@ class InputMerge {
   const MergeStats& stats() const { return stats_; }
 
  private:
-  struct Item;
   struct Lane;
-  struct Held;
-  class HeldQueue;
 
   // The lane's next record (its head), extracted; false at its end.
   bool advance(Lane& lane);
-  void choose_format(std::string_view first_record);
+  void choose_format(InputFormat format, std::string_view chosen_by = {});
   void make_extractor(Lane& lane);
   // A record taken from the merge: held, or handed on at once.
   void arrive(Lane& lane);
+  // A record over the memory cap alone, which is not held: it goes out at once where holding
+  // it would have put it.
+  void put_over_cap(tlbf::Time t, const MergeItem& item);
   // Held records up to `watermark` go out, oldest first.
   void release(tlbf::Time watermark);
   // A record into the batch: `item` says what it is and where its parts are; `in_chunk`: they
   // are in a held chunk (the batch points there), else they are copied into the batch.
-  void put(const Item& item, bool in_chunk);
+  void put(const MergeItem& item, bool in_chunk);
   // The held chunks a batch handed back pointed into are given back.
   void unpin(RecordBatch& b);
   void hand_over(bool last);
@@ -108,8 +110,8 @@ class InputMerge {
   SourceConfig source_;
   const KeyHasher* hasher_;
   Clock* wall_;
-  std::optional<bool> json_;  // the run's format, once known
-  std::string chosen_by_;     // in auto mode, the record that chose it
+  std::optional<InputFormat> format_;  // the run's format, once known
+  std::string chosen_by_;              // in auto mode, the record that chose it
   bool format_announced_ = false;
   tlbf::Time future_limit_ = 0;
   tlbf::Time newest_ = INT64_MIN;

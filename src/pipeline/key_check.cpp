@@ -8,9 +8,9 @@
 
 namespace tlbf_dedup {
 
-void KeyCheck::first_absent(std::string what, bool json) {
+void KeyCheck::first_absent(std::string what, InputFormat format) {
   first_absent_ = std::move(what);
-  if (json) kinds_ = std::make_unique<KindTally>();
+  if (format == InputFormat::json) kinds_ = std::make_unique<KindTally>();
 }
 
 void KeyCheck::tally(const RecordBatch& b, std::size_t from, std::size_t end) {

@@ -42,7 +42,7 @@ class KeyCheck {
   // A record that lacks a key part, during the check: true for the first, whose description
   // goes to first_absent() (`json`: records are JSON, whose kinds are then tallied).
   bool absent() { return pending_ && absent_++ == 0; }
-  void first_absent(std::string what, bool json);
+  void first_absent(std::string what, InputFormat format);
   // The first record without a key, of any kind, for the warning: wanted until given.
   bool wants_first_keyless() const { return first_keyless_.empty(); }
   void first_keyless(std::string what) { first_keyless_ = std::move(what); }

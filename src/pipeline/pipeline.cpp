@@ -56,6 +56,8 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf:
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
       keys_(cfg_.stop_when_keyless && cfg_.explain == 0),
+      keyless_(cfg_.extract, cfg_.on_error, keys_),
+      caps_(cfg_.on_cap, decider, diagnostics),
       late_advice_(cfg_.clock.lateness, cfg_.merged) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
   if (decider_->answers_later()) {  // records wait, in order, for their answers
@@ -178,12 +180,9 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   stats_.filter = decider_->stats(clock_.now());
   sink_->count_into(stats_);
   stats_.sizing = cfg_.sizing;
-  if (stats_.cap_binds > 0) {  // the window kept as warned: the shortest at any bind
-    stats_.filter.effective_span = cap_shortest_.effective_span;
-    stats_.filter.effective_count = cap_shortest_.effective_count;
-  }
+  caps_.complete(stats_);
   clock_.count_into(stats_);
-  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), json_});
+  if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), format_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
   if (multiline_) check_multiline(nullptr);
   if (keys_.pending()) check_keys();
@@ -193,7 +192,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
 
 std::size_t Pipeline::take(const RecordBatch& b) {
   batch_ = &b;
-  if (!b.empty()) json_ = b.json;  // (the last batch may be empty: the run's format stays for --top)
+  if (!b.empty()) format_ = b.format;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
   if (multiline_) check_multiline(&b);
   std::size_t i = 0;
@@ -217,7 +216,7 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
   Segment& s = segment_;
   s.reset(s.first_key + s.keyed, b.size() - from);
   // One record at a time where each is explained, flushed, or answered later.
-  const std::size_t end = aside_ ? from + 1 : room_end(b, from);
+  const std::size_t end = aside_ ? from + 1 : room_end(b, from, sink_->room());
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
   std::uint64_t records = stats_.records;
   // A segment ends at a checkpoint, every 4096 records, and where the checks of the first
@@ -265,10 +264,11 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
 
 void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t end) {
   std::size_t k = 0;  // the segment's keyed records judged so far
-  std::size_t warning = segment_.warnings.empty() ? SIZE_MAX : segment_.warnings.front().record;
+  std::size_t warning = segment_.next_warning();
   for (std::size_t i = from; i < end; ++i) {
     const SourceRecord& r = b[i];
-    if (i == warning) warning = give_warnings(r, i);
+    if (i == warning)
+      warning = segment_.give(i, [&](WarningKind kind, const std::string& what) { warn_at(r, kind, what); });
     if (r.keyed) {
       judge_keyed(b, r, k++);
     } else if (r.continues) {  // --multiline: lines of a record judged when the input paused

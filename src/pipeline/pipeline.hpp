@@ -19,11 +19,14 @@
 #include "input/record_reader.hpp"
 #include "output/output_mode.hpp"
 #include "output/record_sink.hpp"
+#include "pipeline/cap_watch.hpp"
 #include "pipeline/checkpoints.hpp"
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/key_check.hpp"
+#include "pipeline/keyless_records.hpp"
 #include "pipeline/late_advice.hpp"
 #include "pipeline/record_source.hpp"
+#include "pipeline/segment.hpp"
 #include "report/diagnostics.hpp"
 #include "report/stats.hpp"
 #include "report/top_keys.hpp"
@@ -34,24 +37,6 @@ class InOrderSink;
 class InputMerge;
 class MultilineCheck;
 class Progress;
-
-// What happens to a record whose key cannot be extracted.
-enum class OnError { pass, drop, fail };
-
-// What happens when the memory cap makes the filter give up window length.
-enum class OnCap { warn, fail };
-
-// --on-error fail met a record whose key could not be extracted; the message says which.
-class RecordError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// --on-cap fail: the memory cap bound; the message says at which record and what was lost.
-class CapError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct PipelineConfig {
   InputFormat format = InputFormat::auto_detect;
@@ -108,28 +93,6 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   SourceConfig source_config() const;
 
  private:
-  // The records of one batch clocked together and submitted together: the times their keys
-  // are judged at (the keys and hashes are the batch's), and the clock's warnings, each held
-  // until its record is judged.
-  struct Segment {
-    std::vector<tlbf::Time> times;
-    std::size_t first_key = 0;  // the batch's key of the segment's first keyed record
-    std::size_t keyed = 0;      // records with a key
-    std::size_t submitted = 0;  // keys the decider took
-    TimeVerdict verdict{};      // the last keyed record's (--explain judges one at a time)
-    bool checkpoint = false;    // a checkpoint is due after the segment
-    struct Pending {
-      std::size_t record;  // its index in the batch
-      WarningKind kind;
-      std::string what;
-    };
-    std::vector<Pending> warnings;
-    std::size_t warnings_for = 0;  // the index of the record being clocked
-    std::size_t warned = 0;        // warnings already given
-    // Empty, from the batch's key `first_key` on, with room for `n` keyed records.
-    void reset(std::size_t first_key, std::size_t n);
-  };
-
   template <class Input>
   RunStats run_input(Input& in, const volatile int* stop);
   // Step 2 of a run: every record read and judged.
@@ -149,9 +112,6 @@ class Pipeline final : private BatchSink, private RecordWarnings {
 
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
-  // The end of the longest run of records from `from` on (one at least) whose output goes
-  // into the sink without a flush.
-  std::size_t room_end(const RecordBatch& b, std::size_t from) const;
   // Submits, judges and writes the segment's records [from, end), in order.
   void judge_segment(const RecordBatch& b, std::size_t from, std::size_t end);
   void judge_keyed(const RecordBatch& b, const SourceRecord& r, std::size_t k);
@@ -161,7 +121,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void submit(std::size_t k);
   // After `r`, the k-th key, the last the decider took: did the memory cap bind again?
   void check_cap(const SourceRecord& r, std::size_t k) {
-    if (decider_->cap_binds() != stats_.cap_binds) cap_bound(r, segment_.times[k]);
+    if (caps_.bound_again(stats_)) cap_bound(r, segment_.times[k]);
   }
   // A record without a key (malformed, or a -k absent): counted, warned about once, then
   // passed, dropped or fatal as --on-error says; true when it was written. Cold: the usual
@@ -170,7 +130,7 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // A record --where did not select: written as read (not with --only-dups), counted as
   // passed; true when it was written.
   bool pass_unmatched(const SourceRecord& r);
-  OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), json_, !r.replayed}; }
+  OutRecord out_record(const SourceRecord& r) const { return OutRecord{r.bytes, r.text_size(), format_, !r.replayed}; }
   // Hands the batch's k-th record of the segment (its key the batch's `key`-th), judged `dup`,
   // to the sink, and counts the answer that counts (the sink's).
   void hand_over(const SourceRecord& r, std::size_t key, std::size_t k, bool dup) {
@@ -197,14 +157,11 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void explain_record(const SourceRecord& r, const std::string_view* key, const char* decision);
   // A warning about record `r`, naming its input and number.
   void warn_at(const SourceRecord& r, WarningKind kind, const std::string& what);
-  // The clock's warnings about `r`, the batch's i-th record; returns the index of the next
-  // record with a warning waiting (SIZE_MAX: none).
-  std::size_t give_warnings(const SourceRecord& r, std::size_t i);
   void warn_totals();
   // The run's statistics completed, the end-of-run checks and warnings, then the summary.
   void summarise(std::uint64_t bytes_out, std::int64_t started_ns);
-  // The memory cap bound at record `r`, decided at `now`: the first time is warned about (or
-  // fatal), and each bind's window kept counts for the shortest.
+  // The memory cap bound at record `r`, decided at `now` (cap_watch.hpp); with --on-cap fail,
+  // the run ends after the records before it are written.
   [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
   // With -t, output is held back (RecordSink::hold_back) until the untimed check cannot fail any more: a
   // record had a readable time, or the check's records passed keyless. Called after a segment
@@ -215,11 +172,9 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // --multiline's check over the batch's records (or at the end: `b` null).
   [[gnu::cold]] void check_multiline(const RecordBatch* b);
   // The first kUntimedProbe records (or all, when fewer) are judged: the key check's verdicts.
-  [[gnu::cold]] void check_keys() {
-    keys_.check(stats_, cfg_.on_error == OnError::pass ? "passed through" : "dropped", *diagnostics_);
-  }
+  [[gnu::cold]] void check_keys() { keys_.check(stats_, keyless_.action(), *diagnostics_); }
   // A sink that keeps records of its own (the holding stage) wrote `early` of them before
-  // their time for its memory cap, at record `r`: warned about once, or fatal.
+  // their time for its memory cap, at record `r`.
   [[gnu::cold]] void sink_cap_bound(const SourceRecord& r, std::uint64_t early);
   // What a sink keeps of its own goes out (after an error, or at the end without a state).
   void end_sink(RecordSink::End how) { sink_->end(how, clock_.now()); }
@@ -235,26 +190,26 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
   // The run's: its stop flag, --progress.
-  bool holding_output_ = false;                // the sink holds output back (check_hold)
-  bool hold_pending_ = false;                  // the untimed check may still fail: output may be held
-  bool written_while_checking_ = false;        // the input paused during the check: what it held went out
-  bool time_probe_ = false;                    // -t given, the untimed check on (the output hold's reason)
-  KeyCheck keys_;                              // the first records' keys
+  bool holding_output_ = false;          // the sink holds output back (check_hold)
+  bool hold_pending_ = false;            // the untimed check may still fail: output may be held
+  bool written_while_checking_ = false;  // the input paused during the check: what it held went out
+  bool time_probe_ = false;              // -t given, the untimed check on (the output hold's reason)
+  KeyCheck keys_;                        // the first records' keys
+  KeylessRecords keyless_;
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.
   Segment segment_;
-  Answers answers_;                        // the decider's, not yet taken
-  std::unique_ptr<InOrderSink> in_order_;  // with a decider that answers later: sink_ wraps the sink
-  const RecordBatch* batch_ = nullptr;     // the batch being judged
-  std::string last_input_;                 // the input of the last record judged, or at the end
-  bool json_ = false;                      // the batch's records are JSON objects
-  bool emitted_ = false;                   // the record before continues (written or held): its lines follow it
-  bool aside_ = false;                     // --explain, --line-buffered, or answers later: judge_keyed_aside()
-  tlbf::FilterStats cap_shortest_;         // at the bind that left the shortest window kept
-  bool held_cap_reported_ = false;         // held records were first written early (sink_cap_bound)
-  LateAdvice late_advice_;                 // what to do about late records
+  Answers answers_;                          // the decider's, not yet taken
+  std::unique_ptr<InOrderSink> in_order_;    // with a decider that answers later: sink_ wraps the sink
+  const RecordBatch* batch_ = nullptr;       // the batch being judged
+  std::string last_input_;                   // the input of the last record judged, or at the end
+  InputFormat format_ = InputFormat::lines;  // what the batch's records are read as
+  bool emitted_ = false;                     // the record before continues (written or held): its lines follow it
+  bool aside_ = false;                       // --explain, --line-buffered, or answers later: judge_keyed_aside()
+  CapWatch caps_;
+  LateAdvice late_advice_;  // what to do about late records
   RunStats stats_;
 };
 

@@ -13,24 +13,17 @@
 
 #include "base/duration.hpp"
 #include "extract/advice.hpp"
+#include "extract/extract_table.hpp"
 #include "output/in_order_sink.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
-namespace {
-
-bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
-
-}  // namespace
-
-void Pipeline::warn(WarningKind kind, std::string what) {
-  segment_.warnings.push_back(Segment::Pending{segment_.warnings_for, kind, std::move(what)});
-}
+void Pipeline::warn(WarningKind kind, std::string what) { segment_.warn(kind, std::move(what)); }
 
 std::string Pipeline::untimed_advice(const TimeReading& t) {
   const SourceRecord& r = (*batch_)[segment_.warnings_for];
-  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), json_, t);
+  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), format_, t);
 }
 
 std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
@@ -45,7 +38,7 @@ std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
       break;
     }
   return late_advice_.advise(input, before, clock_.at_saved_clock(), behind, [&] {
-    return sort_advice(cfg_.extract, json_, r.bytes.substr(0, r.text_size()), t.text, input);
+    return sort_advice(cfg_.extract, format_, r.bytes.substr(0, r.text_size()), t.text, input);
   });
 }
 
@@ -79,13 +72,6 @@ void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::strin
   diagnostics_->warning(Warning{kind, input, r.number, 1, fmt::format("{}: record {}: {}", input, r.number, what)});
 }
 
-std::size_t Pipeline::give_warnings(const SourceRecord& r, std::size_t i) {
-  Segment& s = segment_;
-  for (; s.warned < s.warnings.size() && s.warnings[s.warned].record == i; ++s.warned)
-    warn_at(r, s.warnings[s.warned].kind, s.warnings[s.warned].what);
-  return s.warned < s.warnings.size() ? s.warnings[s.warned].record : SIZE_MAX;
-}
-
 void Pipeline::check_multiline(const RecordBatch* b) {
   std::optional<std::string> failed;
   std::string input = last_input_;  // where it failed
@@ -99,73 +85,26 @@ void Pipeline::check_multiline(const RecordBatch* b) {
 }
 
 void Pipeline::warn_totals() {
-  const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  if (stats_.malformed)
-    diagnostics_->warning(
-        Warning{WarningKind::malformed_record, "", 0, stats_.malformed,
-                fmt::format("{} record(s) were not readable JSON objects ({})", stats_.malformed, action)});
-  if (stats_.missing_key && !keys_.failed())  // (the run's error speaks for them)
-    diagnostics_->warning(Warning{WarningKind::missing_key, "", 0, stats_.missing_key,
-                                  fmt::format("{} record(s) had no key ({})", stats_.missing_key, action)});
+  keyless_.warn_totals(stats_, format_, *diagnostics_);
   clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
   sink_->warn_totals(*diagnostics_, stats_);
-  if (decider_->cap_binds() > 0)
-    diagnostics_->warning(
-        Warning{WarningKind::memory_cap, "", 0, decider_->cap_binds(),
-                fmt::format("the memory cap (--max-memory) bound {} time(s) in this run: the window "
-                            "kept shrank to {} at its shortest ({} key(s) or blocks dropped before "
-                            "they expired; older duplicates may have passed)",
-                            decider_->cap_binds(), cap_window(stats_.filter), stats_.filter.cap_evictions)});
+  caps_.warn_total(stats_);
 }
 
 void Pipeline::explain_record(const SourceRecord& r, const std::string_view* key, const char* decision) {
   sink_->explain(ExplainLine{input_name(r), r.number, key, has_composite_key(cfg_.extract),
-                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, json_});
+                             cfg_.extract.time.empty() ? nullptr : &r.time, clock_.now(), decision, format_});
 }
 
 bool Pipeline::judge_unkeyed(const SourceRecord& r) {
-  const bool malformed = r.status == ExtractStatus::malformed;
-  const std::string_view text = r.bytes.substr(0, r.text_size());
-  // Why, for the first such record of its kind and the first of all (it may parse the record).
-  auto why = [&] {
-    if (malformed) return describe_malformed_json(text);
-    Extracted x;
-    x.status = r.status;
-    x.absent_part = r.absent_part;
-    x.time = r.time;
-    return describe_missing_key(cfg_.extract, x, json_, text);
-  };
-  const WarningKind kind = malformed ? WarningKind::malformed_record : WarningKind::missing_key;
-  std::uint64_t& count = malformed ? stats_.malformed : stats_.missing_key;
-  // Advice for the end of the key check: a key no record has stops the run; a kind of record
-  // that lacks it may be left out with --where. (A blank line lacks every field: it says
-  // nothing of the key.)
-  if (r.status == ExtractStatus::missing_key && !is_blank(text) && keys_.absent())
-    keys_.first_absent(fmt::format("the first, record {} of {}: {}; {}", r.number, input_name(r), why(),
-                                   missing_key_advice(cfg_.extract, text, json_, r.absent_part)),
-                       json_);
+  keyless_.met(r, input_name(r), format_);
   if (cfg_.on_error == OnError::fail) {
     drain();
     end_sink(RecordSink::End::all_written);
     sink_->flush();
-    throw RecordError(fmt::format("{}: record {}: {} (--on-error fail)", input_name(r), r.number, why()));
+    throw keyless_.error(r, input_name(r), format_);
   }
-  const char* action = cfg_.on_error == OnError::pass ? "passed through" : "dropped";
-  std::string what;
-  if (count++ == 0) {
-    what = why();
-    warn_at(r, kind, fmt::format("{} ({}; further ones are counted, see the summary at exit)", what, action));
-  }
-  if (keys_.wants_first_keyless()) {
-    if (what.empty()) what = why();
-    std::string first = fmt::format("the first, record {} of {}: {}", r.number, input_name(r), what);
-    // (a path that stops at a scalar or an array has said where; the members would not help)
-    if (!malformed && cfg_.extract.key_regex.empty() && what.find("--missing null") == std::string::npos &&
-        what.find(" cannot be read: ") == std::string::npos)
-      first += "; " + describe_fields(text, json_, cfg_.extract.delimiter,
-                                      cfg_.extract.keys.empty() ? "" : cfg_.extract.keys.front());
-    keys_.first_keyless(std::move(first));
-  }
+  keyless_.count(r, input_name(r), format_, stats_, *diagnostics_);
   if (cfg_.explain > 0) {
     explain_record(r, nullptr, "error");
     return false;
@@ -191,7 +130,8 @@ bool Pipeline::pass_unmatched(const SourceRecord& r) {
 void Pipeline::write_blank(const SourceRecord& r) {
   // Where the output is the input's records in their order; --only-dups and --explain write
   // records of another kind, in which a blank line has no place (nor among held records).
-  if (cfg_.output.only_dups || cfg_.explain > 0) return;
+  // A table's header is written with --only-dups too: the output is a table.
+  if ((cfg_.output.only_dups && !is_table(format_)) || cfg_.explain > 0) return;
   sink_->blank(out_record(r));
 }
 
@@ -210,43 +150,18 @@ void Pipeline::drain() {
 }
 
 void Pipeline::cap_bound(const SourceRecord& r, tlbf::Time now) {
-  // A batch stops right after the key whose decision made the memory cap bind: the window kept
-  // is read at that moment.
-  const bool first = stats_.cap_binds == 0;
-  stats_.cap_binds = decider_->cap_binds();
-  const tlbf::FilterStats at_bind = decider_->stats(now);
-  if (first || narrower_window(at_bind, cap_shortest_)) cap_shortest_ = at_bind;
-  if (!first) return;
-  const std::string kept = cap_window(at_bind);
-  if (cfg_.on_cap == OnCap::fail) {
+  if (auto fatal = caps_.filter_bound(input_name(r), r.number, now, stats_)) {
     sink_->flush();
-    throw CapError(
-        fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
-                    "shrink the window to {} (--on-cap fail)",
-                    input_name(r), r.number, kept));
+    throw *fatal;
   }
-  warn_at(r, WarningKind::memory_cap,
-          fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
-                      "duplicates may pass, no unique record is lost to the cap (see the summary at exit)",
-                      kept));
 }
 
 void Pipeline::sink_cap_bound(const SourceRecord& r, std::uint64_t early) {
-  if (cfg_.on_cap == OnCap::fail) {
+  if (auto fatal = caps_.sink_bound(input_name(r), r.number, early)) {
     end_sink(RecordSink::End::all_written);
     sink_->flush();
-    throw CapError(fmt::format(
-        "{}: record {}: the memory cap (--max-memory) bound: {} held record(s) had to be written before their "
-        "window closed (--on-cap fail)",
-        input_name(r), r.number, early));
+    throw *fatal;
   }
-  if (held_cap_reported_) return;
-  held_cap_reported_ = true;
-  warn_at(r, WarningKind::memory_cap,
-          fmt::format("the memory cap (--max-memory) bound: {} held record(s) were written before their window "
-                      "closed, with the counts they had; later copies of their keys start new records (see the "
-                      "summary at exit)",
-                      early));
 }
 
 int Pipeline::input_paused() {
@@ -264,21 +179,6 @@ int Pipeline::input_paused() {
   const int wait = checkpoints_.wait_ms();
   const int sink_wait = sink_->wait_ms(clock_.now());
   return sink_wait < 0 ? wait : wait < 0 ? sink_wait : std::min(wait, sink_wait);
-}
-
-std::size_t Pipeline::room_end(const RecordBatch& b, std::size_t from) const {
-  const SinkRoom room = sink_->room();
-  auto fits = [&](std::size_t end) {
-    const std::size_t n = end - from;
-    return n <= room.records && b.bytes_between(from, end) + n * room.per_record <= room.bytes;
-  };
-  std::size_t lo = from + 1, hi = b.size();  // the first record goes whether it fits or not
-  if (fits(hi)) return hi;
-  while (hi - lo > 1) {  // fits(lo) or lo == from + 1; !fits(hi)
-    const std::size_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
 }
 
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
@@ -300,14 +200,6 @@ void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, st
     hand_over(r, key, k, dup);
   }
   if (k + 1 == segment_.submitted) check_cap(r, k);
-}
-
-void Pipeline::Segment::reset(std::size_t first, std::size_t n) {
-  if (times.size() < n) times.resize(n);
-  first_key = first;
-  keyed = submitted = warned = 0;
-  checkpoint = false;
-  warnings.clear();
 }
 
 }  // namespace tlbf_dedup

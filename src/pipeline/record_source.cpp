@@ -88,7 +88,7 @@ void RecordBatch::clear() {
   total_ = 0;
   names.clear();
   named_input = 0;
-  json = false;
+  format = InputFormat::lines;
   format_detected = false;
   error = nullptr;
   end = false;
@@ -244,8 +244,7 @@ class RecordSource::Ahead final : public Outlet {
 
 RecordSource::RecordSource(SourceConfig cfg, const KeyHasher& hasher, Clock& wall)
     : cfg_(std::move(cfg)), hasher_(&hasher), wall_(&wall), limit_(cfg_.limit ? cfg_.limit : UINT64_MAX) {
-  if (cfg_.format == InputFormat::lines) choose_format({});
-  if (cfg_.format == InputFormat::json) choose_format("{");
+  if (cfg_.format != InputFormat::auto_detect) choose_format(cfg_.format);
 }
 
 RecordSource::~RecordSource() = default;
@@ -295,7 +294,7 @@ void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, Batc
 [[gnu::always_inline]] inline void RecordSource::push(RecordReader& in, const Record& rec, const Extracted& x,
                                                       std::uint64_t number, bool replayed, RecordBatch& b) {
   const std::uint32_t name = b.name(in);
-  b.json = json_;
+  b.format = format_;
   const std::string_view raw = rec.bytes();
   const std::string_view bytes = copy_ || replayed ? b.keep(b.bytes, raw) : raw;
   SourceRecord& s = b.append(bytes);
@@ -330,7 +329,7 @@ void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, Batc
       blank_bytes_.append(rec.bytes());
       return false;
     }
-    choose_format(rec.text());
+    choose_format(detect_format(rec.text(), FormatHead::record), rec.text());
     b.format_detected = true;
     if (!blanks_.empty()) replay_blanks(in, b);
   }
@@ -370,7 +369,7 @@ void RecordSource::finish(RecordReader& in, RecordBatch& b, bool keep_reading) {
 }
 
 void RecordSource::replay_blanks(RecordReader& in, RecordBatch& b) {
-  if (!extractor_) choose_format({});
+  if (!extractor_) choose_format(InputFormat::lines);
   blank_bytes_.append(RecordReader::kTailPadding, '\0');  // the extractors read past a record
   for (const HeldBlank& h : blanks_) {
     Record r;
@@ -383,9 +382,10 @@ void RecordSource::replay_blanks(RecordReader& in, RecordBatch& b) {
   blank_bytes_.clear();
 }
 
-std::unique_ptr<Extractor> make_extractor(bool json, const ExtractConfig& cfg, const TimeParser& time_parser,
+std::unique_ptr<Extractor> make_extractor(InputFormat format, const ExtractConfig& cfg, const TimeParser& time_parser,
                                           std::string_view chosen_by) {
-  if (json) return make_json_extractor(cfg, time_parser);
+  if (format == InputFormat::json) return make_json_extractor(cfg, time_parser);
+  if (is_table(format)) return make_table_extractor(format, cfg, time_parser);
   try {
     return make_line_extractor(cfg, time_parser);
   } catch (const SpecError& e) {
@@ -398,19 +398,18 @@ std::unique_ptr<Extractor> make_extractor(bool json, const ExtractConfig& cfg, c
   }
 }
 
-void RecordSource::choose_format(std::string_view first_record) {
-  const std::size_t i = first_record.find_first_not_of(" \t\r\n");
-  json_ = i != std::string_view::npos && first_record[i] == '{';
-  extractor_ = make_extractor(json_, cfg_.extract, cfg_.time_parser,
-                              cfg_.format == InputFormat::auto_detect ? first_record : std::string_view());
+void RecordSource::choose_format(InputFormat format, std::string_view chosen_by) {
+  format_ = format == InputFormat::auto_detect ? InputFormat::lines : format;
+  extractor_ = make_extractor(format_, cfg_.extract, cfg_.time_parser, chosen_by);
 }
 
 void RecordSource::start_input(const RecordReader& in) {
+  if (extractor_) extractor_->start_input();
   if (cfg_.extract.time.empty()) return;
   const tlbf::Time written_by = in.modified_ns().value_or(wall_->wall_ns());
   cfg_.time_parser.restart_years(cfg_.year ? YearStart(*cfg_.year) : YearStart::not_after(written_by));
   cfg_.time_parser.restart_days(written_by);
-  if (extractor_) choose_format(json_ ? "{" : "");  // made again with the restarted parser
+  if (extractor_) choose_format(format_);  // made again with the restarted parser
 }
 
 }  // namespace tlbf_dedup

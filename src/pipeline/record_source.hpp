@@ -27,13 +27,12 @@
 #include "decide/key_hasher.hpp"
 #include "extract/extract.hpp"
 #include "extract/timestamp.hpp"
+#include "input/input_format.hpp"
 #include "input/record_reader.hpp"
 #include "pipeline/read_ahead.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf_dedup {
-
-enum class InputFormat { auto_detect, lines, json };
 
 // Asks for the cache line at `p` in a state a store can take at once. Read ahead, a batch's
 // memory was last read by the judging thread on the other core, and a plain store waits for
@@ -112,9 +111,9 @@ class RecordBatch {
 
   Store bytes{SlabAllocator<char>(&slabs_[kByteSlab])};
   Store side;
-  std::vector<std::string> names;  // the inputs the records name
-  std::size_t named_input = 0;     // the reader's input_number() of names.back(); 0: none yet
-  bool json = false;               // the records are JSON objects (else lines)
+  std::vector<std::string> names;           // the inputs the records name
+  std::size_t named_input = 0;              // the reader's input_number() of names.back(); 0: none yet
+  InputFormat format = InputFormat::lines;  // what the records are read as
   // The format was chosen by the content of this batch's first record with content (before
   // it, the records were held), not given and not fallen back to.
   bool format_detected = false;
@@ -128,7 +127,7 @@ class RecordBatch {
   bool judge_all = false;
   // What the records point into that their source gives back when it has the batch to fill
   // again (InputMerge: a held chunk's number, and how many of its records); clear() keeps it.
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> pinned;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pinned;
   // The keys are in place but their hashes are not yet (set by the source, which reads ahead
   // and leaves the hashing to the judging thread: hash_keys()); clear() resets it.
   bool hashes_pending = false;
@@ -227,7 +226,7 @@ class BatchSink {
 
 // The extractor for records of one format. `chosen_by`: in auto mode, the record whose first
 // byte chose lines; a key spec only JSON reads then says so, and how to read JSON (-f json).
-std::unique_ptr<Extractor> make_extractor(bool json, const ExtractConfig& cfg, const TimeParser& time_parser,
+std::unique_ptr<Extractor> make_extractor(InputFormat format, const ExtractConfig& cfg, const TimeParser& time_parser,
                                           std::string_view chosen_by = {});
 
 // The judging side of reading ahead: takes the batches `producer` publishes in `queue` and
@@ -293,21 +292,22 @@ class RecordSource {
   void push(RecordReader& in, const Record& rec, const Extracted& x, std::uint64_t number, bool replayed,
             RecordBatch& b);
   void replay_blanks(RecordReader& in, RecordBatch& b);
-  void choose_format(std::string_view first_record);
+  // The extractor for `format` (auto_detect: lines); `chosen_by` as for make_extractor().
+  void choose_format(InputFormat format, std::string_view chosen_by = {});
   // A new input starts: with -t, year-less stamps and times of day count from its year and date again.
   void start_input(const RecordReader& in);
 
   SourceConfig cfg_;
   const KeyHasher* hasher_;
   Clock* wall_;
-  std::unique_ptr<Extractor> extractor_;  // null until the format is known
-  bool json_ = false;
-  bool copy_ = false;        // records are copied into the batch (read ahead)
-  std::size_t items_ = 0;    // records in a full batch
-  bool judged_any_ = false;  // a record other than a held blank was read
-  std::size_t input_ = 0;    // the reader's input_number() of the last record
-  std::uint64_t limit_;      // cfg_.limit, or no limit
-  std::uint64_t read_ = 0;   // records read (continuation lines not counted), for limit_
+  std::unique_ptr<Extractor> extractor_;     // null until the format is known
+  InputFormat format_ = InputFormat::lines;  // once extractor_ is made
+  bool copy_ = false;                        // records are copied into the batch (read ahead)
+  std::size_t items_ = 0;                    // records in a full batch
+  bool judged_any_ = false;                  // a record other than a held blank was read
+  std::size_t input_ = 0;                    // the reader's input_number() of the last record
+  std::uint64_t limit_;                      // cfg_.limit, or no limit
+  std::uint64_t read_ = 0;                   // records read (continuation lines not counted), for limit_
   // Auto mode: blank records before the first record with content, held as copies until
   // that record decides the format; then judged in order as that format judges blank
   // records. An input that ends with only blank records held, or too many of them, is lines.

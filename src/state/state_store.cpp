@@ -32,6 +32,7 @@
 #include "state/state_path.hpp"
 #include "tlbf/checks.hpp"
 #include "tlbf/factory.hpp"
+#include "tlbf/registry.hpp"
 #include "tlbf/serialize.hpp"
 
 namespace tlbf_dedup {
@@ -65,7 +66,7 @@ void visit_config(Config& c, Archive& ar) {
   std::uint8_t algorithm = static_cast<std::uint8_t>(c.algorithm);
   ar.u8(algorithm);
   if constexpr (Archive::loading) {
-    if (!tlbf::parse_algorithm(tlbf::algorithm_name(static_cast<tlbf::Algorithm>(algorithm))))
+    if (!tlbf::find_filter(static_cast<tlbf::Algorithm>(algorithm)))
       throw tlbf::state_error("state: unknown algorithm " + std::to_string(algorithm));
     c.algorithm = static_cast<tlbf::Algorithm>(algorithm);
   }

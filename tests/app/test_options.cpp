@@ -175,15 +175,15 @@ TEST_SUITE("options") {
   TEST_CASE("--records and --key-except frame and key JSON, and are recorded for a state") {
     Options o = parse({"--records", "log.Records", "--key-except", "ts,meta.host"});
     CHECK(o.reader.records_path == std::vector<std::string>{"log", "Records"});
-    CHECK(o.reader.framing == Framing::json);
+    CHECK(o.reader.format == InputFormat::json);
     CHECK(o.pipeline.format == InputFormat::json);
     CHECK(o.pipeline.extract.key_except == std::vector<std::string>{"ts", "meta.host"});
     REQUIRE(o.key_time_options.size() == 2);
     CHECK(o.key_time_options[0] == RecordedOption{"--records", {"log.Records"}});
     CHECK(o.key_time_options[1] == RecordedOption{"--key-except", {"ts,meta.host"}});
-    CHECK(parse({}).reader.framing == Framing::auto_detect);
-    CHECK(parse({"-f", "lines"}).reader.framing == Framing::lines);
-    CHECK(parse({"--key-regex", "a(b)"}).reader.framing == Framing::lines);
+    CHECK(parse({}).reader.format == InputFormat::auto_detect);
+    CHECK(parse({"-f", "lines"}).reader.format == InputFormat::lines);
+    CHECK(parse({"--key-regex", "a(b)"}).reader.format == InputFormat::lines);
     CHECK(usage_error({"--records", "a..b"}).find("--records 'a..b': expected member names") != std::string::npos);
     CHECK(usage_error({"--key-except", "a,"}).find("--key-except 'a,': expected member paths") != std::string::npos);
     // A JSON pointer's dots are part of its names: "/a..b" is the member "a..b".

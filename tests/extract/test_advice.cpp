@@ -48,19 +48,21 @@ TEST_SUITE("advice") {
   }
 
   TEST_CASE("the fields a record has: JSON members along the path, numbered line fields") {
-    CHECK(describe_fields(R"({"eventVersion":"1.05","userIdentity":{"type":"IAMUser"},"eventSource":"s3"})", true, -1,
+    CHECK(describe_fields(R"({"eventVersion":"1.05","userIdentity":{"type":"IAMUser"},"eventSource":"s3"})",
+                          InputFormat::json, -1,
                           "eventTime") == "its members: eventVersion, userIdentity, eventSource");
-    CHECK(describe_fields(R"({"detail":{"a":1,"b":2},"x":3})", true, -1, "detail.time") ==
+    CHECK(describe_fields(R"({"detail":{"a":1,"b":2},"x":3})", InputFormat::json, -1, "detail.time") ==
           "the members of detail: a, b");
-    CHECK(describe_fields(R"({"a.b":{"c":1}})", true, -1, "a.b.d") == "the members of a.b: c");
-    CHECK(describe_fields(R"({"detail":{"a":1}})", true, -1, "/detail/time") == "the members of detail: a");
-    CHECK(describe_fields("not json", true, -1) == "it is not a readable JSON object");
-    CHECK(describe_fields("Mar 27 13:06:56 host sshd[1]: hello", false, -1) ==
+    CHECK(describe_fields(R"({"a.b":{"c":1}})", InputFormat::json, -1, "a.b.d") == "the members of a.b: c");
+    CHECK(describe_fields(R"({"detail":{"a":1}})", InputFormat::json, -1, "/detail/time") ==
+          "the members of detail: a");
+    CHECK(describe_fields("not json", InputFormat::json, -1) == "it is not a readable JSON object");
+    CHECK(describe_fields("Mar 27 13:06:56 host sshd[1]: hello", InputFormat::lines, -1) ==
           R"(it has 6 fields: 1 "Mar", 2 "27", 3 "13:06:56", 4 "host", 5 "sshd[1]:", 6 "hello")");
-    CHECK(describe_fields("a,b\n", false, ',') == R"(it has 2 fields: 1 "a", 2 "b")");
+    CHECK(describe_fields("a,b\n", InputFormat::lines, ',') == R"(it has 2 fields: 1 "a", 2 "b")");
     std::string many = "{";
     for (int i = 0; i < 20; ++i) many += (i ? ",\"m" : "\"m") + std::to_string(i) + "\":1";
-    CHECK(describe_fields(many + "}", true, -1).find(", m11, ... (20 in all)") != std::string::npos);
+    CHECK(describe_fields(many + "}", InputFormat::json, -1).find(", m11, ... (20 in all)") != std::string::npos);
   }
 
   TEST_CASE("why a JSON key or time is not read: where its path stops, what the record is") {
@@ -87,14 +89,14 @@ TEST_SUITE("advice") {
     Extracted x;
     x.status = ExtractStatus::missing_key;
     x.absent_part = 1;
-    CHECK(describe_missing_key(cfg, x, true, R"({"a":{"b":{"c":1}}})") ==
+    CHECK(describe_missing_key(cfg, x, InputFormat::json, R"({"a":{"b":{"c":1}}})") ==
           "the key (-k a.b.c.d) cannot be read: a.b.c is the number 1, not an object");
-    CHECK(describe_missing_key(cfg, x, true, R"({"a":{"b":{}}})") == "the key (-k a.b.c.d) is absent");
+    CHECK(describe_missing_key(cfg, x, InputFormat::json, R"({"a":{"b":{}}})") == "the key (-k a.b.c.d) is absent");
     cfg.keys = {};
     cfg.key_except = {"x"};
     x.status = ExtractStatus::too_deep;
     x.absent_part = 0;
-    CHECK(describe_missing_key(cfg, x, true) ==
+    CHECK(describe_missing_key(cfg, x, InputFormat::json) ==
           "the record nests arrays and objects deeper than 1024 levels, too deep to key (--key-except)");
 
     // A record that is valid JSON says what it is; a broken one, what broke.
@@ -111,53 +113,55 @@ TEST_SUITE("advice") {
     // Deeper than simdjson's usual 1024 levels: valid, and read as such.
     const std::string deep = R"({"b":1,"a":)" + std::string(1100, '[') + std::string(1100, ']') + "}";
     CHECK(describe_malformed_json(deep).find("deeper than 1024 levels") != std::string::npos);
-    CHECK(describe_fields(deep, true, -1) == "its members: b, a");
+    CHECK(describe_fields(deep, InputFormat::json, -1) == "its members: b, a");
   }
 
   TEST_CASE("untimed advice fits the cause") {
     ExtractConfig cfg;
     cfg.time = "eventTime";
     TimeReading absent;
-    CHECK(untimed_advice(cfg, R"({"a":1,"b":2})", true, absent) ==
+    CHECK(untimed_advice(cfg, R"({"a":1,"b":2})", InputFormat::json, absent) ==
           "-t eventTime is not in the record; its members: a, b");
     TimeReading present;
     present.present = true;
     present.text = "2005.11.09";
-    CHECK(untimed_advice(cfg, "{}", true, present) == "--time-format '%Y.%m.%d' reads it");
+    CHECK(untimed_advice(cfg, "{}", InputFormat::json, present) == "--time-format '%Y.%m.%d' reads it");
     present.text = "01-02-2017 10:00:00";
-    CHECK(untimed_advice(cfg, "{}", true, present) ==
+    CHECK(untimed_advice(cfg, "{}", InputFormat::json, present) ==
           "--time-format '%m-%d-%Y %H:%M:%S' reads it (or '%d-%m-%Y %H:%M:%S', if the day comes first)");
     TimeReading container;  // an object where the time is: present to the eye, not as a time
-    CHECK(untimed_advice(cfg, R"({"eventTime":{"s":1}})", true, container) ==
+    CHECK(untimed_advice(cfg, R"({"eventTime":{"s":1}})", InputFormat::json, container) ==
           "-t eventTime leads to no time: eventTime is an object");
     present.text = "garbage";
-    CHECK(untimed_advice(cfg, "{}", true, present).find("name its format with --time-format") == 0);
+    CHECK(untimed_advice(cfg, "{}", InputFormat::json, present).find("name its format with --time-format") == 0);
     cfg.time = "7";
-    CHECK(untimed_advice(cfg, "a b", false, absent) == R"(-t 7 is not in the record; it has 2 fields: 1 "a", 2 "b")");
+    CHECK(untimed_advice(cfg, "a b", InputFormat::lines, absent) ==
+          R"(-t 7 is not in the record; it has 2 fields: 1 "a", 2 "b")");
   }
 
   TEST_CASE("sorting one input: a command where the time sorts as text, none where it does not") {
     ExtractConfig lines;
     lines.time = "1,2";
-    CHECK(sort_advice(lines, false, "", "2017-01-01 00:00:00", "logs/app.log") ==
+    CHECK(sort_advice(lines, InputFormat::lines, "", "2017-01-01 00:00:00", "logs/app.log") ==
           "sort it by time first: LC_ALL=C sort -s -b -k1,2 logs/app.log > logs/app.sorted.log");
-    CHECK(sort_advice(lines, false, "", "2017-01-01 00:00:00", "(stdin)") ==
+    CHECK(sort_advice(lines, InputFormat::lines, "", "2017-01-01 00:00:00", "(stdin)") ==
           "sort it by time first: ... | LC_ALL=C sort -s -b -k1,2 | tlbf-dedup ...");
     lines.time = "3";
     lines.delimiter = ',';
-    CHECK(sort_advice(lines, false, "", "1485000000", "a.csv") ==
+    CHECK(sort_advice(lines, InputFormat::lines, "", "1485000000", "a.csv") ==
           "sort it by time first: LC_ALL=C sort -s -t ',' -k3,3 a.csv > a.sorted.csv");
-    CHECK(sort_advice(lines, false, "", "[10/Oct/2000:13:55:36", "access") ==
+    CHECK(sort_advice(lines, InputFormat::lines, "", "[10/Oct/2000:13:55:36", "access") ==
           "sort it by time first (its time text does not sort as text)");
     ExtractConfig json;
     json.time = "@timestamp";
-    CHECK(sort_advice(json, true, R"({"@timestamp":"2017-01-01T00:00:00Z"})", "2017-01-01T00:00:00Z", "e.ndjson") ==
+    CHECK(sort_advice(json, InputFormat::json, R"({"@timestamp":"2017-01-01T00:00:00Z"})", "2017-01-01T00:00:00Z",
+                      "e.ndjson") ==
           R"(sort it by time first: jq -c -s 'sort_by(.["@timestamp"])[]' e.ndjson > e.sorted.ndjson)");
     json.time = "event.created";
-    CHECK(sort_advice(json, true, R"({"event":{"created":1}})", "1", "e") ==
+    CHECK(sort_advice(json, InputFormat::json, R"({"event":{"created":1}})", "1", "e") ==
           "sort it by time first: jq -c -s 'sort_by(.event.created)[]' e > e.sorted");
     json.time = "id.ts";  // a member literally named so, as Zeek writes id.orig_h
-    CHECK(sort_advice(json, true, R"({"id.ts":1})", "1", "e") ==
+    CHECK(sort_advice(json, InputFormat::json, R"({"id.ts":1})", "1", "e") ==
           R"(sort it by time first: jq -c -s 'sort_by(.["id.ts"])[]' e > e.sorted)");
   }
 

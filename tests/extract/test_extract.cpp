@@ -315,7 +315,7 @@ TEST_SUITE("extract") {
     CHECK(e.status == ExtractStatus::missing_key);
     CHECK(e.absent_part == 2);
     CHECK(describe_missing_key(cfg, e) == "key part 2 (-k q) is absent");
-    CHECK(describe_missing_key(cfg, e, true) ==  // JSON: the way out for logs that mix kinds of records
+    CHECK(describe_missing_key(cfg, e, InputFormat::json) ==  // JSON: the way out for logs that mix kinds of records
           "key part 2 (-k q) is absent; --missing null reads an absent part as null, so that records without some "
           "of the members still match on the others");
 
@@ -343,7 +343,7 @@ TEST_SUITE("extract") {
     Extracted se = single->extract(s.rec);
     CHECK(se.status == ExtractStatus::missing_key);
     CHECK(describe_missing_key(cfg, se) == "the key (-k id) is absent");
-    CHECK(describe_missing_key(cfg, se, true) == "the key (-k id) is absent");  // a plain path: no hint
+    CHECK(describe_missing_key(cfg, se, InputFormat::json) == "the key (-k id) is absent");  // a plain path: no hint
 
     // A part written as for lines gets a hint on JSON input, and only there.
     cfg.keys = {"id.orig_h,query"};
@@ -351,17 +351,17 @@ TEST_SUITE("extract") {
     PaddedRecord zeek(R"({"id.orig_h":"a","query":"q"})");
     Extracted ce = comma->extract(zeek.rec);
     CHECK(ce.status == ExtractStatus::missing_key);
-    CHECK(describe_missing_key(cfg, ce, true) ==
+    CHECK(describe_missing_key(cfg, ce, InputFormat::json) ==
           "the key (-k id.orig_h,query) is absent; in a JSON path a comma is part of the member name: for a "
           "composite key repeat -k (-k id.orig_h -k query)");
-    CHECK(describe_missing_key(cfg, ce, false) == "the key (-k id.orig_h,query) is absent");
+    CHECK(describe_missing_key(cfg, ce, InputFormat::lines) == "the key (-k id.orig_h,query) is absent");
     cfg.keys = {"uid", "3"};
     cfg.missing = MissingMember::error;
     auto field = make_json_extractor(cfg, auto_time());
     PaddedRecord numbered(R"({"uid":"a","x":1})");
     Extracted fe = field->extract(numbered.rec);
     CHECK(fe.absent_part == 2);
-    CHECK(describe_missing_key(cfg, fe, true) ==
+    CHECK(describe_missing_key(cfg, fe, InputFormat::json) ==
           "key part 2 (-k 3) is absent; the input is JSON, where -k 3 is a member named \"3\" (field numbers are "
           "for lines)");
   }

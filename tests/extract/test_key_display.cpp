@@ -70,7 +70,8 @@ bool json_shaped(const std::string& s) {
   return depth == 0 && !in_string && s.size() >= 2 && s.front() == '[' && s.back() == ']';
 }
 
-const KeyShape kJson{false, true}, kJsonComposite{true, true}, kText{false, false}, kTextComposite{true, false};
+const KeyShape kJson{false, InputFormat::json}, kJsonComposite{true, InputFormat::json},
+    kText{false, InputFormat::lines}, kTextComposite{true, InputFormat::lines};
 
 }  // namespace
 

@@ -29,11 +29,11 @@ std::string written(const CountFormat& format, const CountedRecord& r) {
 
 CountedRecord counted(std::string_view bytes, std::size_t text_size, bool json, std::uint64_t count,
                       SeenTime first = {}, SeenTime last = {}) {
-  return CountedRecord{bytes, text_size, json, count, first, last};
+  return CountedRecord{bytes, text_size, json ? InputFormat::json : InputFormat::lines, count, first, last};
 }
 
-SeenTime bare(std::string_view text) { return SeenTime{SeenForm::bare, text, 0}; }
-SeenTime string(std::string_view text) { return SeenTime{SeenForm::string, text, 0}; }
+SeenTime bare(std::string_view text) { return SeenTime{SeenForm::bare, text, 0, std::nullopt}; }
+SeenTime string(std::string_view text) { return SeenTime{SeenForm::string, text, 0, std::nullopt}; }
 
 }  // namespace
 
@@ -52,8 +52,8 @@ TEST_SUITE("count format") {
     CHECK(written(f, counted("GET /\n", 5, false, 2, bare("[10/Oct/2023:10:00:05 +0000]"), bare("12:01"))) ==
           "GET /\t2\t[10/Oct/2023:10:00:05 +0000]..12:01 {x}\\\n");
     // Without -t the times are the clock's, in RFC 3339; a record without the time field has "-".
-    const SeenTime clock{SeenForm::clock, {}, 1700000000 * tlbf::kSecond};
-    CHECK(written(f, counted("x\n", 1, false, 1, clock, SeenTime{SeenForm::absent, {}, 0})) ==
+    const SeenTime clock{SeenForm::clock, {}, 1700000000 * tlbf::kSecond, std::nullopt};
+    CHECK(written(f, counted("x\n", 1, false, 1, clock, SeenTime{SeenForm::absent, {}, 0, std::nullopt})) ==
           "x\t1\t2023-11-14T22:13:20Z..- {x}\\\n");
   }
 
@@ -88,8 +88,8 @@ TEST_SUITE("count format") {
     CountFormat f;
     std::string problem;
     REQUIRE(f.set_names("n,,since", problem));
-    const SeenTime clock{SeenForm::clock, {}, 1700000000 * tlbf::kSecond};
-    CHECK(written(f, counted("{\"k\":1}\n", 7, true, 2, clock, SeenTime{SeenForm::absent, {}, 0})) ==
+    const SeenTime clock{SeenForm::clock, {}, 1700000000 * tlbf::kSecond, std::nullopt};
+    CHECK(written(f, counted("{\"k\":1}\n", 7, true, 2, clock, SeenTime{SeenForm::absent, {}, 0, std::nullopt})) ==
           "{\"k\":1,\"n\":2,\"since\":null}\n");
     CHECK_FALSE(f.set_names("a,b", problem));
     CHECK_FALSE(f.set_names("a,b,c,d", problem));

@@ -31,9 +31,11 @@ std::string emitted(const OutputMode& mode, Fn&& fn) {
 }
 
 OutRecord line(std::string_view bytes, std::size_t text_size, bool borrowable = false) {
-  return OutRecord{bytes, text_size, false, borrowable};
+  return OutRecord{bytes, text_size, InputFormat::lines, borrowable};
 }
-OutRecord object(std::string_view bytes, std::size_t text_size) { return OutRecord{bytes, text_size, true, false}; }
+OutRecord object(std::string_view bytes, std::size_t text_size) {
+  return OutRecord{bytes, text_size, InputFormat::json, false};
+}
 
 }  // namespace
 

@@ -41,7 +41,12 @@ struct Event {
 };
 
 Copy copy_of(const Event& e) {
-  return Copy{e.key, tlbf::hash_key(e.key), e.record, e.record.size() - 1, false, SeenTime{SeenForm::clock, {}, e.at}};
+  return Copy{e.key,
+              tlbf::hash_key(e.key),
+              e.record,
+              e.record.size() - 1,
+              InputFormat::lines,
+              SeenTime{SeenForm::clock, {}, e.at}};
 }
 
 HoldConfig time_window(tlbf::Duration span, WindowFrom from = WindowFrom::first_copy, Keep keep = Keep::first) {

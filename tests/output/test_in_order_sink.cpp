@@ -12,7 +12,7 @@ namespace {
 using namespace tlbf_dedup;
 using K = MemorySink::Kind;
 
-OutRecord line(const std::string& s) { return OutRecord{s, s.size() - 1, false, true}; }
+OutRecord line(const std::string& s) { return OutRecord{s, s.size() - 1, InputFormat::lines, true}; }
 
 std::vector<K> kinds(const MemorySink& m) {
   std::vector<K> out;

@@ -38,10 +38,8 @@ class Collect final : public BatchSink {
     detected.push_back(b.format_detected);
     for (std::size_t i = 0, k = 0; i < b.size(); ++i) {
       const SourceRecord& r = b[i];
-      Seen s{std::string(r.bytes), "",         std::string(r.time.text),
-             b.names[r.input],     r.number,   r.status,
-             r.continues,          r.replayed, b.json,
-             r.time.parsed,        {},         r.time.time};
+      Seen s{std::string(r.bytes), "",         std::string(r.time.text),      b.names[r.input], r.number, r.status,
+             r.continues,          r.replayed, b.format == InputFormat::json, r.time.parsed,    {},       r.time.time};
       if (r.keyed) {
         s.key = b.keys()[k];
         s.hash = b.hashes()[k++];

@@ -156,7 +156,7 @@ TEST_SUITE("top_keys") {
     append_key_part(key, "GET", false);
     append_key_part(key, "/a", false);
     add(top, key);
-    CHECK(top.report(1, KeyShape{true, false}).keys.at(0).key == R"(["GET","/a"])");
+    CHECK(top.report(1, KeyShape{true, InputFormat::lines}).keys.at(0).key == R"(["GET","/a"])");
   }
 
   TEST_CASE("JSON keys are shown as the values they were, and a cut one stays valid JSON") {
@@ -167,7 +167,7 @@ TEST_SUITE("top_keys") {
     add(top, "\xF8");  // null
     const std::string long_string(300, 'e');
     add(top, "\xFC\xFF\x2C\x01\x00\x00" + long_string + "\xFE");  // [ "eee...e" ], 300 e's
-    const TopReport r = top.report(3, KeyShape{false, true});
+    const TopReport r = top.report(3, KeyShape{false, InputFormat::json});
     std::vector<std::string> shown;
     for (const TopKey& k : r.keys) shown.push_back(k.key);
     CHECK(std::count(shown.begin(), shown.end(), "[443]") == 1);

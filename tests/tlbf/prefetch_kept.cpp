@@ -21,5 +21,7 @@ extern "C" void tlbf_check_prefetch_call(const std::uint64_t* words, std::size_t
 // The bit-sliced cells' hint, which the TLBF's batch calls for each probe of the keys ahead.
 extern "C" void tlbf_check_prefetch_cells(const tlbf::detail::RunCells& c, std::uint64_t at) { c.prefetch_bit(at); }
 
-// The TLBF's prefetch verb, as the batch entry points call it.
-extern "C" void tlbf_check_prefetch_tlbf(const tlbf::TimeLimitedFilter& f, const tlbf::KeyHash& h) { f.prefetch(h); }
+// The TLBF's prefetch verb, as the batch entry points call it (on the layout's final class).
+extern "C" void tlbf_check_prefetch_tlbf(const tlbf::BitSlicedTimeLimitedFilter& f, const tlbf::KeyHash& h) {
+  f.prefetch(h);
+}

@@ -165,7 +165,8 @@ Measured run_apbf(std::uint64_t size, double target, Refresh refresh) {
 
 Measured run_tlbf(std::uint64_t size, double target, Refresh refresh) {
   const tlbf::Duration span = tlbf::kSecond, step = span / static_cast<tlbf::Duration>(size);
-  tlbf::TimeLimitedFilter f(filter_checks::time_config(span, target, size));
+  auto f_made = tlbf::TimeLimitedFilter::make(filter_checks::time_config(span, target, size));
+  tlbf::TimeLimitedFilter& f = *f_made;
   Time now = 0;
   auto feed = [&now, step](tlbf::TimeLimitedFilter& g, std::uint64_t id, Refresh r) {
     now += step;

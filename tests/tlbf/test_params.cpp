@@ -13,6 +13,7 @@
 
 #include "tlbf/checks.hpp"
 #include "tlbf/params.hpp"
+#include "tlbf/registry.hpp"
 
 namespace {
 

@@ -29,6 +29,7 @@ namespace {
 
 using filter_checks::key;
 using filter_checks::time_config;
+using tlbf::BitSlicedTimeLimitedFilter;
 using tlbf::Duration;
 using tlbf::Time;
 using tlbf::TimeLimitedFilter;
@@ -244,7 +245,8 @@ bool one_run_at_a_time(const Payload& st, tlbf::KeyHash h, Time now) {
 TEST_SUITE("time_limited") {
   TEST_CASE("slice(position) refuses a position past the oldest slice instead of wrapping") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
-      TimeLimitedFilter f(in_layout(time_config(kSec, 1000, 4, 3), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 1000, 4, 3), layout));
+      TimeLimitedFilter& f = *f_made;
       CHECK_NOTHROW(f.slice(f.slice_count() - 1));
       CHECK_THROWS_AS(f.slice(f.slice_count()), std::out_of_range);
       CHECK_THROWS_AS(f.slice_bit(f.slice_count(), 0), std::out_of_range);
@@ -256,7 +258,8 @@ TEST_SUITE("time_limited") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
       const Duration span = 1 * kMs + 500 * tlbf::kMicrosecond + 7;
-      TimeLimitedFilter f(in_layout(time_config(span, 1e-3, 100), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(span, 1e-3, 100), layout));
+      TimeLimitedFilter& f = *f_made;
       const Time t0 = 3 * kMs + 123456;
       f.insert(key(1), t0);
       CHECK(f.may_contain(key(1), t0 + span - 1));
@@ -272,7 +275,8 @@ TEST_SUITE("time_limited") {
       CHECK(f.stats(t1).live_keys == 1);
 
       // A 2 h span with a 90 min idle gap, on a Unix-epoch clock (~1.76e18 ns).
-      TimeLimitedFilter g(in_layout(time_config(2 * 3600 * kSec, 1e-3, 100), layout));
+      auto g_made = TimeLimitedFilter::make(in_layout(time_config(2 * 3600 * kSec, 1e-3, 100), layout));
+      TimeLimitedFilter& g = *g_made;
       const Time epoch = Time{1763700000} * kSec + 999999;
       g.insert(key(3), epoch);
       CHECK(g.may_contain(key(3), epoch + 90 * 60 * kSec));
@@ -288,7 +292,8 @@ TEST_SUITE("time_limited") {
     // it reached 76,600 slices after 200k inserts with a 1 s span.
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.01, 1000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.01, 1000), layout));
+      TimeLimitedFilter& f = *f_made;
       const Time now = 5 * kSec;
       std::uint64_t misses = 0;
       for (std::uint64_t i = 0; i < 200000; ++i) {
@@ -307,7 +312,8 @@ TEST_SUITE("time_limited") {
       CHECK(measured_fpr(f, now, 100000) <= 0.02);
 
       // The same inserts spread over 1 s: t_s is tiny but not zero.
-      TimeLimitedFilter g(in_layout(time_config(kSec, 0.01, 1000), layout));
+      auto g_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.01, 1000), layout));
+      TimeLimitedFilter& g = *g_made;
       for (std::uint64_t i = 0; i < 200000; ++i) g.insert(key(i), 5 * kSec + static_cast<Time>(i) * 5000);
       MESSAGE("200k inserts in 1 s: " << g.slice_count() << " slices");
       CHECK(g.slice_count() < 200);
@@ -320,7 +326,8 @@ TEST_SUITE("time_limited") {
     // never shifts again.
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      TimeLimitedFilter f(in_layout(time_config(kSec, 500, 5, 4), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 500, 5, 4), layout));
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       std::uint64_t violations = 0, i = 0;
       auto run = [&](std::uint64_t n, Duration step) {
@@ -385,7 +392,8 @@ TEST_SUITE("time_limited") {
     // generation stay positive forever once the stream stops.
     for (const tlbf::TlbfLayout layout : kLayouts) {
       const Duration span = 10 * kSec;
-      TimeLimitedFilter f(in_layout(time_config(span, 1e-3, 1000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(span, 1e-3, 1000), layout));
+      TimeLimitedFilter& f = *f_made;
       Time t = 0;
       for (std::uint64_t i = 0; i < 5000; ++i) f.insert(key(i), t += kMs);
       f.insert(key(99999), t += kMs);
@@ -405,7 +413,8 @@ TEST_SUITE("time_limited") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
       const Duration span = kSec, d = 2 * kMs + 317;  // not a divisor of the cell: every phase occurs
-      TimeLimitedFilter f(in_layout(time_config(span, 1e-4, 2000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(span, 1e-4, 2000), layout));
+      TimeLimitedFilter& f = *f_made;
       const Duration bound = span + f.cell();
       struct Probe {
         Time when;
@@ -449,7 +458,8 @@ TEST_SUITE("time_limited") {
     // 0 s is alone in its cell (the grid's cells are right-closed), so at 60 s its run is
     // refused while k1's (1 s) is still accepted.
     for (const tlbf::TlbfLayout layout : kLayouts) {
-      TimeLimitedFilter f(in_layout(time_config(60 * kSec, 1e-5, 100000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(60 * kSec, 1e-5, 100000), layout));
+      TimeLimitedFilter& f = *f_made;
       CHECK(f.insert_if_absent(key(0), 0));
       for (std::uint64_t i = 1; i <= 59; ++i) CHECK(f.insert_if_absent(key(i), static_cast<Time>(i) * kSec));
       CHECK(f.may_contain(key(1), 60 * kSec));
@@ -460,7 +470,8 @@ TEST_SUITE("time_limited") {
 
   TEST_CASE("every generation keeps to one grid cell, and runs never get newer with age") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.001, 500), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.001, 500), layout));
+      TimeLimitedFilter& f = *f_made;
       Time now = 0, gen_start = 0;
       std::uint64_t bad_cells = 0, bad_order = 0, shifts = 0;
       for (std::uint64_t i = 0; i < 50000; ++i) {
@@ -496,7 +507,8 @@ TEST_SUITE("time_limited") {
       for (const auto& kl : layouts) {
         CAPTURE(capacity);
         CAPTURE(kl[0]);
-        TimeLimitedFilter f(paper(time_config(300 * kSec, capacity, kl[0], kl[1])));
+        auto f_made = TimeLimitedFilter::make(paper(time_config(300 * kSec, capacity, kl[0], kl[1])));
+        TimeLimitedFilter& f = *f_made;
         const std::size_t slices = kl[0] + kl[1];
         // (k + l) k / (l ln2) for slices half full after k generations, with the sizing
         // headroom and whole-word rounding on top.
@@ -525,7 +537,8 @@ TEST_SUITE("time_limited") {
   TEST_CASE("random arrivals keep about k + l slices, and a burst's slices leave with it") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      TimeLimitedFilter f(in_layout(time_config(60 * kSec, 0.001, 60000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(60 * kSec, 0.001, 60000), layout));
+      TimeLimitedFilter& f = *f_made;
       std::mt19937_64 rng(5);
       std::exponential_distribution<double> gap(1000.0);
       double t = 0;
@@ -559,7 +572,8 @@ TEST_SUITE("time_limited") {
       CHECK(most <= slices + 1);
       // Bit-sliced: the era after the burst may be sized up to 1/16 over the one before it (the
       // era policy's drift).
-      CHECK(bits <= 1.05 * steady_bits * (layout == tlbf::TlbfLayout::bit_sliced ? TimeLimitedFilter::kEraDrift : 1.0));
+      CHECK(bits <= 1.05 * steady_bits *
+                        (layout == tlbf::TlbfLayout::bit_sliced ? BitSlicedTimeLimitedFilter::kEraDrift : 1.0));
     }
   }
 
@@ -580,7 +594,8 @@ TEST_SUITE("time_limited") {
     // The reference clears only size/8 bytes of the slice it recycles.
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      TimeLimitedFilter f(in_layout(time_config(kSec, 2000, 4, 3), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 2000, 4, 3), layout));
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       std::uint64_t shifts = 0, dirty = 0;
       for (std::uint64_t i = 0; i < 90000; ++i) {
@@ -613,7 +628,7 @@ TEST_SUITE("time_limited") {
         CHECK(std::string(e.what()).find(e.value()) != std::string::npos);
       }
     };
-    auto tlbf_make = [](const tlbf::FilterConfig& c) { TimeLimitedFilter f(c); };
+    auto tlbf_make = [](const tlbf::FilterConfig& c) { TimeLimitedFilter::make(c); };
     auto apbf_make = [](const tlbf::FilterConfig& c) { tlbf::AgePartitionedFilter f(c); };
     const tlbf::FilterConfig good = time_config(kSec, 0.01, 1000);
     CHECK_NOTHROW(tlbf_make(good));
@@ -646,11 +661,15 @@ TEST_SUITE("time_limited") {
 
   TEST_CASE("regression g: a query is const and changes nothing, not even the clock") {
     // The reference's read-only query advances the filter's clock.
-    static_assert(std::is_same<decltype(&TimeLimitedFilter::may_contain),
-                               bool (TimeLimitedFilter::*)(tlbf::KeyHash, Time) const>::value,
+    static_assert(std::is_same<decltype(&tlbf::BitSlicedTimeLimitedFilter::may_contain),
+                               bool (tlbf::BitSlicedTimeLimitedFilter::*)(tlbf::KeyHash, Time) const>::value,
+                  "may_contain must be const");
+    static_assert(std::is_same<decltype(&tlbf::SliceMajorTimeLimitedFilter::may_contain),
+                               bool (tlbf::SliceMajorTimeLimitedFilter::*)(tlbf::KeyHash, Time) const>::value,
                   "may_contain must be const");
     for (const tlbf::TlbfLayout layout : kLayouts) {
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.01, 1000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.01, 1000), layout));
+      TimeLimitedFilter& f = *f_made;
       for (std::uint64_t i = 0; i < 10000; ++i) f.insert(key(i), static_cast<Time>(i) * 200000);  // 0..2 s
       const Time last = 9999 * 200000;
       const std::string before = filter_checks::saved(f);
@@ -683,7 +702,8 @@ TEST_SUITE("time_limited") {
         CHECK(misses == 0);
         return now;
       };
-      TimeLimitedFilter unbounded(base);
+      auto unbounded_made = TimeLimitedFilter::make(base);
+      TimeLimitedFilter& unbounded = *unbounded_made;
       Time now = burst(unbounded, 4096, std::uint64_t{1} << 33);
       CHECK_FALSE(unbounded.stats(now).memory_capped);
       CHECK(unbounded.stats(now).cap_evictions == 0);
@@ -691,7 +711,8 @@ TEST_SUITE("time_limited") {
 
       tlbf::FilterConfig few = base;
       few.max_slices = 10;
-      TimeLimitedFilter by_count(few);
+      auto by_count_made = TimeLimitedFilter::make(few);
+      TimeLimitedFilter& by_count = *by_count_made;
       now = burst(by_count, 10, std::uint64_t{1} << 33);
       tlbf::FilterStats s = by_count.stats(now);
       MESSAGE("burst: " << natural << " slices uncapped; capped at 10: " << s.cap_evictions << " live slices dropped");
@@ -709,7 +730,8 @@ TEST_SUITE("time_limited") {
 
       tlbf::FilterConfig small = base;
       small.max_memory_bytes = 4096;
-      TimeLimitedFilter by_memory(small);
+      auto by_memory_made = TimeLimitedFilter::make(small);
+      TimeLimitedFilter& by_memory = *by_memory_made;
       now = burst(by_memory, 4096, 4096 * 8);
       s = by_memory.stats(now);
       CHECK(s.memory_capped);
@@ -727,7 +749,8 @@ TEST_SUITE("time_limited") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       tlbf::FilterConfig cfg = in_layout(time_config(kSec, 0.01, 100000000), layout);
       cfg.max_memory_bytes = 1 << 16;
-      TimeLimitedFilter f(cfg);
+      auto f_made = TimeLimitedFilter::make(cfg);
+      TimeLimitedFilter& f = *f_made;
       const tlbf::FilterStats s = f.stats(0);
       CHECK(s.memory_capped);
       CHECK(s.bits_allocated <= (1u << 16) * 8);
@@ -741,7 +764,8 @@ TEST_SUITE("time_limited") {
 
   TEST_CASE("an earlier clock value counts as the latest seen") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.001, 100), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.001, 100), layout));
+      TimeLimitedFilter& f = *f_made;
       f.insert(key(1), 10 * kSec);
       f.insert(key(2), 5 * kSec);  // late arrival: stamped as 10 s
       CHECK(f.may_contain(key(2), 0));
@@ -753,7 +777,8 @@ TEST_SUITE("time_limited") {
   TEST_CASE("statistics describe the slices") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.01, 1000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.01, 1000), layout));
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       for (std::uint64_t i = 0; i < 5000; ++i) f.insert(key(i), now += kMs);
       const tlbf::FilterStats s = f.stats(now);
@@ -788,7 +813,8 @@ TEST_SUITE("time_limited") {
 
   TEST_CASE("save and load give a filter that answers and evolves identically") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.01, 1000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.01, 1000), layout));
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       for (std::uint64_t i = 0; i < 30000; ++i) f.insert(key(i), now += (i / 3000) % 2 ? kMs / 10 : kMs);
       for (std::uint64_t i = 30000; i < 32000; ++i) f.insert(key(i), now += kMs / 50);  // a new rate
@@ -800,7 +826,8 @@ TEST_SUITE("time_limited") {
   TEST_CASE("a format-1 state keeps answering for its keys until they expire") {
     // Format 1 used probe hash s mod k in slice s and the jump-back query. Rebuilt here from
     // a slice-major filter's parameters: its keys are written the old way into its slices.
-    TimeLimitedFilter f(paper(time_config(kSec, 0.01, 1000)));
+    auto f_made = TimeLimitedFilter::make(paper(time_config(kSec, 0.01, 1000)));
+    TimeLimitedFilter& f = *f_made;
     Time now = 0;
     for (std::uint64_t i = 0; i < 3000; ++i) f.insert(key(i), now += kMs);  // 3 spans at 1000/s
     Payload p = Payload::parse(filter_checks::saved(f));
@@ -849,7 +876,8 @@ TEST_SUITE("time_limited") {
       CAPTURE(capped);
       tlbf::FilterConfig cfg = paper(time_config(kSec, 0.01, 1000));
       if (capped) cfg.max_slices = 70;
-      TimeLimitedFilter f(cfg);
+      auto f_made = TimeLimitedFilter::make(cfg);
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       // 2 spans at 1000/s, then 0.5 s at 10x (more slices than k + l), then 0.3 s at 1000/s.
       for (std::uint64_t i = 0; i < 2000; ++i) f.insert(key(i), now += kMs);
@@ -906,7 +934,8 @@ TEST_SUITE("time_limited") {
       for (int trial = 0; trial < 6; ++trial) {
         tlbf::FilterConfig cfg = paper(time_config(kSec, capacity, k, l));
         cfg.max_slices = 400;
-        TimeLimitedFilter f(cfg);
+        auto f_made = TimeLimitedFilter::make(cfg);
+        TimeLimitedFilter& f = *f_made;
         Time now = 0;
         for (std::uint64_t i = 0; i < 100; ++i) f.insert(key(i), now += kMs);
         Payload p = Payload::parse(filter_checks::saved(f));
@@ -991,7 +1020,8 @@ TEST_SUITE("time_limited") {
       tlbf::FilterConfig cfg = time_config(kSec, trial % 3 == 0 ? 0.1 : 1e-3, 2000);
       if (trial == 4) cfg.max_slices = 90;
       if (trial == 5) cfg.max_memory_bytes = 48 * 1024;
-      TimeLimitedFilter f(cfg);
+      auto f_made = TimeLimitedFilter::make(cfg);
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       std::vector<std::uint64_t> recent;
       for (std::uint64_t i = 0; i < 60000; ++i) {
@@ -1059,13 +1089,14 @@ TEST_SUITE("time_limited") {
            static const double factors[] = {0.1, 0.3, 1, 3, 10, 3, 1, 0.3};
            return static_cast<Duration>(500 * tlbf::kMicrosecond / factors[(i / 40000) % 8] / 10);
          },
-         TimeLimitedFilter::kMaxEras, 0.4},
+         BitSlicedTimeLimitedFilter::kMaxEras, 0.4},
         {"idle", [](std::uint64_t i) -> Duration { return i % 100000 == 99999 ? 1500 * kMs : 50 * tlbf::kMicrosecond; },
          2, 0.85},
     };
     for (const Profile& pr : profiles) {
       CAPTURE(pr.name);
-      TimeLimitedFilter f(time_config(kSec, 1e-3, 20000));
+      auto f_made = TimeLimitedFilter::make(time_config(kSec, 1e-3, 20000));
+      TimeLimitedFilter& f = *f_made;
       Time now = kSec;
       std::size_t most = 0;
       std::uint64_t one = 0;
@@ -1081,7 +1112,7 @@ TEST_SUITE("time_limited") {
                       << " at the end");
       CHECK(most <= pr.most_eras);
       CHECK(share >= pr.one_era_share);
-      CHECK(most <= TimeLimitedFilter::kMaxEras);
+      CHECK(most <= BitSlicedTimeLimitedFilter::kMaxEras);
     }
   }
 
@@ -1090,7 +1121,8 @@ TEST_SUITE("time_limited") {
     // Joined to the burst's era, every such shift was a pass over its cells (40 s for 3,000
     // records after a 3,000,000-key burst) and its memory stayed. The burst's keys are still
     // found through their window, and once it has passed the filter is small again.
-    TimeLimitedFilter f(time_config(kSec, 1e-3, 1000));
+    auto f_made = TimeLimitedFilter::make(time_config(kSec, 1e-3, 1000));
+    TimeLimitedFilter& f = *f_made;
     const Time burst = kSec;
     for (std::uint64_t i = 0; i < 200000; ++i) f.insert_if_absent(key(i), burst);
     const std::uint64_t peak = f.stats(burst).bits_allocated;
@@ -1102,7 +1134,7 @@ TEST_SUITE("time_limited") {
       if (now < burst + kSec) missed += !f.may_contain(key(j * 997), now);
     }
     CHECK(missed == 0);
-    CHECK(f.era_count() <= TimeLimitedFilter::kMaxEras);
+    CHECK(f.era_count() <= BitSlicedTimeLimitedFilter::kMaxEras);
     const std::uint64_t after = f.stats(now).bits_allocated;
     MESSAGE("bits after the burst " << peak << ", once it has passed " << after);
     CHECK(after * 100 < peak);
@@ -1113,7 +1145,8 @@ TEST_SUITE("time_limited") {
     // a cell's edge ends the first generation 1 ms later. Taken as a rate, that generation
     // started a new era, whose short generations sized the next, four eras live through the
     // whole first window (a query read k cells in each: at 10^7 keys, 7.5 s against 4.8 s).
-    TimeLimitedFilter f(time_config(100 * kSec, 1e-5, 1000));
+    auto f_made = TimeLimitedFilter::make(time_config(100 * kSec, 1e-5, 1000));
+    TimeLimitedFilter& f = *f_made;
     std::size_t most = 0;
     std::uint64_t missed = 0;
     for (std::uint64_t i = 0; i < 100000; ++i) {
@@ -1135,7 +1168,8 @@ TEST_SUITE("time_limited") {
       std::uint64_t bits = 0;
     };
     const auto run = [](std::uint64_t capacity) {
-      TimeLimitedFilter f(time_config(100 * kSec, 1e-5, capacity));
+      auto f_made = TimeLimitedFilter::make(time_config(100 * kSec, 1e-5, capacity));
+      TimeLimitedFilter& f = *f_made;
       Run r;
       for (std::uint64_t i = 0; i < 100000; ++i) {
         f.insert_if_absent(key(i), static_cast<Time>(i) * kMs);
@@ -1165,13 +1199,14 @@ TEST_SUITE("time_limited") {
       for (const std::uint64_t n : {100000, 300000}) {
         CAPTURE(e);
         CAPTURE(n);
-        TimeLimitedFilter f(time_config(60 * kSec, e, 100000));
+        auto f_made = TimeLimitedFilter::make(time_config(60 * kSec, e, 100000));
+        TimeLimitedFilter& f = *f_made;
         Time now = kSec;
         for (std::uint64_t i = 0; i < n; ++i) f.insert_if_absent(key(i), now += tlbf::kMicrosecond);
         std::uint64_t missed = 0;
         for (std::uint64_t i = 0; i < n; ++i) missed += !f.may_contain(key(i), now);
         CHECK(missed == 0);
-        CHECK(f.era_count() <= TimeLimitedFilter::kMaxEras);
+        CHECK(f.era_count() <= BitSlicedTimeLimitedFilter::kMaxEras);
         const double bits_per_key = static_cast<double>(f.stats(now).bits_allocated) / static_cast<double>(n);
         MESSAGE(bits_per_key << " bits per key");
         CHECK(bits_per_key <= 120);
@@ -1183,7 +1218,8 @@ TEST_SUITE("time_limited") {
     // A rate 11 % above the capacity: generations end by count and the era passes k + l
     // slices in its first window. Widened straight to 128 slots it held 60 bits per key
     // where 38 do (the Redis benchmark's TLBF.ADD case); it grows a quarter at a time.
-    TimeLimitedFilter f(time_config(100 * kSec, 1e-3, 10000));
+    auto f_made = TimeLimitedFilter::make(time_config(100 * kSec, 1e-3, 10000));
+    TimeLimitedFilter& f = *f_made;
     const std::uint64_t steady = f.k() + f.l();
     std::uint64_t most = 0, wide = 0;
     for (std::uint64_t i = 0; i < 10000; ++i) {
@@ -1204,7 +1240,7 @@ TEST_SUITE("time_limited") {
       f.insert_if_absent(key(100000 + i), start + static_cast<Time>(i) * kMs / 2);
       if (f.era(0).slots > most) widths.insert(f.era(0).slots);
     }
-    CHECK(widths == std::set<std::uint64_t>{TimeLimitedFilter::kWideSlots});
+    CHECK(widths == std::set<std::uint64_t>{BitSlicedTimeLimitedFilter::kWideSlots});
   }
 
   TEST_CASE("with k = 1 no era is left without slices behind a newer one") {
@@ -1214,7 +1250,8 @@ TEST_SUITE("time_limited") {
     std::mt19937_64 rng(11);
     for (const std::uint32_t l : {1u, 3u}) {
       CAPTURE(l);
-      TimeLimitedFilter f(time_config(kSec, 100, 1, l));
+      auto f_made = TimeLimitedFilter::make(time_config(kSec, 100, 1, l));
+      TimeLimitedFilter& f = *f_made;
       Time now = kSec;
       Duration step = kMs;
       std::uint64_t empty = 0;
@@ -1249,8 +1286,9 @@ TEST_SUITE("time_limited") {
       if (trial % 2) cfg.max_slices = trial % 4 < 2 ? 9 : 80;
       if (trial % 8 == 7) cfg.max_memory_bytes = 16384;
       cfg.tlbf_layout = trial < 8 ? tlbf::TlbfLayout::bit_sliced : tlbf::TlbfLayout::slice_major;
-      auto f = std::make_unique<TimeLimitedFilter>(cfg);
-      TimeLimitedFilter twin(cfg);
+      auto f = TimeLimitedFilter::make(cfg);
+      auto twin_made = TimeLimitedFilter::make(cfg);
+      TimeLimitedFilter& twin = *twin_made;
       Time now = kSec;
       for (std::uint64_t i = 0; i < 20000; ++i) {
         Time at = now;
@@ -1315,7 +1353,7 @@ TEST_SUITE("time_limited") {
       tlbf::FilterConfig cfg = trial % 4 < 2 ? time_config(kSec, 300, 4, 3) : time_config(kSec, 0.01, 300);
       if (trial % 2) cfg.max_slices = trial % 4 < 2 ? 9 : 80;
       cfg.tlbf_layout = sliced ? tlbf::TlbfLayout::bit_sliced : tlbf::TlbfLayout::slice_major;
-      auto f = std::make_unique<TimeLimitedFilter>(cfg);
+      auto f = TimeLimitedFilter::make(cfg);
       Time now = kSec;
       std::uint64_t next_check = 1;
       for (std::uint64_t i = 0; i < 6000; ++i) {
@@ -1379,14 +1417,14 @@ TEST_SUITE("time_limited") {
   TEST_CASE("prefetch() changes no decision and no state") {
     for (const tlbf::TlbfLayout layout : kLayouts)
       filter_checks::check_prefetch_is_a_hint(
-          [layout] { return std::make_unique<TimeLimitedFilter>(in_layout(time_config(kSec, 1000, 4, 3), layout)); },
-          kMs / 2);
+          [layout] { return TimeLimitedFilter::make(in_layout(time_config(kSec, 1000, 4, 3), layout)); }, kMs / 2);
   }
 
   TEST_CASE("a saved state whose k + l wraps in 32 bits is refused before anything divides by it") {
     for (const tlbf::TlbfLayout layout : kLayouts) {
       CAPTURE(name(layout));
-      TimeLimitedFilter f(in_layout(time_config(kSec, 0.01, 1000), layout));
+      auto f_made = TimeLimitedFilter::make(in_layout(time_config(kSec, 0.01, 1000), layout));
+      TimeLimitedFilter& f = *f_made;
       std::string bytes = filter_checks::saved(f);
       // The tag, the format-1 marker (0), the format and the layout bytes, then k and l.
       const std::uint32_t k = f.stats(0).k;
@@ -1405,7 +1443,8 @@ TEST_SUITE("time_limited") {
       tlbf::FilterConfig cfg = in_layout(time_config(kSec, 1000, 3, 2), layout);
       cfg.max_memory_bytes = 1 << 20;
       cfg.max_slices = 64;
-      TimeLimitedFilter f(cfg);
+      auto f_made = TimeLimitedFilter::make(cfg);
+      TimeLimitedFilter& f = *f_made;
       Time now = 0;
       // Two rates, so that the bit-sliced filter holds two eras (the first, sized for 1,000
       // keys a span, grows to the 10,000 of the first rate; the drop to a twentieth of it

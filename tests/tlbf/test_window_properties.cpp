@@ -261,7 +261,8 @@ void check_rate_jump(double target, double factor, bool steady_too) {
   const auto gap = static_cast<Duration>(static_cast<double>(kBaseGap) / factor);
   const std::uint64_t ends[3] = {slow, slow + fast, 2 * slow + fast};
   const auto probes = static_cast<std::uint64_t>(std::min(1e6, 200 / target)) / 8;
-  tlbf::TimeLimitedFilter f(time_config(kJumpSpan, target, 6000));
+  auto f_made = tlbf::TimeLimitedFilter::make(time_config(kJumpSpan, target, 6000));
+  tlbf::TimeLimitedFilter& f = *f_made;
   std::uint64_t asked[3] = {}, reported[3] = {}, probe = 0;
   Outcome at_end[3];
   auto step = [&](std::uint64_t i) { return i >= ends[0] && i < ends[1] ? gap : kBaseGap; };
@@ -300,7 +301,8 @@ TEST_SUITE("window_properties") {
     const double target = 1e-3;
     const std::vector<Event> ev = periodic_events(kSpan + kSpan / 20, 2000, 18000, kRecords);
     for (Refresh refresh : {Refresh::no, Refresh::yes}) {
-      tlbf::TimeLimitedFilter f(time_config(kSpan, target, 20000));
+      auto f_made = tlbf::TimeLimitedFilter::make(time_config(kSpan, target, 20000));
+      tlbf::TimeLimitedFilter& f = *f_made;
       REQUIRE(f.cell() < kSpan / 20);
       const Outcome o = run_time_window(f, kSpan, refresh, ev, [](std::uint64_t, Time) {});
       report("periodic at 1.05 spans", refresh, o);
@@ -340,7 +342,8 @@ TEST_SUITE("window_properties") {
     for (Refresh refresh : {Refresh::no, Refresh::yes}) {
       tlbf::FilterConfig cfg = time_config(kSpan, 0.01, 20000);
       if (refresh == Refresh::yes) cfg.tlbf_layout = tlbf::TlbfLayout::slice_major;
-      tlbf::TimeLimitedFilter f(cfg);
+      auto f_made = tlbf::TimeLimitedFilter::make(cfg);
+      tlbf::TimeLimitedFilter& f = *f_made;
       const Outcome o = run_time_window(f, kSpan, refresh, kRecords, [](std::uint64_t) { return kBaseStep; });
       report("steady", refresh, o);
       CHECK(o.edge_checks > kRecords / 2);
@@ -354,7 +357,8 @@ TEST_SUITE("window_properties") {
       for (Refresh refresh : {Refresh::no, Refresh::yes}) {
         tlbf::FilterConfig cfg = time_config(kSpan, 0.01, 20000);
         cfg.tlbf_layout = layout;
-        tlbf::TimeLimitedFilter f(cfg);
+        auto f_made = tlbf::TimeLimitedFilter::make(cfg);
+        tlbf::TimeLimitedFilter& f = *f_made;
         // 10 s steady (200k records), 2 s at 10x (400k), then steady (400k records, 20 s).
         auto step = [](std::uint64_t i) { return i >= 200000 && i < 600000 ? kBaseStep / 10 : kBaseStep; };
         std::vector<std::size_t> slices_per_half_span;
@@ -406,7 +410,8 @@ TEST_SUITE("window_properties") {
 
   TEST_CASE("tlbf: no false negatives through a ramp up and down") {
     for (Refresh refresh : {Refresh::no, Refresh::yes}) {
-      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.001, 20000));
+      auto f_made = tlbf::TimeLimitedFilter::make(time_config(kSpan, 0.001, 20000));
+      tlbf::TimeLimitedFilter& f = *f_made;
       // The gap between records falls linearly from 50 us to 5 us and back, twice.
       auto step = [](std::uint64_t i) {
         const std::uint64_t phase = i % 500000;
@@ -421,7 +426,8 @@ TEST_SUITE("window_properties") {
 
   TEST_CASE("tlbf: no false negatives across idle gaps longer than the span") {
     for (Refresh refresh : {Refresh::no, Refresh::yes}) {
-      tlbf::TimeLimitedFilter f(time_config(kSpan, 0.01, 20000));
+      auto f_made = tlbf::TimeLimitedFilter::make(time_config(kSpan, 0.01, 20000));
+      tlbf::TimeLimitedFilter& f = *f_made;
       // Every 100k records, a silence of 1.5 spans; every 100k + 50k, one of 0.9 span.
       auto step = [](std::uint64_t i) {
         if (i > 0 && i % 100000 == 0) return kSpan + kSpan / 2;
@@ -458,7 +464,8 @@ TEST_SUITE("window_properties") {
 
       // TLBF: 10,000 records per 1 s span, capacity as configured; 5 s of warm-up, then
       // measurements spread over 4 s.
-      tlbf::TimeLimitedFilter t(time_config(kSec, target, 10000));
+      auto t_made = tlbf::TimeLimitedFilter::make(time_config(kSec, target, 10000));
+      tlbf::TimeLimitedFilter& t = *t_made;
       Time now = 0;
       hits = 0;
       asked = 0;
@@ -485,7 +492,8 @@ TEST_SUITE("window_properties") {
     for (std::uint64_t capacity : {1000ull, 10000ull}) {
       tlbf::FilterConfig cfg = time_config(300 * kSec, 0.1, capacity);
       cfg.tlbf_layout = tlbf::TlbfLayout::slice_major;
-      tlbf::TimeLimitedFilter f(cfg);
+      auto f_made = tlbf::TimeLimitedFilter::make(cfg);
+      tlbf::TimeLimitedFilter& f = *f_made;
       const std::size_t base = f.k() + f.l();
       std::size_t peak = 0;
       std::vector<std::uint64_t> slice0_last_span;
@@ -515,7 +523,8 @@ TEST_SUITE("window_properties") {
     // upsampled or folded first era, or a new one) and the filter ends in one era of k + l
     // slices sized for k generations of 3000 / l records, with both headrooms.
     for (std::uint64_t capacity : {1000ull, 10000ull}) {
-      tlbf::TimeLimitedFilter f(time_config(300 * kSec, 0.1, capacity));
+      auto f_made = tlbf::TimeLimitedFilter::make(time_config(300 * kSec, 0.1, capacity));
+      tlbf::TimeLimitedFilter& f = *f_made;
       REQUIRE(f.layout() == tlbf::TlbfLayout::bit_sliced);
       Time now = 0;
       std::size_t most = 0;

@@ -39,6 +39,7 @@
 #include <hiredis/hiredis.h>
 
 #include "decide/redis/redis_client.hpp"
+#include "decide/redis/redis_url.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/item_list.hpp"
 
@@ -46,28 +47,12 @@ namespace tlbf_dedup {
 namespace {
 
 constexpr std::chrono::milliseconds kTimeout{10'000};
-constexpr int kSlots = 16384;
 constexpr int kMaxRedirects = 5;
 constexpr std::int64_t kNsPerMs = 1'000'000;
 
-// The cluster's key hash slot: CRC16 (XMODEM) of the key, or of its hash tag {...}.
-int key_slot(std::string_view key) {
-  const std::size_t open = key.find('{');
-  if (open != std::string_view::npos) {
-    const std::size_t close = key.find('}', open + 1);
-    if (close != std::string_view::npos && close > open + 1) key = key.substr(open + 1, close - open - 1);
-  }
-  std::uint16_t crc = 0;
-  for (unsigned char c : key) {
-    crc ^= static_cast<std::uint16_t>(c << 8);
-    for (int i = 0; i < 8; ++i) crc = static_cast<std::uint16_t>(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
-  }
-  return crc % kSlots;
-}
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 std::int64_t floor_ms(tlbf::Time t) { return t >= 0 ? t / kNsPerMs : -((-t + kNsPerMs - 1) / kNsPerMs); }
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 struct Item {
   std::size_t offset;
@@ -96,63 +81,6 @@ struct Batch {
 };
 
 }  // namespace
-
-std::optional<RedisUrl> parse_redis_url(std::string_view text, std::string* problem) {
-  RedisUrl u;
-  u.text = std::string(text);
-  std::string_view rest = text;
-  if (starts_with(rest, "redis://")) {
-    rest.remove_prefix(8);
-  } else if (starts_with(rest, "redis+cluster://")) {
-    rest.remove_prefix(16);
-    u.cluster = true;
-  } else {
-    *problem = "expected redis://host[:port][/db] or redis+cluster://host[:port]";
-    return std::nullopt;
-  }
-  if (rest.find('@') != std::string_view::npos) {
-    *problem = "user names and passwords are not supported";
-    return std::nullopt;
-  }
-  const std::size_t slash = rest.find('/');
-  std::string_view hostport = rest.substr(0, slash), db = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
-  std::size_t colon = hostport.rfind(':');
-  if (starts_with(hostport, "[")) {  // an IPv6 address, bracketed as in RFC 3986: [::1]:6379
-    const std::size_t close = hostport.find(']');
-    if (close == std::string_view::npos || (close + 1 < hostport.size() && hostport[close + 1] != ':')) {
-      *problem = "an IPv6 address is written in brackets, such as redis://[::1]:6379";
-      return std::nullopt;
-    }
-    u.host = std::string(hostport.substr(1, close - 1));
-    colon = close + 1 < hostport.size() ? close + 1 : std::string_view::npos;
-  } else if (hostport.find(':') != colon) {
-    *problem = "an IPv6 address is written in brackets, such as redis://[::1]:6379";
-    return std::nullopt;
-  } else {
-    u.host = std::string(hostport.substr(0, colon));
-  }
-  auto number = [](std::string_view s, int max, int* out) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-    return !s.empty() && ec == std::errc() && end == s.data() + s.size() && *out >= 0 && *out <= max;
-  };
-  if (u.host.empty()) {
-    *problem = "no host";
-    return std::nullopt;
-  }
-  if (colon != std::string_view::npos && (!number(hostport.substr(colon + 1), 65535, &u.port) || u.port == 0)) {
-    *problem = "the port is not a number from 1 to 65535";
-    return std::nullopt;
-  }
-  if (!db.empty() && !number(db, 1 << 20, &u.db)) {
-    *problem = "the database is not a whole number";
-    return std::nullopt;
-  }
-  if (u.cluster && u.db != 0) {
-    *problem = "a cluster has only database 0";
-    return std::nullopt;
-  }
-  return u;
-}
 
 struct RedisBackend::Impl {
   RedisConfig cfg;
@@ -300,7 +228,7 @@ struct RedisBackend::Impl {
                       capacity = std::to_string((requested.capacity + shards - 1) / shards),
                       memory = std::to_string(std::max<std::uint64_t>(4096, requested.max_memory_bytes / shards)),
                       count = std::to_string(shards);
-    const std::string algorithm = requested.algorithm == tlbf::Algorithm::gebf ? "gebf" : "tlbf";
+    const std::string algorithm(tlbf::algorithm_name(requested.algorithm));
     for (std::uint32_t s = 0; s < shards; ++s) {
       RedisReply r = call_shard(s, {"TLBF.RESERVE", shard_keys[s], "WINDOW", window, "ERROR", error, "CAPACITY",
                                     capacity, "ALGORITHM", algorithm, "MAXMEMORY", memory, "SHARDS", count});

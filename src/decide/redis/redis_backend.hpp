@@ -12,22 +12,11 @@
 
 #include "base/clock.hpp"
 #include "decide/decider.hpp"
+#include "decide/redis/redis_url.hpp"
 #include "report/diagnostics.hpp"
 #include "tlbf/config.hpp"
 
 namespace tlbf_dedup {
-
-// redis://host[:port][/db] (one node) or redis+cluster://host[:port] (any node of a cluster).
-struct RedisUrl {
-  bool cluster = false;
-  std::string host;
-  int port = 6379;
-  int db = 0;
-  std::string text;  // as given, for messages
-};
-
-// The URL, or nullopt with *problem saying what is wrong with it.
-std::optional<RedisUrl> parse_redis_url(std::string_view text, std::string* problem);
 
 // What happens when the server goes away in the middle of a run.
 enum class RedisFallback { stop, local };

@@ -4,7 +4,8 @@
 # blocks after an '<!-- example -->' comment (Markdown). They run in a scratch directory
 # holding the fixtures under the names the examples use (app.log: the stack-trace log;
 # access.log.1.gz: access.log compressed, a rotated log; trail*.json.gz: CloudTrail files;
-# catalina.out, audit.log, windows_events.json as in testdata/; eve.json: suricata_eve.json),
+# catalina.out, audit.log, windows_events.json as in testdata/; eve.json: suricata_eve.json;
+# dns.log: tables/zeek_dns.log; export.csv and dump.tsv as in testdata/tables/),
 # with tlbf-dedup first on PATH;
 # "tail -F FILE" is run as "tail -n +1 FILE" so the pipeline ends. Each example must
 # exit 0 with pipefail and write something (stdout, stderr or a new file).
@@ -50,6 +51,8 @@ fresh_run() {
   cp "$TESTDATA/app_stacktrace.log" "$WORK/run/app.log"
   cp "$TESTDATA/catalina.out" "$TESTDATA/audit.log" "$TESTDATA/windows_events.json" "$WORK/run/"
   cp "$TESTDATA/suricata_eve.json" "$WORK/run/eve.json"
+  cp "$TESTDATA/tables/zeek_dns.log" "$WORK/run/dns.log"
+  cp "$TESTDATA/tables/export.csv" "$TESTDATA/tables/dump.tsv" "$WORK/run/"
   cp "$TESTDATA"/cloudtrail/trail*.json.gz "$WORK/run/"
   gzip -c "$TESTDATA/sample_access.log" > "$WORK/run/access.log.1.gz"
 }
