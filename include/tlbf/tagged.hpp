@@ -71,8 +71,8 @@
 
 namespace tlbf {
 
-// The byte a saved tagged filter starts with (the next Algorithm value after exact).
-inline constexpr std::uint8_t kTaggedStateTag = 5;
+// The byte a saved tagged filter starts with.
+inline constexpr auto kTaggedStateTag = static_cast<std::uint8_t>(Algorithm::tagged);
 
 // What the tagged filter reports beyond FilterStats.
 struct TaggedShape {
@@ -194,6 +194,9 @@ class TaggedFilter final : public WindowFilter {
     FilterStats s;
     s.algorithm = "tagged";
     s.slices = sh.tables;
+    s.slots = sh.slots;
+    s.load = sh.load;
+    s.slack = sh.slack;
     s.l = epochs_;
     s.slice0_bits = 512 * tables_.back().blocks.size();
     s.bits_allocated = 8 * held_bytes();
@@ -235,6 +238,7 @@ class TaggedFilter final : public WindowFilter {
   const detail::TaggedLayout& layout() const { return layout_; }
 
   void save(ByteWriter& out) const override { SavedForm::save(*this, out, kTaggedStateTag); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
 
  private:
   friend struct SavedForm;
