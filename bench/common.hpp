@@ -94,4 +94,41 @@ PaperRound paper_round(tlbf::WindowFilter& f, std::uint64_t inserts, std::uint64
   return r;
 }
 
+// The steady stream of the scaling benchmarks: a new key every kTick from kOrigin, and among
+// the decisions kRepeatShare repeats of keys still inside a window of `live` new keys.
+inline constexpr double kRepeatShare = 0.3;
+inline constexpr tlbf::Duration kTick = tlbf::kMicrosecond;
+inline constexpr tlbf::Time kOrigin = tlbf::kSecond;
+
+// The steady stream: decision i is key keys[i] at time of its tick. New keys are consecutive
+// integers; a repeat names one of the `live` newest keys, all younger than the span. The
+// generator is a SplitMix64: cheap enough that filling 2 x 10^7 keys is the filter's time.
+class SteadyStream {
+ public:
+  explicit SteadyStream(std::uint64_t live) : live_(live) {}
+
+  // The next decision's key; the clock moves only with new keys.
+  std::uint64_t next_key() {
+    if (new_keys_ > 0 && static_cast<double>(draw() >> 11) * 0x1p-53 < kRepeatShare)
+      return new_keys_ - 1 - draw() % std::min(new_keys_, live_);
+    return new_keys_++;
+  }
+  // A new key, as next_key() would return it after its repeats.
+  std::uint64_t next_new_key() { return new_keys_++; }
+  // The time of the key just returned (a repeat shares the tick of the newest key).
+  tlbf::Time now() const { return kOrigin + static_cast<tlbf::Time>(new_keys_) * kTick; }
+  std::uint64_t new_keys() const { return new_keys_; }
+
+ private:
+  std::uint64_t draw() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t live_;
+  std::uint64_t new_keys_ = 0;
+  std::uint64_t state_ = 42;
+};
+
 }  // namespace tlbf_bench

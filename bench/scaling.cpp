@@ -75,9 +75,9 @@ struct Options {
 constexpr std::uint64_t kLiveSizes[] = {1'000, 100'000, 1'000'000, 10'000'000};
 constexpr std::uint64_t kRatioFrom = 100'000, kRatioTo = 10'000'000;
 constexpr double kRatioTarget = 0.5;
-constexpr double kRepeatShare = 0.3;
-constexpr tlbf::Duration kTick = tlbf::kMicrosecond;
-constexpr Time kOrigin = tlbf::kSecond;
+using tlbf_bench::kRepeatShare;
+using tlbf_bench::kTick;
+using tlbf_bench::SteadyStream;
 
 struct Subject {
   const char* name;
@@ -89,37 +89,6 @@ constexpr Subject kSubjects[] = {{"tlbf", Algorithm::tlbf, 1e-5},
                                  {"gebf", Algorithm::gebf, 1e-5},
                                  {"gebf", Algorithm::gebf, 1e-3},
                                  {"exact", Algorithm::exact, 1e-5}};
-
-// The steady stream: decision i is key keys[i] at time of its tick. New keys are consecutive
-// integers; a repeat names one of the `live` newest keys, all younger than the span. The
-// generator is a SplitMix64: cheap enough that filling 2 x 10^7 keys is the filter's time.
-class SteadyStream {
- public:
-  explicit SteadyStream(std::uint64_t live) : live_(live) {}
-
-  // The next decision's key; the clock moves only with new keys.
-  std::uint64_t next_key() {
-    if (new_keys_ > 0 && static_cast<double>(draw() >> 11) * 0x1p-53 < kRepeatShare)
-      return new_keys_ - 1 - draw() % std::min(new_keys_, live_);
-    return new_keys_++;
-  }
-  // A new key, as next_key() would return it after its repeats.
-  std::uint64_t next_new_key() { return new_keys_++; }
-  // The time of the key just returned (a repeat shares the tick of the newest key).
-  Time now() const { return kOrigin + static_cast<Time>(new_keys_) * kTick; }
-  std::uint64_t new_keys() const { return new_keys_; }
-
- private:
-  std::uint64_t draw() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t live_;
-  std::uint64_t new_keys_ = 0;
-  std::uint64_t state_ = 42;
-};
 
 struct Row {
   double mdps = 0;          // million decisions per CPU second, median

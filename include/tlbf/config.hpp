@@ -15,10 +15,11 @@ namespace tlbf {
 // The library's are named here; the registry (registry.hpp) maps names and tags to the
 // classes, and an algorithm defined elsewhere takes a value of its own (Algorithm{200}).
 enum class Algorithm : std::uint8_t {
-  tlbf = 1,   // time-limited Bloom filter (time window)
-  apbf = 2,   // age-partitioned Bloom filter (count window)
-  gebf = 3,   // guarded epoch Bloom filter (count window, or time window: epochs of span/r)
-  exact = 4,  // exact fingerprint table (either window)
+  tlbf = 1,    // time-limited Bloom filter (time window)
+  apbf = 2,    // age-partitioned Bloom filter (count window)
+  gebf = 3,    // guarded epoch Bloom filter (count window, or time window: epochs of span/r)
+  exact = 4,   // exact fingerprint table (either window)
+  tagged = 5,  // fingerprints tagged with their epoch (time window)
 };
 
 // TLBF: how the slices are stored and sized (time_limited.hpp). bit_sliced, the default:

@@ -44,6 +44,7 @@ template <bool Blocked>
 class SeparateSegments;
 }  // namespace detail
 class ExactWindow;
+class TaggedFilter;
 
 // The library's filter classes that visit_filter() (visit.hpp) reaches as themselves: one
 // virtual call (WindowFilter::accept), then code compiled for the class. Any other filter, the
@@ -53,11 +54,10 @@ class ExactWindow;
 // library) needs nothing at all.
 template <class... F>
 struct FilterClasses {};
-using VisitedFilters =
-    FilterClasses<BitSlicedTimeLimitedFilter, SliceMajorTimeLimitedFilter, AgePartitionedFilter,
-                  BasicGuardedEpochFilter<detail::SlicedSegments>,
-                  BasicGuardedEpochFilter<detail::SeparateSegments<false>>,
-                  BasicGuardedEpochFilter<detail::SeparateSegments<true>>, TimedEpochFilter, ExactWindow, WindowFilter>;
+using VisitedFilters = FilterClasses<
+    BitSlicedTimeLimitedFilter, SliceMajorTimeLimitedFilter, AgePartitionedFilter,
+    BasicGuardedEpochFilter<detail::SlicedSegments>, BasicGuardedEpochFilter<detail::SeparateSegments<false>>,
+    BasicGuardedEpochFilter<detail::SeparateSegments<true>>, TimedEpochFilter, ExactWindow, TaggedFilter, WindowFilter>;
 
 namespace detail {
 template <class F>

@@ -26,6 +26,7 @@
 #include "tlbf/filter.hpp"
 #include "tlbf/gebf.hpp"
 #include "tlbf/serialize.hpp"
+#include "tlbf/tagged.hpp"
 #include "tlbf/time_limited.hpp"
 #include "tlbf/types.hpp"
 
@@ -84,6 +85,8 @@ inline std::vector<FilterEntry> builtin_filters() {
          return TimedEpochFilter::window_bits_for(c);
        }},
       {"exact", Algorithm::exact, true, true, make_as<ExactWindow>, load_as<ExactWindow>},
+      {"tagged", Algorithm::tagged, true, false, make_as<TaggedFilter>, load_as<TaggedFilter>,
+       [](const FilterConfig& c) -> std::optional<std::uint64_t> { return TaggedFilter::window_bits_for(c); }},
   };
 }
 

@@ -79,6 +79,11 @@ struct FilterStats {
   // 0 when the cap has never bound (the full configured window holds).
   Time effective_span = 0;
   std::uint64_t effective_count = 0;
+  // The tagged filter: slots in all tables, the newest table's live load, tables live, and
+  // how far past the window a key may still be reported.
+  std::uint64_t slots = 0;
+  double load = 0;
+  Duration slack = 0;
 };
 
 }  // namespace tlbf

@@ -15,6 +15,7 @@
 #include "tlbf/exact.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/gebf.hpp"
+#include "tlbf/tagged.hpp"
 #include "tlbf/time_limited.hpp"
 
 namespace tlbf {

@@ -136,7 +136,9 @@ void declare_filter(CLI::App& app, ValueOptions& value) {
   value("-c,--capacity", "N",
         "expected distinct keys per window, for initial sizing (default 100000); set it near a large window's "
         "real count and the filter starts at that size");
-  value("-a,--algorithm", "NAME", "tlbf (default with -w) | apbf (default with -n) | gebf | exact");
+  value("-a,--algorithm", "NAME",
+        "tlbf (default with -w) | apbf (default with -n) | gebf | exact | tagged (-w only: for large windows, "
+        "tight memory and a boundary within window/16)");
   value("--max-memory", "SIZE",
         "bound on the filter's memory: 512M, 2G (default 1G); when it binds the window shrinks, never the error rate");
   value("--on-cap", "ACTION",

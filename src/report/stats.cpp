@@ -21,6 +21,7 @@ namespace tlbf_dedup {
 namespace {
 
 bool is_exact(const tlbf::FilterStats& f) { return f.algorithm == "exact"; }
+bool is_tagged(const tlbf::FilterStats& f) { return f.algorithm == "tagged"; }
 std::uint64_t peak_bits(const tlbf::FilterStats& f) { return std::max(f.peak_bits_allocated, f.bits_allocated); }
 double per_key(const tlbf::FilterStats& f) { return is_exact(f) ? f.bits_per_live_key / 8.0 : f.bits_per_live_key; }
 
@@ -59,6 +60,9 @@ std::string filter_json(const RunStats& s) {
   std::string shape = is_exact(f) ? std::string()
                                   : fmt::format("\"k\":{},\"l\":{},\"slices\":{},\"slice0_bits\":{},", f.k, f.l,
                                                 f.slices, f.slice0_bits);
+  if (is_tagged(f))
+    shape = fmt::format("\"slots\":{},\"load\":{:.3f},\"tables\":{},\"slack_seconds\":{:.9f},", f.slots, f.load,
+                        f.slices, static_cast<double>(f.slack) / 1e9);
   // What the filter was sized for, under the name of TLBF.INFO (docs/redis.md) or of -n.
   std::string sizing;
   if (s.sizing.keys > 0)
@@ -154,6 +158,10 @@ std::string stats_text(const RunStats& s, double rate) {
                   static_cast<double>(peak_bits(f)) / 8192.0);
   if (is_exact(f))
     line(out, "filter", fmt::format("{} {}", f.algorithm, memory));
+  else if (is_tagged(f))
+    line(out, "filter",
+         fmt::format("{} slots={} load={:.2f} tables={} slack={:.3f}s {}", f.algorithm, f.slots, f.load, f.slices,
+                     static_cast<double>(f.slack) / 1e9, memory));
   else
     line(out, "filter", fmt::format("{} k={} l={} slices={} {}", f.algorithm, f.k, f.l, f.slices, memory));
   line(out, "keys", keys_text(s));

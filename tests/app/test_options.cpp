@@ -252,7 +252,7 @@ TEST_SUITE("options") {
   }
 
   TEST_CASE("a value message names the option as --help spells it, and the text as typed") {
-    CHECK(usage_error({"-a", "bloom"}) == "-a/--algorithm 'bloom': expected tlbf, apbf, gebf or exact");
+    CHECK(usage_error({"-a", "bloom"}) == "-a/--algorithm 'bloom': expected tlbf, apbf, gebf, exact or tagged");
     CHECK(usage_error({"--max-future", "36501d"}) == "--max-future '36501d': longer than the longest duration, 36500d");
     CHECK(usage_error({"--multiline", "x", "--multiline-timeout", "2h"}) ==
           "--multiline-timeout '2h': expected a duration from 0 to 1h, such as 1s or 200ms");

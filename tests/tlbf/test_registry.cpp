@@ -134,8 +134,8 @@ TEST_SUITE("registry") {
       CHECK(tlbf::parse_algorithm(e.name) == e.tag);
       CHECK(tlbf::algorithm_name(e.tag) == e.name);
     }
-    CHECK(names == std::vector<std::string>{"tlbf", "apbf", "gebf", "exact"});
-    CHECK(tlbf::algorithm_names() == "tlbf, apbf, gebf or exact");
+    CHECK(names == std::vector<std::string>{"tlbf", "apbf", "gebf", "exact", "tagged"});
+    CHECK(tlbf::algorithm_names() == "tlbf, apbf, gebf, exact or tagged");
     CHECK(tlbf::algorithm_names(false, true) == "apbf, gebf or exact");
     CHECK(!tlbf::parse_algorithm("toy"));
     CHECK(tlbf::algorithm_name(ToyWindow::kTag) == "unknown");
@@ -154,7 +154,7 @@ TEST_SUITE("registry") {
   }
 
   TEST_CASE("a toy algorithm, one class and one entry: chosen by -a, built, decided, saved and loaded") {
-    CHECK(usage_error({"-a", "toy"}).find("expected tlbf, apbf, gebf or exact") != std::string::npos);
+    CHECK(usage_error({"-a", "toy"}).find("expected tlbf, apbf, gebf, exact or tagged") != std::string::npos);
     const ToyRegistered toy;
 
     // -a toy, through the program's option parsing, and the window it takes.
@@ -162,7 +162,7 @@ TEST_SUITE("registry") {
     REQUIRE(o.filter.algorithm == ToyWindow::kTag);
     CHECK(usage_error({"-a", "toy", "-n", "10"}).find("needs a time window; use apbf, gebf or exact") !=
           std::string::npos);
-    CHECK(usage_error({"-a", "bogus"}).find("expected tlbf, apbf, gebf, exact or toy") != std::string::npos);
+    CHECK(usage_error({"-a", "bogus"}).find("expected tlbf, apbf, gebf, exact, tagged or toy") != std::string::npos);
     // Its own check of its parameters, once they are all read, named as options.
     CHECK(usage_error({"-a", "toy", "-e", "0.01"}).find("-e/--error-rate '0.01': the toy is exact") !=
           std::string::npos);

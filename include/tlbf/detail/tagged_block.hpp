@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+// The 64-byte block of the tagged filter (tagged.hpp) and the operations on it: eight words,
+// each packing `per_word` slots of `width` = floor(64 / per_word) bits, so no slot straddles a
+// word and a word is compared with all its slots at once.
+//
+// A slot is (remainder << tag_bits) | tag. A stored remainder is never 0 (remainder_of()
+// maps 0 to 1), so the all-zero slot is the empty one and no query remainder matches it. The
+// tag is an epoch number modulo 2^tag_bits; the table that owns the block keeps `floor`, an
+// epoch no slot is older than, with every slot's epoch in [floor, floor + 2^tag_bits), so a
+// tag decodes to its epoch as floor + ((tag - floor) mod 2^tag_bits). A slot is live when its
+// epoch is at least the caller's lowest live epoch `lo`; in decoded form rel >= threshold,
+// threshold = lo - floor clamped to [0, 2^tag_bits] (0: every stored slot is live, 2^tag_bits:
+// none is). Every function here takes the block's Live view and never touches another block.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace tlbf::detail {
+
+struct alignas(64) TaggedBlock {
+  std::uint64_t w[8] = {};
+};
+static_assert(sizeof(TaggedBlock) == 64, "a block is one cache line");
+
+// Where the fields of a slot sit, for one slot width; every mask is built once.
+class TaggedLayout {
+ public:
+  TaggedLayout() = default;
+  TaggedLayout(std::uint32_t per_word, std::uint32_t tag_bits)
+      : per_word_(per_word), width_(64 / per_word), tag_bits_(tag_bits) {
+    field_ = width_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width_) - 1;
+    tag_mask_ = (std::uint64_t{1} << tag_bits_) - 1;
+    for (std::uint32_t j = 0; j < per_word_; ++j) {
+      ones_ |= std::uint64_t{1} << (j * width_);
+      low_ |= std::uint64_t{1} << (j * width_ + tag_bits_);
+      high_ |= std::uint64_t{1} << (j * width_ + width_ - 1);
+      remainders_ |= (field_ & ~tag_mask_) << (j * width_);
+    }
+    tags_ = tag_mask_ * ones_;
+  }
+
+  std::uint32_t per_word() const { return per_word_; }
+  std::uint32_t width() const { return width_; }
+  std::uint32_t tag_bits() const { return tag_bits_; }
+  std::uint32_t remainder_bits() const { return width_ - tag_bits_; }
+  std::uint32_t slots() const { return 8 * per_word_; }
+  std::uint64_t tag_mask() const { return tag_mask_; }
+  std::uint64_t ones() const { return ones_; }
+
+  // The remainder of a key from 64 bits of its hash: never 0 (0 marks an empty slot).
+  std::uint64_t remainder_of(std::uint64_t bits) const {
+    const std::uint64_t r = bits & (field_ >> tag_bits_);
+    return r == 0 ? 1 : r;
+  }
+  // The lowest remainder bit of each slot whose remainder is not 0 (a stored slot).
+  std::uint64_t stored(std::uint64_t word) const {
+    const std::uint64_t z = word & remainders_;
+    // Below its top bit, adding 2^(w-1) - 2^t to a slot reaches the top bit iff a bit of
+    // the remainder is set there; no carry leaves the slot.
+    const std::uint64_t top = (((z & ~high_) + (high_ - low_)) | z) & high_;
+    return top >> (width_ - 1 - tag_bits_);
+  }
+  // The lowest remainder bit of each slot whose (tag - floor) mod 2^t >= threshold, the two
+  // given in every slot's tag bits (floor) and as threshold * ones() (threshold <= 2^t):
+  // the remainder's lowest bit serves as a guard, so no borrow leaves a slot.
+  std::uint64_t young(std::uint64_t word, std::uint64_t spread_floor, std::uint64_t spread_threshold) const {
+    const std::uint64_t tags = word & tags_;
+    const std::uint64_t rel = ((tags | low_) - spread_floor) & tags_;
+    return ((rel | low_) - spread_threshold) & low_;
+  }
+  // The whole of each slot marked by its lowest remainder bit in `marks`.
+  std::uint64_t slots_of(std::uint64_t marks) const { return (marks >> tag_bits_) * field_; }
+  // How many slots `marks` marks: the product by ones() sums them into the top slot (at most
+  // 4, so no sum leaves its slot; no popcount instruction needed).
+  std::uint32_t count(std::uint64_t marks) const { return total(marks >> tag_bits_); }
+  // The sum of the slots of `counts` (each below 64, as the lowest bits of its slot).
+  std::uint32_t total(std::uint64_t counts) const {
+    return static_cast<std::uint32_t>(((counts * ones_) >> ((per_word_ - 1) * width_)) & 63);
+  }
+  std::uint32_t slot_at(std::uint64_t mark_bit_index) const {
+    return static_cast<std::uint32_t>(mark_bit_index) / width_;
+  }
+
+  // A word with `remainder` in the remainder bits of every slot, for comparing a whole word.
+  std::uint64_t spread(std::uint64_t remainder) const { return (remainder << tag_bits_) * ones_; }
+  // Slot j of a word, and the word with slot j set to `value`.
+  std::uint64_t field(std::uint64_t word, std::uint32_t j) const { return (word >> (j * width_)) & field_; }
+  std::uint64_t slot(const TaggedBlock& b, std::uint32_t i) const {
+    return (b.w[i / per_word_] >> (i % per_word_ * width_)) & field_;
+  }
+  void set_slot(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const {
+    const std::uint32_t shift = i % per_word_ * width_;
+    std::uint64_t& word = b.w[i / per_word_];
+    word = (word & ~(field_ << shift)) | (value << shift);
+  }
+  std::uint64_t make_slot(std::uint64_t remainder, std::int64_t epoch) const {
+    return (remainder << tag_bits_) | (static_cast<std::uint64_t>(epoch) & tag_mask_);
+  }
+
+  // Whether some slot of `word` may hold `spread_remainder`'s remainder: never false when one
+  // does (the SWAR zero-field test: a borrow leaves a field only out of a zero field, so the
+  // lowest zero field is always seen; a higher hit may be false, and is checked slot by slot).
+  bool may_match(std::uint64_t word, std::uint64_t spread_remainder) const {
+    return match_marks(word, spread_remainder) != 0;
+  }
+  std::uint64_t match_marks(std::uint64_t word, std::uint64_t spread_remainder) const {
+    const std::uint64_t z = (word ^ spread_remainder) & remainders_;
+    return (z - low_) & ~z & high_;
+  }
+
+ private:
+  std::uint32_t per_word_ = 1;
+  std::uint32_t width_ = 64;
+  std::uint32_t tag_bits_ = 1;
+  std::uint64_t field_ = 0;
+  std::uint64_t tag_mask_ = 0;
+  std::uint64_t ones_ = 0;        // the lowest bit of each slot
+  std::uint64_t tags_ = 0;        // the tag bits of every slot
+  std::uint64_t low_ = 0;         // the lowest remainder bit of each slot
+  std::uint64_t high_ = 0;        // the top bit of each slot
+  std::uint64_t remainders_ = 0;  // the remainder bits of every slot
+};
+
+// A block as read at one moment: its layout, the owning table's floor, and the threshold
+// that decides which slots are live (see the file's opening paragraph).
+struct LiveView {
+  LiveView(const TaggedLayout* l, std::uint64_t floor, std::uint64_t threshold_)
+      : layout(l),
+        floor_tag(floor),
+        threshold(threshold_),
+        spread_floor(floor * l->ones()),
+        spread_threshold(threshold_ * l->ones()) {}
+
+  const TaggedLayout* layout;
+  std::uint64_t floor_tag;  // floor mod 2^tag_bits
+  std::uint64_t threshold;  // lo - floor, clamped to [0, 2^tag_bits]
+  std::uint64_t spread_floor, spread_threshold;
+
+  // The lowest remainder bit of each live slot of a word.
+  std::uint64_t live_marks(std::uint64_t word) const {
+    return layout->stored(word) & layout->young(word, spread_floor, spread_threshold);
+  }
+
+  bool live(std::uint64_t slot) const {
+    if ((slot >> layout->tag_bits()) == 0) return false;  // empty
+    return ((slot - floor_tag) & layout->tag_mask()) >= threshold;
+  }
+
+  // Index of a live slot holding `remainder`, or -1.
+  int find(const TaggedBlock& b, std::uint64_t remainder, std::uint64_t spread_remainder) const {
+    const TaggedLayout& l = *layout;
+    std::uint64_t any = 0;  // all words at once first, without branches: nearly every query ends here
+    for (const std::uint64_t w : b.w) any |= l.match_marks(w, spread_remainder);
+    if (any == 0) return -1;
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      if (!l.may_match(b.w[i], spread_remainder)) continue;
+      for (std::uint32_t j = 0; j < l.per_word(); ++j) {
+        const std::uint64_t v = l.field(b.w[i], j);
+        if ((v >> l.tag_bits()) == remainder && live(v)) return static_cast<int>(i * l.per_word() + j);
+      }
+    }
+    return -1;
+  }
+
+  // Live slots of the block, and the first slot that is not live (-1 when all are).
+  struct Room {
+    std::uint32_t live = 0;
+    int free = -1;
+  };
+  // Written without branches over the words, so that the compiler can take them together.
+  Room room(const TaggedBlock& b) const {
+    Room r;
+    const std::uint32_t t = layout->tag_bits();
+    std::uint64_t marks[8];
+    std::uint64_t counts = 0;  // live slots of the block, counted in each slot position
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      marks[i] = live_marks(b.w[i]);
+      counts += marks[i] >> t;
+    }
+    r.live = layout->total(counts);
+    const std::uint64_t all = layout->ones() << t;
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      if (marks[i] == all) continue;
+      r.free = static_cast<int>(i * layout->per_word() +
+                                layout->slot_at(static_cast<std::uint64_t>(__builtin_ctzll(all & ~marks[i]))));
+      break;
+    }
+    return r;
+  }
+
+  // Empties every stored slot that is not live; returns how many.
+  std::uint32_t clear_dead(TaggedBlock& b) const {
+    std::uint32_t cleared = 0;
+    for (std::uint64_t& w : b.w) {
+      const std::uint64_t stored = layout->stored(w);
+      const std::uint64_t dead = stored & ~layout->young(w, spread_floor, spread_threshold);
+      w &= ~layout->slots_of(dead);
+      cleared += layout->count(dead);
+    }
+    return cleared;
+  }
+};
+
+}  // namespace tlbf::detail

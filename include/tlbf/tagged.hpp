@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: MIT
+// The tagged filter: sliding-window membership over a time window as a table of short key
+// fingerprints, each with a coarse time tag (docs/filters.md, "The tagged filter", has the
+// layout, the proofs and the sizes).
+//
+// Epochs. The caller's clock is cut into epochs of L = ceil(span / E) ns (E = epochs(),
+// 16 by default): epoch(t) = floor(t / L). A key written at t carries epoch(t); at the latest
+// time `now` a slot is live while its epoch is >= lo = epoch(now) - E (and >= the cap's
+// floor, below). So a key is reported at least while now - t < span (no false negatives:
+// E L >= span) and at most while now - t < (E + 1) L, a slack of L + (E L - span) < span / E
+// + E ns beyond the window (slack()). Times are not rounded: a copy at exactly the window's
+// age is inside the slack, so it is reported present, where the exact filter (live iff
+// now - t < span) calls it new; a copy of age span + s may be reported while s < slack(),
+// never later.
+//
+// Blocks. Each key has two candidate 64-byte blocks (detail/tagged_block.hpp) in a table,
+// chosen by its two hash halves, and a remainder of r bits; a slot holds the remainder and
+// the epoch mod 2^t (t the smallest with 2^t >= 2E). A query reads the two blocks of every
+// live table; an insert writes the remainder into the block with fewer live slots, in its
+// first slot that is not live (empty or expired). A live slot is never evicted: when neither
+// block has a slot that is not live, the insert opens a new table (below). The false-positive
+// rate of one table is at most 2 b / (2^r - 1) for b slots a block, full or not; the slot
+// width is chosen from the error rate so that this bound is <= error_rate (layout_for()).
+//
+// Sweep. Tags are decoded against the table's floor (tagged_block.hpp), which must stay
+// within 2^t - 1 epochs of every epoch written. A sequential pass over the newest table
+// clears the slots that are no longer live; a pass started at epoch p leaves no slot older
+// than lo(p), which becomes the floor when it completes. Passes are paced over (2^t - 1 - E)
+// / 2 - 1 epochs of time, and an insert whose epoch would pass floor + 2^t - 1 (after an
+// idle gap) first completes passes until it does not: a tag can never wrap and look young.
+//
+// Tables. The newest table takes the inserts; older ones only answer queries and are dropped
+// once their newest slot is dead (one window and one epoch after their last insert). A table
+// opens with room for capacity keys (FilterConfig::capacity, a starting size only); when an
+// insert finds both blocks full it opens a table sized for the rate the full one saw (its
+// live slots extrapolated to a window, at target_load()), at least 1.125 and at most 256 times
+// its size; a table that has held a window with its live slots under 3/4 of its target is
+// replaced by one sized for them at the target. Block indexes are multiply-shift reductions,
+// so a table has any number of blocks.
+//
+// Memory cap (max_memory_bytes): the tables together never hold more. When an insert finds
+// no room and no larger table fits, the filter forgets its oldest live epoch (every slot of
+// it, in every table: the cap floor), dropping the tables left with nothing live, until the
+// key's blocks have room. That is a cap bind (cap_binds(), cap_evictions counts the epochs
+// forgotten); every key younger than the cap floor is kept, so the window has effectively
+// shrunk to effective_span. When only the current epoch is left and both blocks are full of
+// it (a cap below about two epochs of keys), the key is not kept (a bind too, effective_span
+// 1 ns). The remainders and the slots a block holds do not change, so the false-positive
+// bound holds under the cap.
+//
+// Saved form (after the state tag kTaggedStateTag): a format byte, then the fields in
+// visit_fields()'s order, each table's blocks as a counted word vector. Loading checks the
+// fields against each other and throws state_error on any mismatch.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tlbf/checks.hpp"
+#include "tlbf/config.hpp"
+#include "tlbf/detail/prefetch.hpp"
+#include "tlbf/detail/tagged_block.hpp"
+#include "tlbf/filter.hpp"
+#include "tlbf/hash.hpp"
+
+namespace tlbf {
+
+// The byte a saved tagged filter starts with.
+inline constexpr auto kTaggedStateTag = static_cast<std::uint8_t>(Algorithm::tagged);
+
+// What the tagged filter reports beyond FilterStats.
+struct TaggedShape {
+  std::uint64_t slots = 0;       // slots in all tables
+  std::uint64_t live_slots = 0;  // slots written in live epochs (keys the filter reports)
+  double load = 0;               // live slots / slots of the newest table
+  std::uint32_t tables = 0;      // tables live (1, or more while older ones drain)
+  std::uint32_t slot_bits = 0;
+  std::uint32_t remainder_bits = 0;
+  std::uint32_t tag_bits = 0;
+  std::uint32_t epochs = 0;  // E: epochs a window
+  Duration epoch_length = 0;
+  Duration slack = 0;  // how far beyond the window a key may still be reported
+};
+
+class TaggedFilter final : public WindowFilter {
+ public:
+  static constexpr std::uint32_t kDefaultEpochs = 16;
+  static constexpr std::uint32_t kMaxEpochs = 31;  // tags of at most 6 bits
+
+  // `epochs` (E) sets the slack: at most span / E beyond the window. Doubling it halves the
+  // slack for one more tag bit per slot once 2E passes a power of two.
+  explicit TaggedFilter(const FilterConfig& cfg, std::uint32_t epochs = kDefaultEpochs) {
+    check_window(cfg);
+    if (!cfg.is_time_window()) throw invalid_parameter("span", "0", "the tagged filter needs a time window (span > 0)");
+    if (cfg.span > kMaxSpan) throw invalid_parameter("span", parameter_value(cfg.span), "is too large");
+    check_error_rate(cfg.error_rate);
+    check_capacity(cfg.capacity);
+    check_max_memory(cfg.max_memory_bytes);
+    if (epochs < 2 || epochs > kMaxEpochs)
+      throw invalid_parameter("epochs", parameter_value(epochs), "must be between 2 and 31");
+    span_ = cfg.span;
+    epochs_ = epochs;
+    error_rate_ = cfg.error_rate;
+    cap_bytes_ = std::max(cfg.max_memory_bytes, kMinBytes);
+    derive();
+    shortest_ = span_;
+    const double want = std::ceil(static_cast<double>(cfg.capacity) / (layout_.slots() * target_load()));
+    const auto blocks = static_cast<std::uint64_t>(std::min(want, static_cast<double>(cap_bytes_ / 64 / 2)));
+    tables_.emplace_back();
+    tables_.back().blocks.resize(std::max(blocks, kMinBlocks));
+    peak_bytes_ = held_bytes();
+  }
+
+  static std::unique_ptr<TaggedFilter> load(ByteReader& in) { return SavedForm::load<TaggedFilter>(in); }
+
+  // The slot width for an error rate: the most slots a word (4, 3, 2 or 1, of 16, 21, 32 or
+  // 64 bits) whose remainder keeps 2 b / (2^r - 1) <= error_rate.
+  static detail::TaggedLayout layout_for(double error_rate, std::uint32_t tag_bits) {
+    for (std::uint32_t per_word = 4; per_word > 1; --per_word) {
+      const detail::TaggedLayout l(per_word, tag_bits);
+      if (fpr_bound(l) <= error_rate) return l;
+    }
+    return detail::TaggedLayout(1, tag_bits);
+  }
+  // The bound on one table's false-positive rate: a query compares 2 b slots.
+  static double fpr_bound(const detail::TaggedLayout& l) {
+    return 2.0 * l.slots() / (std::ldexp(1.0, static_cast<int>(l.remainder_bits())) - 1.0);
+  }
+  // Bits that `cfg.capacity` keys a window take once a steady stream has filled one table.
+  // Nothing is allocated; the parameters are checked as the constructor checks them.
+  static std::uint64_t window_bits_for(const FilterConfig& cfg, std::uint32_t epochs = kDefaultEpochs) {
+    FilterConfig small = cfg;
+    small.capacity = 1;
+    const TaggedFilter checked(small, epochs);
+    const detail::TaggedLayout& l = checked.layout_;
+    const double live = static_cast<double>(cfg.capacity) * (1.0 + 0.5 / epochs);
+    return 512 * static_cast<std::uint64_t>(std::ceil(live / (l.slots() * target_load(l))));
+  }
+
+  bool may_contain(KeyHash h, Time now) const override {
+    if (!started_) return false;
+    const std::int64_t lo = lowest_live(epoch_of(std::max(now, latest_)));
+    for (std::size_t i = tables_.size(); i-- > 0;)
+      if (holds(tables_[i], h, lo)) return true;
+    return false;
+  }
+
+  // Renews a key already present in the newest table (the --refresh behaviour).
+  void insert(KeyHash h, Time now) override {
+    const std::int64_t cur = advance(now);
+    ++keys_inserted_;
+    Table& t = tables_.back();
+    const LiveKey k = key_of(h);
+    const detail::LiveView v = view(t, lowest_live(cur));
+    for (std::uint64_t b : {block_of(t, h.lo), block_of(t, h.hi)}) {
+      const int s = v.find(t.blocks[b], k.remainder, k.spread);
+      if (s < 0) continue;
+      const std::int64_t was = decode(t, layout_.slot(t.blocks[b], static_cast<std::uint32_t>(s)));
+      if (was == cur) return;
+      layout_.set_slot(t.blocks[b], static_cast<std::uint32_t>(s), layout_.make_slot(k.remainder, cur));
+      t.count(was, -1);
+      t.count(cur, +1);
+      return;
+    }
+    place(h, k, cur);
+  }
+
+  bool insert_if_absent(KeyHash h, Time now) override {
+    const std::int64_t cur = advance(now);
+    const std::int64_t lo = lowest_live(cur);
+    for (std::size_t i = tables_.size(); i-- > 0;)
+      if (holds(tables_[i], h, lo)) return false;
+    ++keys_inserted_;
+    place(h, key_of(h), cur);
+    return true;
+  }
+
+  void prefetch(const KeyHash& h) const override {
+    for (const Table& t : tables_) {
+      if (t.blocks.size() * 512 <= detail::kPrefetchFromBits) continue;
+      detail::prefetch(&t.blocks[block_of(t, h.lo)]);
+      detail::prefetch(&t.blocks[block_of(t, h.hi)]);
+    }
+  }
+
+  FilterStats stats(Time now) const override {
+    const TaggedShape sh = shape(now);
+    FilterStats s;
+    s.algorithm = "tagged";
+    s.slices = sh.tables;
+    s.slots = sh.slots;
+    s.load = sh.load;
+    s.slack = sh.slack;
+    s.l = epochs_;
+    s.slice0_bits = 512 * tables_.back().blocks.size();
+    s.bits_allocated = 8 * held_bytes();
+    s.peak_bits_allocated = 8 * std::max(peak_bytes_, held_bytes());
+    s.keys_inserted = keys_inserted_;
+    s.live_keys = sh.live_slots;
+    s.bits_per_live_key = s.live_keys ? static_cast<double>(s.bits_allocated) / static_cast<double>(s.live_keys) : 0;
+    s.cap_evictions = cap_evictions_;
+    s.memory_capped = cap_evictions_ > 0;
+    if (cap_evictions_ > 0) s.effective_span = shortest_;
+    return s;
+  }
+
+  TaggedShape shape(Time now) const {
+    TaggedShape s;
+    const std::int64_t cur = epoch_of(std::max(now, latest_));
+    const std::int64_t lo = lowest_live(cur);
+    for (const Table& t : tables_) {
+      s.slots += t.blocks.size() * layout_.slots();
+      if (started_) s.live_slots += t.live(lo, cur);
+    }
+    const Table& newest = tables_.back();
+    s.load = started_ ? static_cast<double>(newest.live(lo, cur)) /
+                            static_cast<double>(newest.blocks.size() * layout_.slots())
+                      : 0.0;
+    s.tables = static_cast<std::uint32_t>(tables_.size());
+    s.slot_bits = layout_.width();
+    s.remainder_bits = layout_.remainder_bits();
+    s.tag_bits = layout_.tag_bits();
+    s.epochs = epochs_;
+    s.epoch_length = epoch_len_;
+    s.slack = slack();
+    return s;
+  }
+
+  // How far past the window a key may still be reported: (E + 1) L - span.
+  Duration slack() const { return (static_cast<Duration>(epochs_) + 1) * epoch_len_ - span_; }
+  std::uint32_t epochs() const { return epochs_; }
+  const detail::TaggedLayout& layout() const { return layout_; }
+
+  void save(ByteWriter& out) const override { SavedForm::save(*this, out, kTaggedStateTag); }
+  void accept(FilterVisitor& v) override { v.visit(*this); }
+
+ private:
+  friend struct SavedForm;
+  TaggedFilter() = default;
+
+  static constexpr std::uint8_t kFormat = 1;
+  static constexpr std::uint64_t kMinBlocks = 4;
+  static constexpr std::uint64_t kMinBytes = 4 * 64 * kMinBlocks;
+  static constexpr std::uint64_t kMaxGrowth = 256;
+  static constexpr double kRightSize = 0.75;
+  static constexpr Duration kMaxSpan = std::numeric_limits<Duration>::max() / 4;
+
+  // New slots written per epoch, by epoch mod 2^t: the live estimate of a table.
+  struct EpochCount {
+    std::int64_t epoch = std::numeric_limits<std::int64_t>::min();
+    std::uint64_t n = 0;
+  };
+  struct Table {
+    std::vector<detail::TaggedBlock> blocks;
+    std::int64_t floor = 0;   // no slot's epoch is older; all are within 2^t - 1 of it
+    std::int64_t newest = 0;  // the newest epoch written
+    Time opened = 0;          // time of the table's first insert
+    std::int64_t pass_epoch = 0;
+    std::int64_t pass_lo = 0;  // lo when the sweep pass started: the floor once it completes
+    Time pass_time = 0;
+    std::uint64_t swept = 0;  // blocks the pass has cleared
+    std::array<EpochCount, 64> ring{};
+
+    void count(std::int64_t epoch, int delta) {
+      EpochCount& c = ring[static_cast<std::uint64_t>(epoch) & 63];
+      if (c.epoch != epoch) {
+        if (delta < 0) return;  // that epoch is no longer counted
+        c = EpochCount{epoch, 0};
+      }
+      c.n = delta < 0 ? c.n - (c.n > 0) : c.n + 1;
+    }
+    std::uint64_t live(std::int64_t lo, std::int64_t cur) const {
+      std::uint64_t n = 0;
+      for (const EpochCount& c : ring)
+        if (c.epoch >= lo && c.epoch <= cur) n += c.n;
+      return n;
+    }
+  };
+  struct LiveKey {
+    std::uint64_t remainder;
+    std::uint64_t spread;
+  };
+
+  // Everything that follows from span, epochs and error rate.
+  void derive() {
+    layout_ = layout_for(error_rate_, tag_bits_for(epochs_));
+    epoch_len_ = span_ / epochs_ + (span_ % epochs_ != 0);
+  }
+  // The smallest t with 2^t >= 2E.
+  static std::uint32_t tag_bits_for(std::uint32_t epochs) {
+    std::uint32_t t = 1;
+    while ((std::uint32_t{1} << t) < 2 * epochs) ++t;
+    return t;
+  }
+  double target_load() const { return target_load(layout_); }
+  // The average live load a table is sized for: below the load at which two-choice blocks of
+  // this many slots first overflow (measured: 0.86 at 16 slots, 0.90 at 24, 0.92 at 32).
+  static double target_load(const detail::TaggedLayout& layout) {
+    switch (layout.slots()) {
+      case 32:
+        return 0.85;
+      case 24:
+        return 0.82;
+      case 16:
+        return 0.78;
+      default:
+        return 0.65;
+    }
+  }
+
+  std::int64_t mask() const { return static_cast<std::int64_t>(layout_.tag_mask()); }
+  std::int64_t epoch_of(Time t) const {
+    if (started_ && t >= epoch_start_ && t - epoch_start_ < epoch_len_) return cur_;  // no division
+    const std::int64_t q = t / epoch_len_;
+    return (t % epoch_len_ < 0) ? q - 1 : q;
+  }
+  std::int64_t lowest_live(std::int64_t cur) const {
+    const std::int64_t by_window = cur < std::numeric_limits<std::int64_t>::min() + epochs_
+                                       ? std::numeric_limits<std::int64_t>::min()
+                                       : cur - epochs_;
+    return std::max(by_window, min_epoch_);
+  }
+  std::uint64_t held_bytes() const {
+    std::uint64_t n = 0;
+    for (const Table& t : tables_) n += 64 * t.blocks.size();
+    return n;
+  }
+  static std::uint64_t block_of(const Table& t, std::uint64_t bits) { return reduce(bits, t.blocks.size()); }
+  LiveKey key_of(KeyHash h) const {
+    const std::uint64_t r = layout_.remainder_of(h.lo ^ h.hi);
+    return LiveKey{r, layout_.spread(r)};
+  }
+  detail::LiveView view(const Table& t, std::int64_t lo) const {
+    const std::uint64_t above = lo <= t.floor ? 0 : std::min(distance(t.floor, lo), layout_.tag_mask() + 1);
+    return detail::LiveView(&layout_, static_cast<std::uint64_t>(t.floor) & layout_.tag_mask(), above);
+  }
+  // b - a for a <= b, in unsigned arithmetic (no overflow however far apart).
+  static std::uint64_t distance(std::int64_t a, std::int64_t b) {
+    return static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+  }
+  std::int64_t decode(const Table& t, std::uint64_t slot) const {
+    const std::uint64_t rel = (slot - static_cast<std::uint64_t>(t.floor)) & layout_.tag_mask();
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(t.floor) + rel);
+  }
+  bool holds(const Table& t, KeyHash h, std::int64_t lo) const {
+    if (t.newest < lo) return false;
+    const LiveKey k = key_of(h);
+    const detail::LiveView v = view(t, lo);
+    return v.find(t.blocks[block_of(t, h.lo)], k.remainder, k.spread) >= 0 ||
+           v.find(t.blocks[block_of(t, h.hi)], k.remainder, k.spread) >= 0;
+  }
+
+  // Moves the clock to `now` (never back) and does what the new time asks: drops tables with
+  // nothing live, empties a newest table whose slots all expired, sweeps, and checks the size
+  // once an epoch. Returns the current epoch.
+  std::int64_t advance(Time now) {
+    if (!started_) {
+      started_ = true;
+      latest_ = now;
+      set_epoch(epoch_of(now));
+      open_table(tables_.back(), cur_);
+      return cur_;
+    }
+    latest_ = std::max(now, latest_);
+    const std::int64_t cur = epoch_of(latest_);
+    if (cur != cur_) {
+      set_epoch(cur);
+      const std::int64_t lo = lowest_live(cur);
+      tables_.erase(std::remove_if(tables_.begin(), tables_.end() - 1, [&](const Table& t) { return t.newest < lo; }),
+                    tables_.end() - 1);
+      Table& t = tables_.back();
+      if (t.newest < lo) {
+        std::fill(t.blocks.begin(), t.blocks.end(), detail::TaggedBlock{});
+        open_table(t, cur);
+      }
+      right_size(cur);
+    }
+    sweep(cur);
+    return cur;
+  }
+
+  void set_epoch(std::int64_t cur) {
+    cur_ = cur;
+    // cur L, or no shortcut where it is below the Time range (times near its start).
+    if (__builtin_mul_overflow(cur, epoch_len_, &epoch_start_)) epoch_start_ = std::numeric_limits<Time>::max();
+  }
+
+  void open_table(Table& t, std::int64_t cur) const {
+    t.floor = t.newest = t.pass_epoch = cur;
+    t.pass_lo = lowest_live(cur);
+    t.opened = t.pass_time = latest_;
+    t.swept = 0;
+    t.ring = {};
+  }
+
+  // Sweeps the newest table: completes passes while the current epoch would not decode,
+  // then clears the blocks its pace asks for.
+  void sweep(std::int64_t cur) {
+    Table& t = tables_.back();
+    while (distance(t.floor, cur) > layout_.tag_mask()) finish_pass(t, cur, t.blocks.size());
+    const std::int64_t pace = std::max<std::int64_t>(1, (mask() - epochs_) / 2 - 1);
+    if (latest_ < next_sweep_) return;
+    const auto budget = static_cast<std::uint64_t>(pace * epoch_len_);
+    next_sweep_ = latest_ + static_cast<Time>(std::max<std::uint64_t>(1, budget / 64));
+    const std::uint64_t elapsed = distance(t.pass_time, latest_);
+    const std::uint64_t n = t.blocks.size();
+    const std::uint64_t due =
+        elapsed >= budget ? n : static_cast<std::uint64_t>(static_cast<uint128_t>(n) * elapsed / budget);
+    if (due > t.swept) finish_pass(t, cur, due);
+  }
+  // Clears blocks [swept, until); a pass that reaches the end raises the floor to the lo it
+  // started with and starts the next pass.
+  void finish_pass(Table& t, std::int64_t cur, std::uint64_t until) {
+    const detail::LiveView v = view(t, lowest_live(cur));
+    for (; t.swept < until; ++t.swept) v.clear_dead(t.blocks[t.swept]);
+    if (t.swept < t.blocks.size()) return;
+    t.floor = std::max(t.floor, std::min(t.pass_lo, t.newest));
+    t.pass_epoch = cur;
+    t.pass_lo = lowest_live(cur);
+    t.pass_time = latest_;
+    t.swept = 0;
+  }
+
+  // Writes the key into the newest table, making room as the class comment says.
+  void place(KeyHash h, const LiveKey& k, std::int64_t cur) {
+    for (;;) {
+      Table& t = tables_.back();
+      const detail::LiveView v = view(t, lowest_live(cur));
+      detail::TaggedBlock& a = t.blocks[block_of(t, h.lo)];
+      detail::TaggedBlock& b = t.blocks[block_of(t, h.hi)];
+      const auto ra = v.room(a), rb = v.room(b);
+      if (ra.free >= 0 || rb.free >= 0) {
+        const bool in_a = rb.free < 0 || (ra.free >= 0 && ra.live <= rb.live);
+        layout_.set_slot(in_a ? a : b, static_cast<std::uint32_t>(in_a ? ra.free : rb.free),
+                         layout_.make_slot(k.remainder, cur));
+        t.count(cur, +1);
+        t.newest = cur;
+        return;
+      }
+      if (grow(cur)) continue;
+      if (!forget_oldest(cur)) {
+        // Only the current epoch is live and both blocks are full of it: the key is not
+        // kept, so no age is guaranteed any more.
+        ++cap_evictions_;
+        shortest_ = 1;
+        note_cap_bound();
+        return;
+      }
+    }
+  }
+
+  // The live slots a table holds at most (late in an epoch: E + 1 epochs of inserts) at the
+  // rate it has taken since the later of its opening and the oldest live epoch: measured over
+  // whole epochs once it has one, or over the current epoch if that is faster (a burst, a
+  // jump of the rate), over at least 1/16 of an epoch.
+  double peak_live(const Table& t, std::int64_t cur) const {
+    const std::int64_t lo = lowest_live(cur);
+    const auto length = static_cast<double>(epoch_len_);
+    const double held = static_cast<double>(epochs_ + 1) * length;
+    const double from = std::max(static_cast<double>(t.opened), static_cast<double>(lo) * length);
+    const double start = static_cast<double>(cur) * length;
+    const double latest = static_cast<double>(latest_);
+    if (start - from < length)
+      return static_cast<double>(t.live(lo, cur)) * held / std::max(latest - from, length / 16);
+    const double whole = static_cast<double>(t.live(lo, cur - 1)) * held / (start - from);
+    const double now =
+        static_cast<double>(t.live(cur, cur)) * held / std::max(latest - std::max(from, start), length / 16);
+    return std::max(whole, now);
+  }
+  // Opens a table sized for the rate the newest one saw; false when none larger fits the cap.
+  bool grow(std::int64_t cur) {
+    const Table& t = tables_.back();
+    const std::uint64_t n = t.blocks.size();
+    double want = std::ceil(peak_live(t, cur) / (layout_.slots() * target_load()));
+    want = std::clamp(want, static_cast<double>(n + std::max<std::uint64_t>(1, n / 8)),
+                      static_cast<double>(n) * kMaxGrowth);
+    return open_new(static_cast<std::uint64_t>(want), n + 1, cur);
+  }
+  // A newest table that has held a window and stays under kRightSize of its target load is
+  // replaced by one sized for what it holds (a burst has passed, or growth overshot).
+  void right_size(std::int64_t cur) {
+    const Table& t = tables_.back();
+    const std::uint64_t n = t.blocks.size();
+    if (tables_.size() != 1 || n <= kMinBlocks ||
+        distance(t.opened, latest_) < static_cast<std::uint64_t>(span_ + 2 * epoch_len_))
+      return;
+    const double live = peak_live(t, cur);
+    const double target = layout_.slots() * target_load();
+    if (live >= kRightSize * static_cast<double>(n) * target) return;
+    open_new(static_cast<std::uint64_t>(std::ceil(live / target)), 0, cur);
+  }
+  // Opens a newest table of `blocks` (at least kMinBlocks, at most what the cap leaves);
+  // false, opening nothing, when fewer than `least` blocks fit.
+  bool open_new(std::uint64_t blocks, std::uint64_t least, std::int64_t cur) {
+    const std::uint64_t held = held_bytes();
+    const std::uint64_t room = cap_bytes_ > held ? (cap_bytes_ - held) / 64 : 0;
+    blocks = std::min(std::max(blocks, kMinBlocks), room);
+    if (blocks < std::max(least, kMinBlocks)) return false;
+    tables_.emplace_back();
+    tables_.back().blocks.resize(blocks);
+    open_table(tables_.back(), cur);
+    peak_bytes_ = std::max(peak_bytes_, held_bytes());
+    return true;
+  }
+
+  // Under the cap: forgets the oldest live epoch of every table and drops the tables left
+  // with nothing live. False when only the current epoch is live.
+  bool forget_oldest(std::int64_t cur) {
+    const std::int64_t lo = lowest_live(cur);
+    std::int64_t oldest = cur;
+    for (const Table& t : tables_)
+      for (const EpochCount& c : t.ring)
+        if (c.n > 0 && c.epoch >= lo && c.epoch < oldest) oldest = c.epoch;
+    if (oldest >= cur) return false;
+    min_epoch_ = oldest + 1;
+    tables_.erase(
+        std::remove_if(tables_.begin(), tables_.end() - 1, [&](const Table& t) { return t.newest < min_epoch_; }),
+        tables_.end() - 1);
+    ++cap_evictions_;
+    shortest_ = std::min(shortest_, std::max<Time>(1, latest_ - min_epoch_ * epoch_len_));
+    note_cap_bound();
+    return true;
+  }
+
+  template <class Self, class Archive>
+  static void visit_fields(Self& f, Archive& ar) {
+    ar.version(kFormat, "state: tagged: unknown format version");
+    ar.i64(f.span_);
+    ar.u32(f.epochs_);
+    ar.f64(f.error_rate_);
+    ar.u64(f.cap_bytes_, f.peak_bytes_, f.cap_evictions_, f.keys_inserted_);
+    ar.i64(f.shortest_, f.latest_, f.cur_, f.min_epoch_, f.next_sweep_);  // any next_sweep_ is safe
+    ar.flag(f.started_);
+    if constexpr (Archive::loading) {
+      if (f.span_ <= 0 || f.span_ > kMaxSpan || f.epochs_ < 2 || f.epochs_ > kMaxEpochs ||
+          !(f.error_rate_ > 0 && f.error_rate_ < 1) || f.cap_bytes_ < kMinBytes || f.shortest_ <= 0 ||
+          f.shortest_ > f.span_)
+        throw state_error("state: tagged: bad parameters");
+      f.derive();
+      if (f.started_ && (f.cur_ != f.epoch_of(f.latest_) ||
+                         (f.min_epoch_ != std::numeric_limits<std::int64_t>::min() && f.min_epoch_ > f.cur_)))
+        throw state_error("state: tagged: clock and epoch differ");
+      if (f.started_) f.set_epoch(f.cur_);
+    }
+    std::uint64_t tables = f.tables_.size();
+    ar.u64(tables);
+    if constexpr (Archive::loading) {
+      if (tables == 0 || tables > 4096 || (!f.started_ && tables != 1))
+        throw state_error("state: tagged: table count out of range");
+      f.tables_.resize(tables);
+    }
+    std::uint64_t total = 0;
+    for (auto& t : f.tables_) {
+      ar.i64(t.floor, t.newest, t.opened, t.pass_epoch, t.pass_lo, t.pass_time);
+      ar.u64(t.swept);
+      for (auto& c : t.ring) {
+        ar.i64(c.epoch);
+        ar.u64(c.n);
+      }
+      std::uint64_t words = 8 * t.blocks.size();
+      ar.word_count(words, f.cap_bytes_ / 8);
+      if constexpr (Archive::loading) {
+        // Every epoch written decodes against the floor, none is ahead of the clock, and the
+        // table is at most a few windows old (older ones are dropped at the next epoch).
+        if (words == 0 || words % 8 != 0 || t.swept > words / 8 || t.newest < t.floor ||
+            distance(t.floor, t.newest) > f.layout_.tag_mask() ||
+            (f.started_ && (t.newest > f.cur_ || distance(t.floor, f.cur_) > 4 * (f.layout_.tag_mask() + 1) ||
+                            t.pass_time > f.latest_ || t.opened > f.latest_)))
+          throw state_error("state: tagged: bad table");
+        t.blocks.resize(words / 8);
+        total += words * 8;
+      }
+      ar.word_data(t.blocks.data()->w, words);
+    }
+    if constexpr (Archive::loading) {
+      if (f.started_ && distance(f.tables_.back().floor, f.cur_) > f.layout_.tag_mask())
+        throw state_error("state: tagged: the newest table's floor is too old");
+      if (total > f.cap_bytes_) throw state_error("state: tagged: tables exceed the memory cap");
+      f.peak_bytes_ = std::max(f.peak_bytes_, total);
+    }
+  }
+
+  Duration span_ = 0;
+  std::uint32_t epochs_ = kDefaultEpochs;
+  double error_rate_ = 0;
+  detail::TaggedLayout layout_;
+  Duration epoch_len_ = 1;
+  std::uint64_t cap_bytes_ = 0;
+  std::uint64_t peak_bytes_ = 0;
+  std::uint64_t cap_evictions_ = 0;  // epochs forgotten while live, for the cap
+  std::uint64_t keys_inserted_ = 0;
+  Time shortest_ = 0;  // the smallest effective span since creation (the span until a bind)
+  Time latest_ = 0;
+  std::int64_t cur_ = 0;                                               // epoch_of(latest_)
+  Time epoch_start_ = std::numeric_limits<Time>::max();                // where epoch cur_ starts, cur_ L
+  Time next_sweep_ = std::numeric_limits<Time>::min();                 // when sweep() next clears blocks
+  std::int64_t min_epoch_ = std::numeric_limits<std::int64_t>::min();  // the cap floor
+  bool started_ = false;
+  std::vector<Table> tables_;  // the newest last: it takes the inserts
+};
+
+}  // namespace tlbf
