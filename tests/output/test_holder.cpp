@@ -46,7 +46,7 @@ Copy copy_of(const Event& e) {
               e.record,
               e.record.size() - 1,
               InputFormat::lines,
-              SeenTime{SeenForm::clock, {}, e.at}};
+              SeenTime{SeenForm::clock, {}, e.at, std::nullopt}};
 }
 
 HoldConfig time_window(tlbf::Duration span, WindowFrom from = WindowFrom::first_copy, Keep keep = Keep::first) {
