@@ -7,7 +7,7 @@ _tlbf_dedup() {
   prev=${COMP_WORDS[COMP_CWORD-1]}
   case "$prev" in
     -f|--format) COMPREPLY=($(compgen -W "auto lines json ndjson csv tsv zeek" -- "$cur")); return ;;
-    -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact" -- "$cur")); return ;;
+    -a|--algorithm) COMPREPLY=($(compgen -W "tlbf apbf gebf exact tagged" -- "$cur")); return ;;
     --on-error) COMPREPLY=($(compgen -W "pass drop fail" -- "$cur")); return ;;
     --on-cap) COMPREPLY=($(compgen -W "warn fail" -- "$cur")); return ;;
     --keep) COMPREPLY=($(compgen -W "first last" -- "$cur")); return ;;

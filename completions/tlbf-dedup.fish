@@ -33,7 +33,7 @@ $c -s w -l window -x -a '250ms 1s 30s 1m 5m 1h 1d' -d 'Time window'
 $c -s n -l window-count -x -d 'Count window: a duplicate when among the last N keys'
 $c -s e -l error-rate -x -a '1e-3 1e-5 1e-7' -d 'Target false-positive rate'
 $c -s c -l capacity -x -d 'Expected distinct keys per window'
-$c -s a -l algorithm -x -a 'tlbf apbf gebf exact' -d 'Filter algorithm'
+$c -s a -l algorithm -x -a 'tlbf apbf gebf exact tagged' -d 'Filter algorithm'
 $c -l max-memory -x -a '64M 256M 512M 1G 2G' -d "Bound on the filter's memory"
 $c -l refresh -d 'A duplicate renews its key (sliding window)'
 # --mark and --stats take a value only as --mark=NAME / --stats=FMT.
