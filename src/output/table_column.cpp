@@ -12,7 +12,7 @@ namespace {
 
 void write_field(Writer& out, std::string_view field, InputFormat format) {
   if (format != InputFormat::csv || field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out.write(field);
+    if (!field.empty()) out.write(field);  // (an empty field may have no bytes at all to copy from)
     return;
   }
   std::string quoted = "\"";
