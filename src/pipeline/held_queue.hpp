@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <new>
@@ -168,22 +169,26 @@ class HeldQueue {
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
     }
   }
-  // The earliest record, taken out of the queue; it stays in its chunk until unpin().
-  HeldRef pop() {
-    HeldRef h;
-    if (from_queue()) {
+  // The earliest record, taken out of the queue when its time is at most `through` (false
+  // when none is); it stays in its chunk until unpin().
+  bool pop_through(tlbf::Time through, HeldRef& h) {
+    const bool in_queue = from_queue();
+    if (!in_queue && heap_.empty()) return false;
+    if (in_queue) {
+      if (queue_.front().order > through) return false;
       h = queue_.front();
       queue_.pop_front();
       // The records written a lateness ago are out of the cache by now: the next few are asked for.
       if (const HeldRef* next = queue_.ahead(kFetchAhead)) fetch(next->stored);
     } else {
+      if (heap_.front().order > through) return false;
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
       h = heap_.back();
       heap_.pop_back();
       if (!heap_.empty()) fetch(heap_.front().stored);  // (the next out of order, asked for)
     }
     bytes_ -= h.size;
-    return h;
+    return true;
   }
   // `records` of chunk `chunk` went out in a batch that was handed back.
   void unpin(std::uint32_t chunk, std::uint32_t records) {
@@ -196,11 +201,22 @@ class HeldQueue {
   }
 
   enum : std::uint8_t { kKeyed = 1, kContinues = 2, kKeyOutside = 4, kTextOutside = 8 };
-  static_assert(sizeof(TimeReading) == sizeof(tlbf::Time) + 8 + sizeof(std::string_view),
-                "pack_time() keeps each of TimeReading's eight flags");
+  static_assert(offsetof(TimeReading, zone_cut) == offsetof(TimeReading, parsed) + 7 &&
+                    sizeof(TimeReading) == sizeof(tlbf::Time) + 8 + sizeof(std::string_view),
+                "TimeReading's eight flags are the eight bytes after its time: pack_time() keeps each");
+  // The eight flags as one byte, flag i in bit i (each flag's byte is 0 or 1: the multiply
+  // gathers the low bits into the top byte without carries).
   static std::uint8_t pack_time(const TimeReading& t) {
-    return static_cast<std::uint8_t>(t.parsed | t.date_only << 1 | t.year_advanced << 2 | t.time_of_day << 3 |
-                                     t.day_advanced << 4 | t.regex_missed << 5 | t.present << 6 | t.zone_cut << 7);
+    std::uint64_t b;
+    std::memcpy(&b, &t.parsed, sizeof b);
+    return static_cast<std::uint8_t>((b * 0x0102040810204080u) >> 56);
+  }
+  // pack_time() undone into `t`'s flags: the byte copied into each byte, bit i kept in byte i,
+  // and each byte made 0 or 1.
+  static void unpack_time(std::uint8_t f, TimeReading& t) {
+    const std::uint64_t kept = (f * 0x0101010101010101u) & 0x8040201008040201u;
+    const std::uint64_t b = ((kept + 0x7f7f7f7f7f7f7f7fu) & 0x8080808080808080u) >> 7;
+    std::memcpy(&t.parsed, &b, sizeof b);
   }
   // A held record as it came (its views into its chunk).
   static MergeItem unpack(const Stored& s) {
@@ -209,15 +225,7 @@ class HeldQueue {
     i.bytes = {s.bytes, s.size};
     i.key = {((s.flags & kKeyOutside) ? outside : s.bytes) + s.key_at, s.key_size};
     i.time.time = s.time;
-    const std::uint8_t f = s.time_flags;
-    i.time.parsed = f & 1;
-    i.time.date_only = f >> 1 & 1;
-    i.time.year_advanced = f >> 2 & 1;
-    i.time.time_of_day = f >> 3 & 1;
-    i.time.day_advanced = f >> 4 & 1;
-    i.time.regex_missed = f >> 5 & 1;
-    i.time.present = f >> 6 & 1;
-    i.time.zone_cut = f >> 7 & 1;
+    unpack_time(s.time_flags, i.time);
     i.time.text = {((s.flags & kTextOutside) ? outside : s.bytes) + s.text_at, s.text_size};
     i.number = s.number;
     i.input = s.input;
@@ -243,7 +251,7 @@ class HeldQueue {
   static std::size_t aligned(std::size_t n) { return (n + alignof(Stored) - 1) & ~(alignof(Stored) - 1); }
   // Room for `bytes` bytes and a Stored of `meta` bytes in the last chunk, or a new one:
   // returns where the Stored goes; `data` learns where the bytes go, `chunk` which chunk.
-  char* room(std::size_t bytes, std::size_t meta, std::uint32_t& chunk, char*& data) {
+  [[gnu::always_inline]] char* room(std::size_t bytes, std::size_t meta, std::uint32_t& chunk, char*& data) {
     const std::size_t size = bytes + meta + alignof(Stored);  // (with room to align the Stored)
     if (chunks_.empty() || chunks_.back().back - chunks_.back().used < size) {
       Chunk c;

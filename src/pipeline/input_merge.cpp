@@ -216,8 +216,8 @@ void InputMerge::put_over_cap(tlbf::Time t, const MergeItem& item) {
 
 void InputMerge::release(tlbf::Time watermark) {
   released_to_ = std::max(released_to_, watermark);
-  while (!held_->empty() && held_->earliest() <= watermark) {
-    const HeldRef h = held_->pop();
+  HeldRef h;
+  while (held_->pop_through(watermark, h)) {
     const auto& s = *static_cast<const HeldQueue::Stored*>(h.stored);
     auto& pins = batch_->pinned;
     if (!pins.empty() && pins.back().first == s.chunk)

@@ -114,9 +114,8 @@ class InputMerge {
   std::string chosen_by_;              // in auto mode, the record that chose it
   bool format_announced_ = false;
   tlbf::Time future_limit_ = 0;
-  tlbf::Time newest_ = INT64_MIN;
-  tlbf::Time released_to_ = INT64_MIN;  // the watermark held records went out up to  // the latest record time read
-                                        // (the watermark is it less the lateness)
+  tlbf::Time newest_ = INT64_MIN;       // the latest record time read (the watermark is it less the lateness)
+  tlbf::Time released_to_ = INT64_MIN;  // the watermark held records went out up to
   std::uint64_t arrivals_ = 0;          // records taken from the lanes, for ties among held ones
   std::uint64_t read_ = 0;
   std::unique_ptr<HeldQueue> held_;
