@@ -345,8 +345,14 @@ void InputMerge::produce() {
       std::pop_heap(order_.begin(), order_.end(), earlier);
       Lane& lane = *lanes_[order_.back()];
       order_.pop_back();
-      arrive(lane);
-      if (advance(lane)) {
+      // The lane goes on while its next record is still the earliest (one input: to its end),
+      // without a trip through the heap.
+      bool more = false;
+      do {
+        arrive(lane);
+        more = advance(lane);
+      } while (more && (order_.empty() || !earlier(lane.index, order_.front())) && !sink_stopped_ && !stopping());
+      if (more) {
         order_.push_back(lane.index);
         std::push_heap(order_.begin(), order_.end(), earlier);
       }
