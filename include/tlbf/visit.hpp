@@ -32,6 +32,7 @@ struct VisitCall<Fn, FilterClasses<>> : FilterVisitor {
 template <class Fn, class F, class... Rest>
 struct VisitCall<Fn, FilterClasses<F, Rest...>> : VisitCall<Fn, FilterClasses<Rest...>> {
   using VisitCall<Fn, FilterClasses<Rest...>>::VisitCall;
+  using VisitCall<Fn, FilterClasses<Rest...>>::visit;  // (the other classes' overloads stay visible)
   void visit(F& f) override { this->fn(f); }
 };
 }  // namespace detail
