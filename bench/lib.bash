@@ -106,7 +106,7 @@ bench_table() {
   local bytes ref_t="" ref_rss="" ref_cpu="" label cmd emitted r res t rss cpu
   bytes=$(stat -c %s "$file")
   cat "$file" >/dev/null  # every row reads it from the page cache
-  run_timed "$5" >/dev/null  # the untimed warm-up of the reference row (above)
+  run_timed "$2" >/dev/null  # the untimed warm-up of the reference row (above; shifted, its command is $2)
   echo
   echo "== $title =="
   printf '%-30s %9s %7s %9s %9s %9s %9s %8s %8s %8s\n' command "median s" "CPU s" "MB/s" "Mrec/s" "RSS MB" emitted \
