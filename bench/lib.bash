@@ -387,6 +387,23 @@ PYEOF
   printf '%s\n' "${TARGET_LINES[@]: -2}"
 }
 
+# bench_start: what the stand-alone measurements (count.sh, order.sh, tables.sh) share: EVENTS
+# (default 2000000), REPS (default 5), a fixed hash seed, JOBS, GEN_EVENTS, and TLBF, the
+# tlbf-dedup measured: a Release build in BUILD_DIR unless TLBF names one. Needs ROOT.
+bench_start() {
+  EVENTS=${EVENTS:-2000000}
+  REPS=${REPS:-5}
+  export TLBF_DEDUP_HASH_SEED=0
+  JOBS=$(nproc 2>/dev/null || echo 2)
+  GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
+  [ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
+  if [ -z "${TLBF:-}" ]; then
+    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
+    cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup >/dev/null
+    TLBF="$BUILD_DIR/src/tlbf-dedup"
+  fi
+}
+
 # bench_data_dir: sets DATA, where the generated inputs live: KEEP_INPUTS (kept, and reused by
 # the next run), else a temporary folder removed at exit.
 bench_data_dir() {

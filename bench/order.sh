@@ -8,7 +8,7 @@
 #
 # Environment: EVENTS (default 2000000), REPS (default 5), KEEP_INPUTS=DIR (reuse or keep the
 # generated file there; run.sh's directories are shared), BUILD_DIR (default ../build-bench,
-# shared with run.sh).
+# shared with run.sh), TLBF=/path/to/tlbf-dedup (measure that binary instead of building one).
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
@@ -16,17 +16,8 @@ source "$BENCH_DIR/lib.bash"
 source "$BENCH_DIR/order.bash"
 source "$BENCH_DIR/exact_cap.bash"
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
-EVENTS=${EVENTS:-2000000}
-REPS=${REPS:-5}
-export TLBF_DEDUP_HASH_SEED=0
-JOBS=$(nproc 2>/dev/null || echo 2)
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
-[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
 
-cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup >/dev/null
-TLBF="$BUILD_DIR/src/tlbf-dedup"
-
+bench_start
 bench_data_dir
 text=$(bench_input "$EVENTS" steady text)
 

@@ -12,22 +12,11 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 source "$BENCH_DIR/lib.bash"
 source "$BENCH_DIR/tables.bash"
 export BUILD_DIR=${BUILD_DIR:-$BENCH_DIR/../build-bench}
-EVENTS=${EVENTS:-2000000}
-REPS=${REPS:-5}
-export TLBF_DEDUP_HASH_SEED=0
-JOBS=$(nproc 2>/dev/null || echo 2)
-GEN_EVENTS=${GEN_EVENTS:-$ROOT/tests/gen_events.py}
-[ -f "$GEN_EVENTS" ] || { echo "bench: $GEN_EVENTS not found" >&2; exit 1; }
 for tool in gawk mlr; do
   command -v $tool >/dev/null || { echo "bench: $tool is needed (apt-get install gawk miller)" >&2; exit 1; }
 done
 
-if [ -z "${TLBF:-}" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTLBF_BUILD_TESTS=OFF -DTLBF_BUILD_BENCH=ON >/dev/null
-  cmake --build "$BUILD_DIR" -j "$JOBS" --target tlbf-dedup >/dev/null
-  TLBF="$BUILD_DIR/src/tlbf-dedup"
-fi
-
+bench_start
 bench_data_dir
 text=$(bench_input "$EVENTS" steady text)
 
