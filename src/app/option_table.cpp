@@ -159,7 +159,8 @@ void declare_output(CLI::App& app, ValueOptions& value, Options& o) {
   app.add_flag("--line-buffered", o.pipeline.line_buffered, "flush the output after every record");
   app.add_flag("--count", o.hold.count,
                "hold each kept record until its key's window closes, then write it once with its number of copies "
-               "and the times of its first and last copy (lines: see --count-format; JSON: see --count-names); "
+               "and the times of its first and last copy (lines: see --count-format; JSON and tables: see "
+               "--count-names, a table's rows not counted get them empty); "
                "output comes in window-close order");
   value("--count-format", "FMT",
         "with --count, lines: the record and its fields, {count} {first} {last} {record}; \\t is a tab "

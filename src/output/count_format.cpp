@@ -162,13 +162,14 @@ void CountFormat::write_row(Writer& out, const CountedRecord& r) const {
   write_with_columns(out, r.bytes, r.text_size, r.format, columns.data(), n, false);
 }
 
-void CountFormat::write_header(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format) const {
+void CountFormat::write_columns(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format,
+                                bool header) const {
   static constexpr std::string_view kTypes[] = {"count", "string", "string"};
   std::array<AddedColumn, 3> columns;
   std::size_t n = 0;
   for (std::size_t m = 0; m < column_names_.size(); ++m)
     if (!column_names_[m].empty()) columns[n++] = AddedColumn{column_names_[m], kTypes[m], {}};
-  write_with_columns(out, bytes, text_size, format, columns.data(), n, true);
+  write_with_columns(out, bytes, text_size, format, columns.data(), n, header);
 }
 
 void CountFormat::write_line(Writer& out, const CountedRecord& r) const {

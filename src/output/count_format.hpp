@@ -64,7 +64,14 @@ class CountFormat {
   // Writes `r` with its count and times, then its terminator.
   void write(Writer& out, const CountedRecord& r) const;
   // A table's header line with the names of the count columns (table_column.hpp).
-  void write_header(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format) const;
+  void write_header(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format) const {
+    write_columns(out, bytes, text_size, format, true);
+  }
+  // A table's row that was not counted (keyless, or not selected by --where): the count
+  // columns empty, so that every row has the header's columns.
+  void write_uncounted_row(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format) const {
+    write_columns(out, bytes, text_size, format, false);
+  }
 
  private:
   enum class Field : std::uint8_t { text, count, first, last, record };
@@ -75,6 +82,8 @@ class CountFormat {
   void write_line(Writer& out, const CountedRecord& r) const;
   void write_object(Writer& out, const CountedRecord& r) const;
   void write_row(Writer& out, const CountedRecord& r) const;
+  // The count columns' names (`header`) or empty values.
+  void write_columns(Writer& out, std::string_view bytes, std::size_t text_size, InputFormat format, bool header) const;
 
   std::vector<Piece> pieces_;
   std::array<std::string, 3> names_;         // as JSON string text; empty: left out

@@ -66,6 +66,8 @@ bool Emitter::held(const CountedRecord& held, bool counted) {
   if (owes_terminator_) out_.write(std::string_view(&mode_.terminator, 1));
   if (mode_.count && counted)
     mode_.count_format.write(out_, r);
+  else if (mode_.count && is_table(r.format))  // (a table's row not counted: its count columns empty)
+    write_unjudged_row(r.bytes, r.text_size, r.format);
   else
     out_.write(r.bytes);
   owes_terminator_ = r.text_size == r.bytes.size();
@@ -106,9 +108,10 @@ void Emitter::blank(const OutRecord& r) {
   out_.write(r.bytes);
 }
 
-void Emitter::write_unjudged_row(const OutRecord& r) {
+void Emitter::write_unjudged_row(std::string_view bytes, std::size_t text_size, InputFormat format) {
+  if (mode_.count) return mode_.count_format.write_uncounted_row(out_, bytes, text_size, format);
   const AddedColumn mark{mode_.mark_name, "bool", {}};
-  write_with_columns(out_, r.bytes, r.text_size, r.format, &mark, 1, false);
+  write_with_columns(out_, bytes, text_size, format, &mark, 1, false);
 }
 
 void Emitter::write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup) {

@@ -66,10 +66,10 @@ class Emitter {
   // that decides what this one writes (the table header written last).
   void follow(const Emitter& before) { table_header_ = before.table_header_; }
   // A record --where did not select: exactly as read, whatever --mark, --compact and --count
-  // say; borrowed where it may be. A table's row gets --mark's column empty (not judged), so
-  // that every row has the header's columns.
+  // say; borrowed where it may be. A table's row gets the columns of --mark or --count empty
+  // (not judged), so that every row has the header's columns.
   void passed(const OutRecord& r) {
-    if (mode_.mark && is_table(r.format)) return write_unjudged_row(r);
+    if ((mode_.mark || mode_.count) && is_table(r.format)) return write_unjudged_row(r.bytes, r.text_size, r.format);
     if (r.borrowable)
       out_.write_borrowed(r.bytes);
     else
@@ -110,7 +110,8 @@ class Emitter {
   // NAME twice). A record that is not a JSON object in JSON mode is written unchanged. A
   // table's row gets a last column, true or false (table_column.hpp).
   void write_marked(std::string_view bytes, std::size_t text_size, InputFormat format, bool dup);
-  void write_unjudged_row(const OutRecord& r);
+  // A table's row not judged: the columns --mark or --count add, empty.
+  void write_unjudged_row(std::string_view bytes, std::size_t text_size, InputFormat format);
   // --compact: the record minified, with a line end, as a record of compact_; `r` itself
   // when it is not one valid JSON value (the minifier only drops blanks outside strings: it
   // would glue the words of any text together, and "1 2" into 12).

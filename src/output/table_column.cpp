@@ -2,7 +2,8 @@
 //
 // Invariant: the record's own bytes come out unchanged and in order; the added text is one
 // separator and one field per column, after the record's text and before its terminator. A
-// value that holds the separator, a quote or a line end is quoted in CSV (RFC 4180).
+// value that holds the separator, a quote or a line end is quoted in CSV (RFC 4180); an empty
+// value in a Zeek log is its unset field, '-'.
 #include "output/table_column.hpp"
 
 #include <string>
@@ -11,6 +12,7 @@ namespace tlbf_dedup {
 namespace {
 
 void write_field(Writer& out, std::string_view field, InputFormat format) {
+  if (format == InputFormat::zeek && field.empty()) return out.write("-");  // (Zeek's unset field)
   if (format != InputFormat::csv || field.find_first_of(",\"\r\n") == std::string_view::npos) {
     if (!field.empty()) out.write(field);  // (an empty field may have no bytes at all to copy from)
     return;

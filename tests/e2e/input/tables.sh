@@ -51,6 +51,13 @@ check_files "csv --count: a column dup_count" "$WORK/count.ref" "$WORK/count.out
 "${REF[@]}" --format zeek --key id.orig_h --key query --time ts --window 60 --mark dup "$T/zeek_dns.log" > "$WORK/zmark.ref"
 "$D" -a exact -k id.orig_h -k query -t ts -w 1m --mark "$T/zeek_dns.log" > "$WORK/zmark.out"
 check_files "zeek --mark: in #fields and #types too" "$WORK/zmark.ref" "$WORK/zmark.out"
+# In a Zeek log, an added column a row does not fill is Zeek's unset field, '-'.
+"$D" -a exact -k query -t ts -w 1m --count --where rcode_name=NXDOMAIN "$T/zeek_dns.log" > "$WORK/zwhere.out"
+check "zeek --count with --where: every row has its #fields' columns" "" \
+  "$(awk -F'\t' '/^#fields/ { n = NF - 1 } !/^#/ && NF != n { print FILENAME ": " FNR }' "$WORK/zwhere.out")"
+check "zeek --count with --where: a row not selected has '-' in the count columns" \
+  "$(grep -v '^#' "$T/zeek_dns.log" | grep -c -v -P '\tNXDOMAIN(\t|$)')" \
+  "$(grep -v '^#' "$WORK/zwhere.out" | grep -c $'\t-\t-\t-$')"
 if command -v mlr > /dev/null; then
   check "mlr reads --mark back: every row" 50 "$(mlr --icsv --onidx cut -f dup "$WORK/mark.out" | wc -l)"
   check "mlr: the duplicates are the rows marked true" \
@@ -59,6 +66,16 @@ if command -v mlr > /dev/null; then
   check "mlr: --where's unjudged rows have the dup column, empty" \
     "$(grep -c ',login,' "$T/export.csv")" "$(mlr --icsv --onidx filter '$dup != ""' then cut -f dup "$WORK/where.out" | wc -l)"
   check "mlr: the counts add up to the rows" 50 "$(mlr --icsv --onidx stats1 -a sum -f dup_count "$WORK/count.out")"
+  # --count: rows --where did not select, or without a key, have the count columns, empty.
+  "$D" -a exact -f csv -k user --where action=login --count "$T/export.csv" > "$WORK/cwhere.out"
+  check "mlr: --count with --where, the counts add up to the selected rows" \
+    "$(grep -c ',login,' "$T/export.csv")" "$(mlr --icsv --onidx stats1 -a sum -f dup_count "$WORK/cwhere.out")"
+  check "mlr: --count with --where, the rows not selected have the count columns, empty" \
+    "$(mlr --icsv --onidx filter '$action != "login"' then cut -f user "$T/export.csv" | wc -l)" \
+    "$(mlr --icsv --onidx filter '$dup_count == "" && $first_seen == "" && $last_seen == ""' then cut -f user "$WORK/cwhere.out" | wc -l)"
+  printf 'id,v\n1,a\n2\n3,a\n' > "$WORK/keyless.csv"
+  "$D" -a exact -f csv -k v --count "$WORK/keyless.csv" > "$WORK/keyless.out" 2> /dev/null
+  check "--count: a row without a key gets the count columns, empty" "2,,," "$(grep '^2' "$WORK/keyless.out")"
 else
   echo "FAIL mlr (Debian package miller) is not installed"
   fails=$((fails + 1))
