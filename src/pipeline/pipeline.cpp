@@ -34,7 +34,6 @@
 
 #include <optional>
 
-#include "output/in_order_sink.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "report/progress.hpp"
@@ -52,9 +51,8 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf:
       time_source_(&clock),
       diagnostics_(&diagnostics),
       checkpoints_(std::move(hooks), clock),
-      // With a decider that answers later, records wait, in order, for their answers.
-      in_order_(decider.answers_later() ? std::make_unique<InOrderSink>(sink) : nullptr),
-      sink_(in_order_ ? in_order_.get() : &sink),
+      later_(decider, sink),
+      sink_(&later_.sink(sink)),
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
       keys_(cfg_.stop_when_keyless && cfg_.explain == 0),

@@ -25,6 +25,7 @@
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/key_check.hpp"
 #include "pipeline/keyless_records.hpp"
+#include "pipeline/later_answers.hpp"
 #include "pipeline/output_gate.hpp"
 #include "pipeline/record_source.hpp"
 #include "pipeline/segment.hpp"
@@ -34,7 +35,6 @@
 
 namespace tlbf_dedup {
 
-class InOrderSink;
 class InputMerge;
 class MultilineCheck;
 class Progress;
@@ -174,8 +174,8 @@ class Pipeline final : private BatchSink {
   Clock* time_source_;
   Diagnostics* diagnostics_;
   Checkpoints checkpoints_;
-  std::unique_ptr<InOrderSink> in_order_;  // with a decider that answers later: sink_ wraps the sink
-  RecordSink* sink_;                       // where every record goes
+  LaterAnswers later_;  // with a decider that answers later, sink_ is its wrapper around the sink
+  RecordSink* sink_;    // where every record goes
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only

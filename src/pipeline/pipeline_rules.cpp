@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include "extract/extract_table.hpp"
-#include "output/in_order_sink.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
@@ -75,10 +74,7 @@ void Pipeline::write_blank(const SourceRecord& r) {
 void Pipeline::write_undecided(const SourceRecord& r) { sink_->undecided(out_record(r), &r.time, clock_.now()); }
 
 void Pipeline::release_answered() {
-  while (in_order_ && in_order_->waiting() && !answers_.empty()) {
-    const InOrderSink::Released r = in_order_->answer(answers_.take());
-    count(r.fate.dup, r.key, r.hash);
-  }
+  later_.release(answers_, [this](bool dup, std::string_view key, tlbf::KeyHash hash) { count(dup, key, hash); });
 }
 
 void Pipeline::drain() {
@@ -115,8 +111,8 @@ int Pipeline::input_paused() {
 
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
-  if (in_order_) {  // the record waits for its answer
-    in_order_->awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
+  if (later_.later()) {  // the record waits for its answer
+    later_.awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
     release_answered();
     return;
   }
