@@ -97,10 +97,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   // until the key check cannot (--explain shows what it read whatever the checks say).
   gate_.start(!cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0);
   stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
-  stats_.errors_went = cfg_.output.only_dups            ? "not written (--only-dups)"
-                       : cfg_.on_error == OnError::pass ? "passed through"
-                       : cfg_.on_error == OnError::drop ? "dropped"
-                                                        : "the run stopped";
+  stats_.errors_went = keyless_.went(cfg_.output.only_dups);
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
   // Step 2: the records, read, clocked, decided and written batch by batch. A second thread

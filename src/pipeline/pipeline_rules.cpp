@@ -120,8 +120,7 @@ void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, st
   if (cfg_.explain > 0) {
     static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                      {"dup", "dup late", "dup untimed", "dup future"}};
-    stats_.duplicates += dup;
-    if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);
+    count(dup, b.keys()[key], b.hashes()[key]);
     emitted_ = false;
     explain_record(r, b.keys() + key, kDecisions[dup][static_cast<int>(segment_.verdict)]);
   } else {
