@@ -239,7 +239,7 @@ class HeldQueue {
 
  private:
   // Records' bytes are appended from its start, one after another, so that those of records
-  // that go out in the order they came are adjacent (the writer sends a run of them as one
+  // that go out in the order they came are adjacent (the output sends a run of them as one
   // piece); their MergeItems (with keys and time texts copied) from its end down.
   struct AlignedDelete {
     void operator()(char* p) const { ::operator delete[](p, std::align_val_t{alignof(Stored)}); }

@@ -394,7 +394,7 @@ void InputMerge::run(BatchSink& sink, const volatile int* stop, bool ahead) {
     return;
   }
   // Merged on a second thread into a pool of batches, judged here in order (regular files
-  // only, so the thread can always be stopped and joined: no read waits for a writer).
+  // only, so the thread can always be stopped and joined: no read waits for the other end of a pipe).
   pool_ = std::make_unique<ReadAheadQueue<RecordBatch>>(RecordSource::kBatches);
   batch_ = pool_->acquire();
   batch_->clear();

@@ -70,7 +70,7 @@ class InputMerge {
   void run(BatchSink& sink, const volatile int* stop, bool ahead = false);
 
   std::uint64_t total_size() const;
-  // Every input is a regular file: no read waits for a writer, so a thread merging them can
+  // Every input is a regular file: no read waits for the other end of a pipe, so a thread merging them can
   // always be stopped and joined.
   bool inputs_are_regular_files() const;
   const MergeStats& stats() const { return stats_; }

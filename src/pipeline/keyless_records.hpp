@@ -33,6 +33,10 @@ class KeylessRecords {
 
   // What becomes of them: "passed through" or "dropped".
   const char* action() const { return on_error_ == OnError::pass ? "passed through" : "dropped"; }
+  // What became of them, as --stats says (`only_dups`: --only-dups writes none of them).
+  const char* went(bool only_dups) const {
+    return only_dups ? "not written (--only-dups)" : on_error_ == OnError::fail ? "the run stopped" : action();
+  }
   // Record `r` of `input` has no key (its records read as `format`): the key check hears of
   // it first.
   void met(const SourceRecord& r, const std::string& input, InputFormat format);

@@ -96,4 +96,16 @@ std::string MultilineCheck::failed() {
       text_, lines, shown, suggestion.empty() ? "" : fmt::format("; this input's lines start like '{}'", suggestion));
 }
 
+bool MultilineCheck::check(const RecordBatch* b, const std::string& last_input, Diagnostics& diagnostics) {
+  std::optional<std::string> failed;
+  std::string input = last_input;  // where it failed
+  for (std::size_t i = 0; b && i < b->size() && !failed && !decided_; ++i) {
+    failed = look((*b)[i].bytes, (*b)[i].continues);
+    input = b->names[(*b)[i].input];
+  }
+  if (!b) failed = at_end();
+  if (failed) diagnostics.warning(Warning{WarningKind::multiline, input, 0, 1, input + ": " + *failed});
+  return decided_;
+}
+
 }  // namespace tlbf_dedup

@@ -14,6 +14,8 @@
 #include <string_view>
 
 #include "input/record_reader.hpp"
+#include "pipeline/record_source.hpp"
+#include "report/diagnostics.hpp"
 
 namespace tlbf_dedup {
 
@@ -31,6 +33,10 @@ class MultilineCheck {
   // The input ended undecided: the warning's text when any line was read.
   std::optional<std::string> at_end();
   bool decided() const { return decided_; }
+  // The records of the batch `b` in order, until the check is decided (`b` null: the run
+  // ended, its last record read from `last_input`); a failure is warned about, naming its
+  // input. True once decided.
+  bool check(const RecordBatch* b, const std::string& last_input, Diagnostics& diagnostics);
 
  private:
   std::string failed();

@@ -34,7 +34,6 @@
 
 #include <optional>
 
-#include "output/in_order_sink.hpp"
 #include "pipeline/input_merge.hpp"
 #include "pipeline/multiline_check.hpp"
 #include "report/progress.hpp"
@@ -52,18 +51,16 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf:
       time_source_(&clock),
       diagnostics_(&diagnostics),
       checkpoints_(std::move(hooks), clock),
-      sink_(&sink),
+      later_(decider, sink),
+      sink_(&later_.sink(sink)),
       source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
       keys_(cfg_.stop_when_keyless && cfg_.explain == 0),
       keyless_(cfg_.extract, cfg_.on_error, keys_),
+      gate_(*sink_, clock_, keys_, [this] { drain(); }),
       caps_(cfg_.on_cap, decider, diagnostics),
-      late_advice_(cfg_.clock.lateness, cfg_.merged) {
+      clock_warnings_(cfg_.extract, cfg_.clock.lateness, cfg_.merged, segment_, clock_, last_input_) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
-  if (decider_->answers_later()) {  // records wait, in order, for their answers
-    in_order_ = std::make_unique<InOrderSink>(sink);
-    sink_ = in_order_.get();
-  }
   if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
@@ -98,13 +95,9 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
   // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
   // until the key check cannot (--explain shows what it read whatever the checks say).
-  time_probe_ = !cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0;
-  hold_pending_ = time_probe_ || keys_.probing();
+  gate_.start(!cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0);
   stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
-  stats_.errors_went = cfg_.output.only_dups            ? "not written (--only-dups)"
-                       : cfg_.on_error == OnError::pass ? "passed through"
-                       : cfg_.on_error == OnError::drop ? "dropped"
-                                                        : "the run stopped";
+  stats_.errors_went = keyless_.went(cfg_.output.only_dups);
   stop_ = stop;
   aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
   // Step 2: the records, read, clocked, decided and written batch by batch. A second thread
@@ -126,7 +119,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
     } catch (const DecisionsLost&) {
       // What was decided before the loss is written; the records after it are not.
       release_answered();
-      end_hold(true);
+      gate_.end(true);
       out.flush();
       throw;
     }
@@ -134,14 +127,14 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
     // state is not saved; its summary still comes first, so that --stats shows what was read.
     if (!*stop) keys_.end_probe();
     untimed_failed = clock_.found_no_time() && !*stop;
-    end_hold(!untimed_failed && !keys_.failed());
+    if (gate_.end(!untimed_failed && !keys_.failed())) stats_.emitted = 0;  // nothing was written
     out.flush();
     if (!untimed_failed && !keys_.failed()) checkpoints_.save(*sink_, clock_.now());
   } catch (const InputError&) {
     // A damaged or unreadable input: what was decided before it goes out; the state is not
     // saved, as for any error.
     end_sink(RecordSink::End::all_written);
-    end_hold(true);
+    gate_.end(true);
     out.flush();
     throw;
   } catch (const BrokenPipe&) {
@@ -159,7 +152,7 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
     // Any other error (--on-error fail, --on-cap fail): the records before it go out, as they
     // would have without the hold; the error is the one reported.
     try {
-      end_hold(true);
+      gate_.end(true);
       out.flush();
     } catch (...) {
     }
@@ -169,8 +162,8 @@ RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
   summarise(out.bytes_written(), started_ns);
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
-  if (keys_.failed()) throw keys_.error(stats_, written_while_checking_);
-  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, written_while_checking_);
+  if (keys_.failed()) throw keys_.error(stats_, gate_.written_while_checking());
+  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, gate_.written_while_checking());
   return stats_;
 }
 
@@ -184,7 +177,7 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), format_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
-  if (multiline_) check_multiline(nullptr);
+  if (multiline_) multiline_->check(nullptr, last_input_, *diagnostics_);
   if (keys_.pending()) check_keys();
   warn_totals();
   diagnostics_->summary(stats_);
@@ -192,14 +185,15 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
 
 std::size_t Pipeline::take(const RecordBatch& b) {
   batch_ = &b;
+  clock_warnings_.batch(b);
   if (!b.empty()) format_ = b.format;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
-  if (multiline_) check_multiline(&b);
+  if (multiline_ && multiline_->check(&b, last_input_, *diagnostics_)) multiline_.reset();
   std::size_t i = 0;
   segment_.reset(0, 0);
   while (i < b.size() && !clock_.probe_failed() && !keys_.failed() && (b.judge_all || !*stop_)) {
     const std::size_t end = clock_segment(b, i);
-    if (hold_pending_) check_hold();
+    if (gate_.pending()) gate_.check(stats_.records);
     judge_segment(b, i, end);
     keys_.tally(b, i, end);
     if (keys_.pending() && stats_.records >= ClockPolicy::kUntimedProbe) {
@@ -231,14 +225,14 @@ std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
     bool last = false;
     if (r.keyed) {
       s.warnings_for = i - 1;
-      s.verdict = timed ? clock_.accept(r.time, *this) : (clock_.arrive(), TimeVerdict::accepted);
+      s.verdict = timed ? clock_.accept(r.time, clock_warnings_) : (clock_.arrive(), TimeVerdict::accepted);
       s.times[n++] = clock_.now();
       last = s.verdict == TimeVerdict::untimed && clock_.probe_failed();  // the run reads no further
     } else {
       // A record without a key still tells the time: it moves the clock (judging nothing).
       if (timed && r.time.parsed) {
         s.warnings_for = i - 1;
-        clock_.accept(r.time, *this);
+        clock_.accept(r.time, clock_warnings_);
       }
       last = fatal && r.status != ExtractStatus::unmatched;  // --on-error fail: the run ends at this record
     }
@@ -285,7 +279,7 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
     if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
   if (segment_.checkpoint) {
-    checkpoints_.maybe(*sink_, clock_.now(), holding_output_);
+    checkpoints_.maybe(*sink_, clock_.now(), gate_.holding());
     clock_.refresh_future_limit();
   }
 }

@@ -21,10 +21,12 @@
 #include "output/record_sink.hpp"
 #include "pipeline/cap_watch.hpp"
 #include "pipeline/checkpoints.hpp"
+#include "pipeline/clock_warnings.hpp"
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/key_check.hpp"
 #include "pipeline/keyless_records.hpp"
-#include "pipeline/late_advice.hpp"
+#include "pipeline/later_answers.hpp"
+#include "pipeline/output_gate.hpp"
 #include "pipeline/record_source.hpp"
 #include "pipeline/segment.hpp"
 #include "report/diagnostics.hpp"
@@ -33,7 +35,6 @@
 
 namespace tlbf_dedup {
 
-class InOrderSink;
 class InputMerge;
 class MultilineCheck;
 class Progress;
@@ -71,7 +72,7 @@ struct PipelineConfig {
   bool merged = false;
 };
 
-class Pipeline final : private BatchSink, private RecordWarnings {
+class Pipeline final : private BatchSink {
  public:
   // `decider`, `sink`, `clock` and `diagnostics` must outlive the pipeline: every record goes
   // to `sink` (output/record_sink.hpp) in input order. Throws SpecError for a given format
@@ -105,10 +106,6 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   void release_records() override { sink_->release_borrowed(); }
   int input_paused() override;
   void reached_end(const std::string& name) override { last_input_ = name; }
-  // RecordWarnings: the clock's warnings, given when their record is judged.
-  void warn(WarningKind kind, std::string what) override;
-  std::string untimed_advice(const TimeReading& t) override;
-  std::string late_advice(const TimeReading& t, std::uint64_t behind) override;
 
   // Clocks records from `from` on, as many as may be decided together; returns the end.
   std::size_t clock_segment(const RecordBatch& b, std::size_t from);
@@ -163,14 +160,6 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   // The memory cap bound at record `r`, decided at `now` (cap_watch.hpp); with --on-cap fail,
   // the run ends after the records before it are written.
   [[gnu::cold]] void cap_bound(const SourceRecord& r, tlbf::Time now);
-  // With -t, output is held back (RecordSink::hold_back) until the untimed check cannot fail any more: a
-  // record had a readable time, or the check's records passed keyless. Called after a segment
-  // is clocked and before it is judged, so the segment's records go where the check says.
-  [[gnu::cold]] void check_hold();
-  // The hold ends: what it held goes out (`keep`), or is dropped (the run failed the check).
-  void end_hold(bool keep);
-  // --multiline's check over the batch's records (or at the end: `b` null).
-  [[gnu::cold]] void check_multiline(const RecordBatch* b);
   // The first kUntimedProbe records (or all, when fewer) are judged: the key check's verdicts.
   [[gnu::cold]] void check_keys() { keys_.check(stats_, keyless_.action(), *diagnostics_); }
   // A sink that keeps records of its own (the holding stage) wrote `early` of them before
@@ -185,31 +174,28 @@ class Pipeline final : private BatchSink, private RecordWarnings {
   Clock* time_source_;
   Diagnostics* diagnostics_;
   Checkpoints checkpoints_;
-  RecordSink* sink_;  // where every record goes
+  LaterAnswers later_;  // with a decider that answers later, sink_ is its wrapper around the sink
+  RecordSink* sink_;    // where every record goes
   RecordSource source_;
   DecisionClock clock_;
   std::unique_ptr<TopKeys> top_;  // with --top only
-  // The run's: its stop flag, --progress.
-  bool holding_output_ = false;          // the sink holds output back (check_hold)
-  bool hold_pending_ = false;            // the untimed check may still fail: output may be held
-  bool written_while_checking_ = false;  // the input paused during the check: what it held went out
-  bool time_probe_ = false;              // -t given, the untimed check on (the output hold's reason)
-  KeyCheck keys_;                        // the first records' keys
+  KeyCheck keys_;                 // the first records' keys
   KeylessRecords keyless_;
+  OutputGate gate_;                            // output held while the first checks may fail
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
+  // The run's: its stop flag, --progress.
   const volatile int* stop_ = nullptr;
   std::unique_ptr<Progress> progress_;
   // The record loop's.
   Segment segment_;
   Answers answers_;                          // the decider's, not yet taken
-  std::unique_ptr<InOrderSink> in_order_;    // with a decider that answers later: sink_ wraps the sink
   const RecordBatch* batch_ = nullptr;       // the batch being judged
   std::string last_input_;                   // the input of the last record judged, or at the end
   InputFormat format_ = InputFormat::lines;  // what the batch's records are read as
   bool emitted_ = false;                     // the record before continues (written or held): its lines follow it
   bool aside_ = false;                       // --explain, --line-buffered, or answers later: judge_keyed_aside()
   CapWatch caps_;
-  LateAdvice late_advice_;  // what to do about late records
+  ClockWarnings clock_warnings_;  // the clock's, given when their record is judged
   RunStats stats_;
 };
 

@@ -11,82 +11,18 @@
 
 #include <fmt/format.h>
 
-#include "base/duration.hpp"
-#include "extract/advice.hpp"
 #include "extract/extract_table.hpp"
-#include "output/in_order_sink.hpp"
-#include "pipeline/multiline_check.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace tlbf_dedup {
-void Pipeline::warn(WarningKind kind, std::string what) { segment_.warn(kind, std::move(what)); }
-
-std::string Pipeline::untimed_advice(const TimeReading& t) {
-  const SourceRecord& r = (*batch_)[segment_.warnings_for];
-  return tlbf_dedup::untimed_advice(cfg_.extract, r.bytes.substr(0, r.text_size()), format_, t);
-}
-
-std::string Pipeline::late_advice(const TimeReading& t, std::uint64_t behind) {
-  const RecordBatch& b = *batch_;
-  const SourceRecord& r = b[segment_.warnings_for];
-  const std::string& input = b.names[r.input];
-  // The input of the timed record before it: in this batch, else the last record judged.
-  std::string before = last_input_;
-  for (std::size_t i = segment_.warnings_for; i-- > 0;)
-    if (b[i].time.parsed) {
-      before = b.names[b[i].input];
-      break;
-    }
-  return late_advice_.advise(input, before, clock_.at_saved_clock(), behind, [&] {
-    return sort_advice(cfg_.extract, format_, r.bytes.substr(0, r.text_size()), t.text, input);
-  });
-}
-
-void Pipeline::check_hold() {
-  // The untimed check cannot fail once a record had a time, nor once the records it judges
-  // (the first kUntimedProbe) went by without failing it (records without a key are not
-  // clocked); the key check cannot once a record had a key, nor once it is over.
-  const bool times_settled =
-      !time_probe_ || clock_.found_time() || (!clock_.probe_failed() && stats_.records >= ClockPolicy::kUntimedProbe);
-  const bool keys_settled = keys_.settled();
-  if (times_settled && keys_settled) {
-    hold_pending_ = false;
-    end_hold(true);
-  } else if (!holding_output_) {
-    holding_output_ = true;
-    sink_->hold_back();
-  }
-}
-
-void Pipeline::end_hold(bool keep) {
-  hold_pending_ = false;
-  if (!holding_output_) return;
-  drain();  // records waiting for answers go into the hold first
-  holding_output_ = false;
-  sink_->let_go(keep);
-  if (!keep) stats_.emitted = 0;  // nothing was written
-}
-
 void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::string& what) {
   const std::string& input = input_name(r);
   diagnostics_->warning(Warning{kind, input, r.number, 1, fmt::format("{}: record {}: {}", input, r.number, what)});
 }
 
-void Pipeline::check_multiline(const RecordBatch* b) {
-  std::optional<std::string> failed;
-  std::string input = last_input_;  // where it failed
-  for (std::size_t i = 0; b && i < b->size() && !failed && !multiline_->decided(); ++i) {
-    failed = multiline_->look((*b)[i].bytes, (*b)[i].continues);
-    input = b->names[(*b)[i].input];
-  }
-  if (!b) failed = multiline_->at_end();
-  if (failed) diagnostics_->warning(Warning{WarningKind::multiline, input, 0, 1, input + ": " + *failed});
-  if (multiline_->decided()) multiline_.reset();
-}
-
 void Pipeline::warn_totals() {
   keyless_.warn_totals(stats_, format_, *diagnostics_);
-  clock_.warn_totals(*diagnostics_, late_advice_.fix(clock_.max_lateness()));
+  clock_.warn_totals(*diagnostics_, clock_warnings_.late_fix());
   sink_->warn_totals(*diagnostics_, stats_);
   caps_.warn_total(stats_);
 }
@@ -138,10 +74,7 @@ void Pipeline::write_blank(const SourceRecord& r) {
 void Pipeline::write_undecided(const SourceRecord& r) { sink_->undecided(out_record(r), &r.time, clock_.now()); }
 
 void Pipeline::release_answered() {
-  while (in_order_ && in_order_->waiting() && !answers_.empty()) {
-    const InOrderSink::Released r = in_order_->answer(answers_.take());
-    count(r.fate.dup, r.key, r.hash);
-  }
+  later_.release(answers_, [this](bool dup, std::string_view key, tlbf::KeyHash hash) { count(dup, key, hash); });
 }
 
 void Pipeline::drain() {
@@ -165,17 +98,12 @@ void Pipeline::sink_cap_bound(const SourceRecord& r, std::uint64_t early) {
 }
 
 int Pipeline::input_paused() {
-  // A live stream stays prompt: what the untimed check held goes out when the input pauses,
-  // and nothing is held after it (a run that then fails for want of time says so).
-  if (hold_pending_) {
-    written_while_checking_ = true;  // what was held, and what comes next, is written as read
-    end_hold(true);
-  }
+  gate_.paused();  // a live stream stays prompt: what the checks held goes out
   // What has been decided goes out now (tail -f), and a due checkpoint runs.
   drain();
   sink_->paused(clock_.now());
   sink_->flush();
-  checkpoints_.maybe(*sink_, clock_.now(), holding_output_);
+  checkpoints_.maybe(*sink_, clock_.now(), gate_.holding());
   const int wait = checkpoints_.wait_ms();
   const int sink_wait = sink_->wait_ms(clock_.now());
   return sink_wait < 0 ? wait : wait < 0 ? sink_wait : std::min(wait, sink_wait);
@@ -183,8 +111,8 @@ int Pipeline::input_paused() {
 
 void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
   const std::size_t key = segment_.first_key + k;
-  if (in_order_) {  // the record waits for its answer
-    in_order_->awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
+  if (later_.later()) {  // the record waits for its answer
+    later_.awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
     release_answered();
     return;
   }
@@ -192,8 +120,7 @@ void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, st
   if (cfg_.explain > 0) {
     static constexpr const char* kDecisions[2][4] = {{"new", "new late", "new untimed", "new future"},
                                                      {"dup", "dup late", "dup untimed", "dup future"}};
-    stats_.duplicates += dup;
-    if (dup && top_) top_->add(b.keys()[key], b.hashes()[key]);
+    count(dup, b.keys()[key], b.hashes()[key]);
     emitted_ = false;
     explain_record(r, b.keys() + key, kDecisions[dup][static_cast<int>(segment_.verdict)]);
   } else {

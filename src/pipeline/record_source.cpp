@@ -17,7 +17,7 @@
 //    streaming output is as prompt as one record at a time; read ahead, records are copies.
 //  - An error of the reader or the extractor comes after every record read before it; an
 //    exception of the sink (thrown from a reader hook) passes through unchanged.
-//  - The first batch ends with the first record that is not a held blank, so the writer's
+//  - The first batch ends with the first record that is not a held blank, so the output's
 //    flushes between batches fall at the same records with one thread or two.
 #include "pipeline/record_source.hpp"
 

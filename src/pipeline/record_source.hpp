@@ -172,7 +172,7 @@ class RecordBatch {
   std::string_view keep(Store& store, std::string_view v);
   // Where a view into record `raw` (its key, its time text) is, the record now at `copy`:
   // inside the copy where it was inside the record, else kept in `side` (the extractor's, or
-  // the holder's, until its next record).
+  // the held queue's, until its next record).
   std::string_view place(std::string_view v, std::string_view raw, std::string_view copy) {
     const std::uintptr_t offset =
         reinterpret_cast<std::uintptr_t>(v.data()) - reinterpret_cast<std::uintptr_t>(raw.data());
@@ -318,7 +318,7 @@ class RecordSource {
   };
   std::vector<HeldBlank> blanks_;
   std::string blank_bytes_;
-  // Read ahead: the batches, kept as long as the source, so that the writer may still point
+  // Read ahead: the batches, kept as long as the source, so that the output may still point
   // into one while the run ends on an error.
   std::unique_ptr<ReadAheadQueue<RecordBatch>> pool_;
 };
