@@ -157,7 +157,6 @@ bool InputMerge::advance(Lane& lane) {
     h.keyed = false;
     return true;
   }
-  ++read_;
   if (!format_ && !is_blank(rec.text())) choose_format(detect_format(rec.text(), FormatHead::record), rec.text());
   Extractor* x = lane.extractor.get();
   if (!x) {
@@ -165,6 +164,7 @@ bool InputMerge::advance(Lane& lane) {
     x = lane.blank_lines.get();
   }
   const Extracted e = x->extract(rec.head(lane.scratch));
+  read_ += e.status != ExtractStatus::blank;  // (a blank line, a table's # line: no record)
   h.time = e.time;
   h.status = e.status;
   h.absent_part = e.absent_part;

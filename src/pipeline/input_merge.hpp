@@ -117,7 +117,7 @@ class InputMerge {
   tlbf::Time newest_ = INT64_MIN;       // the latest record time read (the watermark is it less the lateness)
   tlbf::Time released_to_ = INT64_MIN;  // the watermark held records went out up to
   std::uint64_t arrivals_ = 0;          // records taken from the lanes, for ties among held ones
-  std::uint64_t read_ = 0;
+  std::uint64_t read_ = 0;              // records read (not blank, not continuation lines), for SourceConfig::limit
   std::unique_ptr<HeldQueue> held_;
   std::unique_ptr<RecordBatch> own_batch_;             // the batch filled when the sink takes them here
   RecordBatch* batch_ = nullptr;                       // the batch being filled

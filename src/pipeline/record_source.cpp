@@ -316,7 +316,6 @@ void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, Batc
     push(in, rec, Extracted{}, in.record_in_input(), false, b);
     return false;
   }
-  ++read_;
   if (in.input_number() != input_) {
     if (!blanks_.empty()) replay_blanks(in, b);  // the input before held blank records only
     input_ = in.input_number();
@@ -334,7 +333,9 @@ void judge_ahead(ReadAheadQueue<RecordBatch>& queue, std::thread& producer, Batc
     if (!blanks_.empty()) replay_blanks(in, b);
   }
   Record head;
-  push(in, rec, extractor_->extract(rec.head(head)), in.record_in_input(), false, b);
+  const Extracted x = extractor_->extract(rec.head(head));
+  read_ += x.status != ExtractStatus::blank;  // (a blank line, a table's # line: no record)
+  push(in, rec, x, in.record_in_input(), false, b);
   if (judged_any_) return false;
   judged_any_ = true;
   return true;

@@ -307,7 +307,7 @@ class RecordSource {
   bool judged_any_ = false;                  // a record other than a held blank was read
   std::size_t input_ = 0;                    // the reader's input_number() of the last record
   std::uint64_t limit_;                      // cfg_.limit, or no limit
-  std::uint64_t read_ = 0;                   // records read (continuation lines not counted), for limit_
+  std::uint64_t read_ = 0;                   // records read (not blank, not continuation lines), for limit_
   // Auto mode: blank records before the first record with content, held as copies until
   // that record decides the format; then judged in order as that format judges blank
   // records. An input that ends with only blank records held, or too many of them, is lines.

@@ -116,6 +116,14 @@ status=0
 "$D" -f csv -k user --count --state "$WORK/s.state" "$T/export.csv" > /dev/null 2>&1 || status=$?
 check "--count --state with -f csv: a usage error" "2 0" "$status $(ls "$WORK" | grep -c '^s.state')"
 
+# --explain=N explains the first N rows: a Zeek log's # lines, and blank JSON lines, are no records.
+"$D" -k query -t ts -w 1m --explain=3 "$T/zeek_dns.log" > "$WORK/zexplain.out"
+check "--explain=3 on a Zeek log: its first three rows" "9 10 11" \
+  "$(tail -n +2 "$WORK/zexplain.out" | cut -f1 | sed 's/.*://' | tr '\n' ' ' | sed 's/ $//')"
+printf '{"a":0}\n\n\n{"a":1}\n\n{"a":1}\n' | "$D" -k a --explain=2 > "$WORK/jexplain.out"
+check "--explain=2 on JSON with blank lines: its first two records" "1 4" \
+  "$(tail -n +2 "$WORK/jexplain.out" | cut -f1 | sed 's/.*://' | tr '\n' ' ' | sed 's/ $//')"
+
 # --comment in line mode: comment lines are written as read, neither keyed nor counted.
 printf '# one\na 1\n# one\na 2\nb 3\n' > "$WORK/comments.txt"
 "$D" -k 1 --comment '#' --stats=json "$WORK/comments.txt" > "$WORK/comments.out" 2> "$WORK/comments.stats"
