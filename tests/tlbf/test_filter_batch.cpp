@@ -31,6 +31,10 @@ std::vector<tlbf::FilterConfig> every_kind() {
   out.push_back(c);
   c.algorithm = tlbf::Algorithm::exact;
   out.push_back(c);
+  // A small first table, so that the tagged filter grows inside the batches.
+  c = filter_checks::time_config(2 * tlbf::kSecond, 1e-3, 100);
+  c.algorithm = tlbf::Algorithm::tagged;
+  out.push_back(c);
   return out;
 }
 
@@ -109,6 +113,32 @@ TEST_SUITE("filter_batch") {
     std::unique_ptr<bool[]> fresh(new bool[keys.size()]);
     const std::size_t done = tlbf::insert_if_absent_batch(*f, keys.data(), times.data(), keys.size(), fresh.get());
     CHECK(done == first_bind);
+    CHECK(f->cap_binds() == 1);
+  }
+
+  TEST_CASE("a tagged filter's batch stops right after the key whose insert made the cap bind") {
+    tlbf::FilterConfig cfg = filter_checks::time_config(tlbf::kSecond, 1e-3, 100);
+    cfg.algorithm = tlbf::Algorithm::tagged;
+    cfg.max_memory_bytes = 16384;
+    const auto time_of = [](std::size_t i) { return static_cast<tlbf::Time>(i) * 10 * tlbf::kMicrosecond; };
+    auto probe = tlbf::make_filter(cfg);
+    std::size_t first_bind = 0;
+    for (std::size_t i = 0; i < 200000 && first_bind == 0; ++i) {
+      probe->insert_if_absent(key(i), time_of(i));
+      if (probe->cap_binds() > 0) first_bind = i + 1;
+    }
+    REQUIRE(first_bind > 0);
+    auto f = tlbf::make_filter(cfg);
+    std::vector<tlbf::KeyHash> keys;
+    std::vector<tlbf::Time> times;
+    for (std::size_t i = 0; i < first_bind + 100; ++i) {
+      keys.push_back(key(i));
+      times.push_back(time_of(i));
+    }
+    std::unique_ptr<bool[]> fresh(new bool[keys.size()]);
+    tlbf::visit_filter(*f, [&](auto& g) {
+      CHECK(tlbf::insert_if_absent_batch(g, keys.data(), times.data(), keys.size(), fresh.get()) == first_bind);
+    });
     CHECK(f->cap_binds() == 1);
   }
 }

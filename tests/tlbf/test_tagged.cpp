@@ -185,7 +185,7 @@ TEST_SUITE("tagged") {
     CHECK(tlbf::TaggedFilter::layout_for(1e-5, 5).width() == 32);
   }
 
-  TEST_CASE("tagged: a SWAR word match never misses a slot holding the remainder") {
+  TEST_CASE("tagged: a SWAR word match marks every slot holding the remainder") {
     std::mt19937_64 rng(3);
     for (std::uint32_t per_word = 1; per_word <= 4; ++per_word) {
       const tlbf::detail::TaggedLayout l(per_word, 5);
@@ -196,38 +196,62 @@ TEST_SUITE("tagged") {
                      rng() % 3 == 0 ? 0 : l.make_slot(l.remainder_of(rng() % 4), static_cast<std::int64_t>(rng())));
         const std::uint64_t r = l.remainder_of(rng() % 4);
         bool holds = false;
-        for (std::uint32_t s = 0; s < per_word; ++s) holds |= (l.slot(b, s) >> l.tag_bits()) == r;
+        const std::uint64_t marks = l.match_marks(b.w[0], l.spread(r));
+        for (std::uint32_t s = 0; s < per_word; ++s) {
+          if ((l.slot(b, s) >> l.tag_bits()) != r) continue;
+          holds = true;
+          REQUIRE(l.field_below(b.w[0], s * l.width() + l.width() - 1) == l.slot(b, s));
+          REQUIRE((marks >> (s * l.width() + l.width() - 1) & 1) == 1);  // every slot that holds it is marked
+        }
         if (holds) REQUIRE(l.may_match(b.w[0], l.spread(r)));
       }
     }
   }
 
-  TEST_CASE("tagged: the word-wide live counts and clearing agree with the slot-by-slot rule") {
+  TEST_CASE("tagged: the word-wide insert choice and clearing agree with the slot-by-slot rule") {
     std::mt19937_64 rng(4);
     for (std::uint32_t per_word = 1; per_word <= 4; ++per_word) {
       for (std::uint32_t tag_bits = 3; tag_bits <= 6; ++tag_bits) {
         const tlbf::detail::TaggedLayout l(per_word, tag_bits);
+        std::uint32_t both_full = 0;
         for (int trial = 0; trial < 3000; ++trial) {
-          tlbf::detail::TaggedBlock b;
-          for (std::uint32_t s = 0; s < l.slots(); ++s)
-            if (rng() % 4 != 0) l.set_slot(b, s, l.make_slot(l.remainder_of(rng()), static_cast<std::int64_t>(rng())));
-          const tlbf::detail::LiveView v(&l, rng() & l.tag_mask(), rng() % (l.tag_mask() + 2));
-          std::uint32_t live = 0;
-          int first_dead = -1;
-          for (std::uint32_t s = 0; s < l.slots(); ++s) {
-            if (v.live(l.slot(b, s)))
-              ++live;
-            else if (first_dead < 0)
-              first_dead = static_cast<int>(s);
+          // Blocks from sparse to full (every slot stored; with threshold 0 all are live).
+          tlbf::detail::TaggedBlock blocks[2];
+          for (tlbf::detail::TaggedBlock& b : blocks) {
+            const std::uint64_t stored_in_4 = 1 + rng() % 4;
+            for (std::uint32_t s = 0; s < l.slots(); ++s)
+              if (rng() % 4 < stored_in_4)
+                l.set_slot(b, s, l.make_slot(l.remainder_of(rng()), static_cast<std::int64_t>(rng())));
           }
-          const auto room = v.room(b);
-          REQUIRE(room.live == live);
-          REQUIRE(room.free == first_dead);
-          tlbf::detail::TaggedBlock swept = b;
+          const std::uint64_t threshold = trial % 3 == 0 ? 0 : rng() % (l.tag_mask() + 2);
+          const tlbf::detail::LiveView v(&l, rng() & l.tag_mask(), threshold);
+          std::uint32_t live[2] = {0, 0};
+          int first_dead[2] = {-1, -1};
+          for (int i = 0; i < 2; ++i) {
+            for (std::uint32_t s = 0; s < l.slots(); ++s) {
+              if (v.live(l.slot(blocks[i], s)))
+                ++live[i];
+              else if (first_dead[i] < 0)
+                first_dead[i] = static_cast<int>(s);
+            }
+          }
+          const int fewer = live[1] < live[0] ? 1 : 0;
+          const auto c = v.choose(blocks[0], blocks[1]);
+          if (first_dead[fewer] < 0) {
+            REQUIRE(first_dead[1 - fewer] < 0);
+            REQUIRE(c.word == -1);
+            ++both_full;
+          } else {
+            REQUIRE(c.block == fewer);
+            REQUIRE(c.word == first_dead[fewer] / static_cast<int>(per_word));
+            REQUIRE(c.shift == static_cast<std::uint32_t>(first_dead[fewer]) % per_word * l.width());
+          }
+          tlbf::detail::TaggedBlock swept = blocks[0];
           v.clear_dead(swept);
           for (std::uint32_t s = 0; s < l.slots(); ++s)
-            REQUIRE(l.slot(swept, s) == (v.live(l.slot(b, s)) ? l.slot(b, s) : 0));
+            REQUIRE(l.slot(swept, s) == (v.live(l.slot(blocks[0], s)) ? l.slot(blocks[0], s) : 0));
         }
+        CHECK(both_full > 0);  // the full case was exercised
       }
     }
   }

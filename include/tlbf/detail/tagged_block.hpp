@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace tlbf::detail {
 
@@ -22,6 +23,15 @@ struct alignas(64) TaggedBlock {
   std::uint64_t w[8] = {};
 };
 static_assert(sizeof(TaggedBlock) == 64, "a block is one cache line");
+
+// Two words of a block side by side, for the word-wide operations below to take two words an
+// instruction (GCC and Clang vector extensions: SSE2 on x86-64, NEON on ARM).
+using Words2 = std::uint64_t __attribute__((vector_size(16)));
+inline Words2 words2(const TaggedBlock& b, std::uint32_t i) {
+  Words2 v;
+  std::memcpy(&v, &b.w[i], sizeof v);
+  return v;
+}
 
 // Where the fields of a slot sit, for one slot width; every mask is built once.
 class TaggedLayout {
@@ -54,19 +64,22 @@ class TaggedLayout {
     return r == 0 ? 1 : r;
   }
   // The lowest remainder bit of each slot whose remainder is not 0 (a stored slot).
-  std::uint64_t stored(std::uint64_t word) const {
-    const std::uint64_t z = word & remainders_;
+  // (W: a word, or Words2, two words at once.)
+  template <class W>
+  W stored(W word) const {
+    const W z = word & remainders_;
     // Below its top bit, adding 2^(w-1) - 2^t to a slot reaches the top bit iff a bit of
     // the remainder is set there; no carry leaves the slot.
-    const std::uint64_t top = (((z & ~high_) + (high_ - low_)) | z) & high_;
+    const W top = (((z & ~high_) + (high_ - low_)) | z) & high_;
     return top >> (width_ - 1 - tag_bits_);
   }
   // The lowest remainder bit of each slot whose (tag - floor) mod 2^t >= threshold, the two
   // given in every slot's tag bits (floor) and as threshold * ones() (threshold <= 2^t):
   // the remainder's lowest bit serves as a guard, so no borrow leaves a slot.
-  std::uint64_t young(std::uint64_t word, std::uint64_t spread_floor, std::uint64_t spread_threshold) const {
-    const std::uint64_t tags = word & tags_;
-    const std::uint64_t rel = ((tags | low_) - spread_floor) & tags_;
+  template <class W>
+  W young(W word, std::uint64_t spread_floor, std::uint64_t spread_threshold) const {
+    const W tags = word & tags_;
+    const W rel = ((tags | low_) - spread_floor) & tags_;
     return ((rel | low_) - spread_threshold) & low_;
   }
   // The whole of each slot marked by its lowest remainder bit in `marks`.
@@ -78,20 +91,23 @@ class TaggedLayout {
   std::uint32_t total(std::uint64_t counts) const {
     return static_cast<std::uint32_t>(((counts * ones_) >> ((per_word_ - 1) * width_)) & 63);
   }
-  std::uint32_t slot_at(std::uint64_t mark_bit_index) const {
-    return static_cast<std::uint32_t>(mark_bit_index) / width_;
-  }
 
   // A word with `remainder` in the remainder bits of every slot, for comparing a whole word.
   std::uint64_t spread(std::uint64_t remainder) const { return (remainder << tag_bits_) * ones_; }
   // Slot j of a word, and the word with slot j set to `value`.
   std::uint64_t field(std::uint64_t word, std::uint32_t j) const { return (word >> (j * width_)) & field_; }
+  // The slot whose top bit is bit `top` of `word` (as match_marks() marks it).
+  std::uint64_t field_below(std::uint64_t word, std::uint32_t top) const {
+    return (word >> (top + 1 - width_)) & field_;
+  }
   std::uint64_t slot(const TaggedBlock& b, std::uint32_t i) const {
     return (b.w[i / per_word_] >> (i % per_word_ * width_)) & field_;
   }
   void set_slot(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const {
-    const std::uint32_t shift = i % per_word_ * width_;
-    std::uint64_t& word = b.w[i / per_word_];
+    set_field(b.w[i / per_word_], i % per_word_ * width_, value);
+  }
+  // The slot whose first bit is `shift` of `word` set to `value`.
+  void set_field(std::uint64_t& word, std::uint32_t shift, std::uint64_t value) const {
     word = (word & ~(field_ << shift)) | (value << shift);
   }
   std::uint64_t make_slot(std::uint64_t remainder, std::int64_t epoch) const {
@@ -104,8 +120,9 @@ class TaggedLayout {
   bool may_match(std::uint64_t word, std::uint64_t spread_remainder) const {
     return match_marks(word, spread_remainder) != 0;
   }
-  std::uint64_t match_marks(std::uint64_t word, std::uint64_t spread_remainder) const {
-    const std::uint64_t z = (word ^ spread_remainder) & remainders_;
+  template <class W>
+  W match_marks(W word, std::uint64_t spread_remainder) const {
+    const W z = (word ^ spread_remainder) & remainders_;
     return (z - low_) & ~z & high_;
   }
 
@@ -138,7 +155,8 @@ struct LiveView {
   std::uint64_t spread_floor, spread_threshold;
 
   // The lowest remainder bit of each live slot of a word.
-  std::uint64_t live_marks(std::uint64_t word) const {
+  template <class W>
+  W live_marks(W word) const {
     return layout->stored(word) & layout->young(word, spread_floor, spread_threshold);
   }
 
@@ -163,30 +181,62 @@ struct LiveView {
     return -1;
   }
 
-  // Live slots of the block, and the first slot that is not live (-1 when all are).
-  struct Room {
-    std::uint32_t live = 0;
-    int free = -1;
+  // Whether a live slot of block a or b holds the remainder: both blocks' words are compared
+  // at once first, without branches (nearly every query of a new key ends there).
+  bool either_holds(const TaggedBlock& a, const TaggedBlock& b, std::uint64_t remainder,
+                    std::uint64_t spread_remainder) const {
+    Words2 any = {0, 0};
+    for (std::uint32_t i = 0; i < 8; i += 2)
+      any |= layout->match_marks(words2(a, i), spread_remainder) | layout->match_marks(words2(b, i), spread_remainder);
+    if ((any[0] | any[1]) == 0) return false;
+    return holds(a, remainder, spread_remainder) || holds(b, remainder, spread_remainder);
+  }
+  // Whether a live slot of the block holds the remainder: only the slots match_marks() marks
+  // are read (it marks every slot that holds it, and a few more).
+  bool holds(const TaggedBlock& b, std::uint64_t remainder, std::uint64_t spread_remainder) const {
+    const TaggedLayout& l = *layout;
+    for (const std::uint64_t w : b.w) {
+      for (std::uint64_t m = l.match_marks(w, spread_remainder); m != 0; m &= m - 1) {
+        const std::uint64_t v = l.field_below(w, static_cast<std::uint32_t>(__builtin_ctzll(m)));
+        if ((v >> l.tag_bits()) == remainder && live(v)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Where an insert goes: the block of a (0) and b (1) with fewer live slots, a on a tie, and
+  // its first slot that is not live; word -1 when both blocks are full of live slots. One pass
+  // over the two blocks without branches (which word has room is a coin toss to a branch
+  // predictor), then the chosen word's marks once more.
+  struct Choice {
+    int block = 0;
+    int word = -1;
+    std::uint32_t shift = 0;
   };
-  // Written without branches over the words, so that the compiler can take them together.
-  Room room(const TaggedBlock& b) const {
-    Room r;
+  Choice choose(const TaggedBlock& a, const TaggedBlock& b) const {
     const std::uint32_t t = layout->tag_bits();
-    std::uint64_t marks[8];
-    std::uint64_t counts = 0;  // live slots of the block, counted in each slot position
-    for (std::uint32_t i = 0; i < 8; ++i) {
-      marks[i] = live_marks(b.w[i]);
-      counts += marks[i] >> t;
-    }
-    r.live = layout->total(counts);
     const std::uint64_t all = layout->ones() << t;
-    for (std::uint32_t i = 0; i < 8; ++i) {
-      if (marks[i] == all) continue;
-      r.free = static_cast<int>(i * layout->per_word() +
-                                layout->slot_at(static_cast<std::uint64_t>(__builtin_ctzll(all & ~marks[i]))));
-      break;
+    // The marks summed in place: at most 8 a slot, within the remainder bits above the mark.
+    Words2 counts_a = {0, 0}, counts_b = {0, 0};
+    std::uint32_t open_a = 0, open_b = 0;  // bit i: word i has a slot that is not live
+    for (std::uint32_t i = 0; i < 8; i += 2) {
+      const Words2 ma = live_marks(words2(a, i)), mb = live_marks(words2(b, i));
+      counts_a += ma;
+      counts_b += mb;
+      const auto oa = (ma != all), ob = (mb != all);  // all ones where a slot is not live
+      open_a |= static_cast<std::uint32_t>((oa[0] & 1) | (oa[1] & 2)) << i;
+      open_b |= static_cast<std::uint32_t>((ob[0] & 1) | (ob[1] & 2)) << i;
     }
-    return r;
+    Choice c;
+    const std::uint32_t live_a = layout->total((counts_a[0] + counts_a[1]) >> t);
+    const std::uint32_t live_b = layout->total((counts_b[0] + counts_b[1]) >> t);
+    c.block = live_b < live_a ? 1 : 0;
+    const std::uint32_t open = c.block == 0 ? open_a : open_b;
+    if (open == 0) return c;  // the fuller block is full too
+    c.word = __builtin_ctz(open);
+    const std::uint64_t marks = live_marks((c.block == 0 ? a : b).w[c.word]);
+    c.shift = static_cast<std::uint32_t>(__builtin_ctzll(all & ~marks)) - t;  // the mark is bit t of its slot
+    return c;
   }
 
   // Empties every stored slot that is not live; returns how many.
