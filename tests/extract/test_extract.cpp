@@ -6,23 +6,10 @@
 
 #include "extract/extract.hpp"
 #include "input/record_reader.hpp"
+#include "padded_record.hpp"
 
 namespace {
 using namespace tlbf_dedup;
-
-// A record with the reader's guarantee of readable padding after it.
-struct PaddedRecord {
-  // `after`: the byte after the record (the reader's buffer goes on with the next records).
-  explicit PaddedRecord(std::string_view text, char after = '\0') : buf(text) {
-    buf += after;
-    buf.append(RecordReader::kTailPadding - 1, '\0');
-    rec.data = buf.data();
-    rec.size = text.size();
-    rec.term_len = 0;
-  }
-  std::string buf;
-  Record rec;
-};
 
 TimeParser auto_time() { return TimeParser(TimeFormat::auto_detect, std::nullopt, 2017); }
 

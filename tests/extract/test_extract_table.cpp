@@ -8,20 +8,10 @@
 #include "extract/extract.hpp"
 #include "extract/extract_table.hpp"
 #include "input/record_reader.hpp"
+#include "padded_record.hpp"
 
 namespace {
 using namespace tlbf_dedup;
-
-struct PaddedRecord {
-  explicit PaddedRecord(std::string_view text) : buf(text) {
-    buf.append(RecordReader::kTailPadding, '\0');
-    rec.data = buf.data();
-    rec.size = text.size();
-    rec.term_len = 0;
-  }
-  std::string buf;
-  Record rec;
-};
 
 TimeParser auto_time() { return TimeParser(TimeFormat::auto_detect, std::nullopt, 2017); }
 

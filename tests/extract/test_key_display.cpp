@@ -9,6 +9,7 @@
 #include "extract/extract.hpp"
 #include "extract/key_display.hpp"
 #include "input/record_reader.hpp"
+#include "padded_record.hpp"
 
 namespace {
 using namespace tlbf_dedup;
@@ -20,12 +21,8 @@ std::string json_key_of(std::vector<std::string> keys, std::string_view record,
   cfg.keys = std::move(keys);
   cfg.missing = missing;
   auto x = make_json_extractor(cfg, TimeParser(TimeFormat::auto_detect, std::nullopt, 2017));
-  std::string buf(record);
-  buf.append(RecordReader::kTailPadding, '\0');
-  Record rec;
-  rec.data = buf.data();
-  rec.size = record.size();
-  const Extracted e = x->extract(rec);
+  const PaddedRecord r(record);
+  const Extracted e = x->extract(r.rec);
   REQUIRE(e.status == ExtractStatus::ok);
   return std::string(e.key);
 }

@@ -7,6 +7,7 @@
 #include "extract/extract.hpp"
 #include "extract/key_mask.hpp"
 #include "input/record_reader.hpp"
+#include "padded_record.hpp"
 
 namespace {
 using namespace tlbf_dedup;
@@ -26,12 +27,8 @@ std::string masked(std::string_view list, std::string_view in) {
 constexpr const char* kAll = "numbers,hex,uuid,ip,quoted";
 
 std::string key_of(Extractor& x, std::string_view text) {
-  std::string buf(text);
-  buf.append(RecordReader::kTailPadding, '\0');
-  Record rec;
-  rec.data = buf.data();
-  rec.size = text.size();
-  Extracted e = x.extract(rec);
+  const PaddedRecord r(text);
+  Extracted e = x.extract(r.rec);
   REQUIRE(e.status == ExtractStatus::ok);
   return std::string(e.key);
 }

@@ -10,17 +10,14 @@
 #include "extract/extract.hpp"
 #include "extract/where.hpp"
 #include "input/record_reader.hpp"
+#include "padded_record.hpp"
 
 namespace {
 using namespace tlbf_dedup;
 
 ExtractStatus status_of(Extractor& x, std::string_view text) {
-  std::string buf(text);
-  buf.append(RecordReader::kTailPadding, '\0');
-  Record r;
-  r.data = buf.data();
-  r.size = text.size();
-  return x.extract(r).status;
+  const PaddedRecord r(text);
+  return x.extract(r.rec).status;
 }
 
 TimeParser auto_time() { return TimeParser(TimeFormat::auto_detect, std::nullopt, 2024); }
