@@ -152,7 +152,7 @@ class LineExtractor final : public Extractor {
         splitter_(cfg.delimiter),
         sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
         ignore_case_(cfg.ignore_case),
-        mask_(cfg.mask),
+        finish_(cfg.mask, cfg.ignore_case),
         time_parser_(std::move(time_parser)),
         where_regex_(cfg.where_regex) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to lines");
@@ -236,7 +236,7 @@ class LineExtractor final : public Extractor {
         return out;
       }
       composite_.clear();
-      for (std::string_view part : regex_parts_) append_key_part(composite_, masked(part), ignore_case_);
+      for (std::string_view part : regex_parts_) append_key_part(composite_, finish_.masked(part), ignore_case_);
       key = composite_;
       joined = true;
     } else if (regex_) {
@@ -260,17 +260,12 @@ class LineExtractor final : public Extractor {
         key = parts_[0].value();
       } else {
         composite_.clear();
-        for (auto& p : parts_) append_key_part(composite_, masked(p.value()), ignore_case_);
+        for (auto& p : parts_) append_key_part(composite_, finish_.masked(p.value()), ignore_case_);
         key = composite_;
         joined = true;
       }
     }
-    if (!joined) key = masked(key);
-    if (ignore_case_ && !joined) {
-      ascii_fold(key, folded_);
-      key = folded_;
-    }
-    out.key = key;
+    out.key = joined ? key : finish_.one_part(key);
     return out;
   }
 
@@ -293,24 +288,15 @@ class LineExtractor final : public Extractor {
       out.absent_part = 1;
       return out;
     }
-    key = masked(key);
-    if (ignore_case_) {
-      ascii_fold(key, folded_);
-      key = folded_;
-    }
-    out.key = key;
+    out.key = finish_.one_part(key);
     return out;
   }
-
-  // A key part with --mask applied (in `masked_`, valid until the next call), or the part
-  // itself without --mask: a run without masks takes the branch and nothing else.
-  std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
 
   int comment_;
   FieldSplitter splitter_;
   char sep_;
   bool ignore_case_;
-  KeyMask mask_;
+  KeyFinish finish_;
   TimeParser time_parser_;
   std::vector<FieldCollector> parts_;
   FieldCollector time_{*FieldList::parse("1"), {}, {}, 0};
@@ -326,8 +312,6 @@ class LineExtractor final : public Extractor {
   std::vector<WhereField> where_;
   WhereRegexes where_regex_;
   std::string composite_;
-  std::string folded_;
-  std::string masked_;
 };
 
 }  // namespace

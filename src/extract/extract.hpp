@@ -123,6 +123,26 @@ std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractCo
 // Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
 void ascii_fold(std::string_view in, std::string& out);
 
+// A key's last steps, in buffers of its own (a view it returns is valid until its next call):
+// --mask on each part, then --ignore-case on a key of one part (a composite key is folded
+// part by part as it is joined, append_key_part()). A run without either takes two branches.
+class KeyFinish {
+ public:
+  KeyFinish(const KeyMask& mask, bool fold) : mask_(mask), fold_(fold) {}
+  std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
+  std::string_view one_part(std::string_view key) {
+    key = masked(key);
+    if (!fold_) return key;
+    ascii_fold(key, folded_);
+    return folded_;
+  }
+
+ private:
+  KeyMask mask_;
+  bool fold_;
+  std::string masked_, folded_;
+};
+
 // How a JSON value becomes key bytes, so that two values are one key exactly when they are
 // equal as JSON data (json_key_encoder.cpp, docs/usage.md "JSON keys"):
 //  - a string is its unescaped UTF-8 content, untagged (the common case costs nothing and

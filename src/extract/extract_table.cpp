@@ -139,7 +139,7 @@ class TableExtractor final : public Extractor {
   TableExtractor(InputFormat format, const ExtractConfig& cfg, TimeParser time_parser)
       : format_(format),
         cfg_(cfg),
-        mask_(cfg.mask),
+        finish_(cfg.mask, cfg.ignore_case),
         time_parser_(std::move(time_parser)),
         where_regex_(cfg.where_regex) {
     if (cfg.missing != MissingMember::error) throw SpecError("--missing null applies to JSON records, not to tables");
@@ -275,7 +275,7 @@ class TableExtractor final : public Extractor {
       composite_.clear();
       for (std::uint32_t c = 0; c < fields_.size(); ++c)
         if (std::find(except_.begin(), except_.end(), c) == except_.end())
-          append_key_part(composite_, masked(fields_[c]), cfg_.ignore_case);
+          append_key_part(composite_, finish_.masked(fields_[c]), cfg_.ignore_case);
       out.key = composite_;
       return out;
     }
@@ -292,26 +292,19 @@ class TableExtractor final : public Extractor {
       if (parts_.size() > 1) {
         composite_.clear();
         for (const auto& p : parts_)
-          append_key_part(composite_, masked(value(p, dialect_.separator, joined_)), cfg_.ignore_case);
+          append_key_part(composite_, finish_.masked(value(p, dialect_.separator, joined_)), cfg_.ignore_case);
         out.key = composite_;
         return out;
       }
       key = value(parts_[0], dialect_.separator, joined_);
     }
-    key = masked(key);
-    if (cfg_.ignore_case) {
-      ascii_fold(key, folded_);
-      key = folded_;
-    }
-    out.key = key;
+    out.key = finish_.one_part(key);
     return out;
   }
 
-  std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
-
   InputFormat format_;
   ExtractConfig cfg_;
-  KeyMask mask_;
+  KeyFinish finish_;
   TimeParser time_parser_;
   WhereRegexes where_regex_;
   TableDialect dialect_;
@@ -327,7 +320,7 @@ class TableExtractor final : public Extractor {
   std::vector<Where> where_;
   std::uint32_t last_field_ = 0;  // fields to split a row into
   std::vector<std::string_view> fields_;
-  std::string scratch_, joined_, time_text_, composite_, folded_, masked_;
+  std::string scratch_, joined_, time_text_, composite_;
 };
 
 }  // namespace
