@@ -42,7 +42,7 @@
 #include "output/printer.hpp"
 #include "output/writer.hpp"
 #include "pipeline/input_merge.hpp"
-#include "pipeline/pipeline.hpp"
+#include "pipeline/run.hpp"
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/factory.hpp"
@@ -374,7 +374,7 @@ int run(Options o, int argc, const char* const* argv) {
   pipeline_config.clock.window = d.config.span;  // the state file's (or Redis's) window when there is one
   pipeline_config.sizing =
       d.config.span > 0 ? FilterSizing{d.config.capacity, false} : FilterSizing{d.config.window_count, true};
-  Pipeline pipeline(std::move(pipeline_config), decider, sink, d.clock, system_clock, diagnostics, std::move(hooks));
+  Run pipeline(std::move(pipeline_config), decider, sink, d.clock, system_clock, diagnostics, std::move(hooks));
   try {
     // Warnings and the --stats summary go to `diagnostics`.
     if (in_time_order) {

@@ -13,7 +13,7 @@
 #include "decide/redis/redis_backend.hpp"
 #include "extract/timestamp.hpp"
 #include "output/holder.hpp"
-#include "pipeline/pipeline.hpp"
+#include "pipeline/config.hpp"
 #include "report/stats.hpp"
 #include "state/state_store.hpp"
 #include "tlbf/config.hpp"

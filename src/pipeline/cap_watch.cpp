@@ -10,42 +10,44 @@ void CapWatch::warn_at(const std::string& input, std::uint64_t number, const std
       Warning{WarningKind::memory_cap, input, number, 1, fmt::format("{}: record {}: {}", input, number, what)});
 }
 
-std::optional<CapError> CapWatch::filter_bound(const std::string& input, std::uint64_t number, tlbf::Time now,
-                                               RunStats& stats) {
+void CapWatch::filter_bound(const std::string& input, std::uint64_t number, tlbf::Time now, RunStats& stats) {
   // A batch stops right after the key whose decision made the memory cap bind: the window kept
   // is read at that moment.
   const bool first = stats.cap_binds == 0;
   stats.cap_binds = decider_->cap_binds();
   const tlbf::FilterStats at_bind = decider_->stats(now);
   if (first || narrower_window(at_bind, shortest_)) shortest_ = at_bind;
-  if (!first) return std::nullopt;
+  if (!first) return;
   const std::string kept = cap_window(at_bind);
-  if (on_cap_ == OnCap::fail)
-    return CapError(
+  if (on_cap_ == OnCap::fail) {
+    sink_->flush();
+    throw CapError(
         fmt::format("{}: record {}: the memory cap (--max-memory) bound: keeping the filter under it would "
                     "shrink the window to {} (--on-cap fail)",
                     input, number, kept));
+  }
   warn_at(input, number,
           fmt::format("the memory cap (--max-memory) bound: the filter now keeps the last {} of the window; older "
                       "duplicates may pass, no unique record is lost to the cap (see the summary at exit)",
                       kept));
-  return std::nullopt;
 }
 
-std::optional<CapError> CapWatch::sink_bound(const std::string& input, std::uint64_t number, std::uint64_t early) {
-  if (on_cap_ == OnCap::fail)
-    return CapError(fmt::format(
+void CapWatch::sink_bound(const std::string& input, std::uint64_t number, std::uint64_t early, tlbf::Time now) {
+  if (on_cap_ == OnCap::fail) {
+    sink_->end(RecordSink::End::all_written, now);
+    sink_->flush();
+    throw CapError(fmt::format(
         "{}: record {}: the memory cap (--max-memory) bound: {} held record(s) had to be written before their "
         "window closed (--on-cap fail)",
         input, number, early));
-  if (held_reported_) return std::nullopt;
+  }
+  if (held_reported_) return;
   held_reported_ = true;
   warn_at(input, number,
           fmt::format("the memory cap (--max-memory) bound: {} held record(s) were written before their window "
                       "closed, with the counts they had; later copies of their keys start new records (see the "
                       "summary at exit)",
                       early));
-  return std::nullopt;
 }
 
 void CapWatch::complete(RunStats& stats) const {

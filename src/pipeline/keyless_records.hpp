@@ -20,6 +20,9 @@ namespace tlbf_dedup {
 // What happens to a record whose key cannot be extracted.
 enum class OnError { pass, drop, fail };
 
+// What becomes of such records when the run goes on: "passed through" or "dropped".
+inline const char* keyless_action(OnError on_error) { return on_error == OnError::pass ? "passed through" : "dropped"; }
+
 // --on-error fail met a record whose key could not be extracted; the message says which.
 class RecordError : public std::runtime_error {
  public:
@@ -32,7 +35,7 @@ class KeylessRecords {
       : extract_(&extract), on_error_(on_error), keys_(&keys) {}
 
   // What becomes of them: "passed through" or "dropped".
-  const char* action() const { return on_error_ == OnError::pass ? "passed through" : "dropped"; }
+  const char* action() const { return keyless_action(on_error_); }
   // What became of them, as --stats says (`only_dups`: --only-dups writes none of them).
   const char* went(bool only_dups) const {
     return only_dups ? "not written (--only-dups)" : on_error_ == OnError::fail ? "the run stopped" : action();

@@ -1,41 +1,32 @@
-// The main loop of the program: read, clock, submit, emit.
+// The record loop: read, clock, submit, hand over (pipeline.hpp); a run drives it (run.hpp).
 //
 // Invariants:
-//  - Records are judged and written in input order, never reordered, byte for byte as read
-//    (with --mark, plus the flag); lines that continue a multi-line record after it was
-//    judged (the input paused) follow its fate. With a holding stage (--count, --keep last)
-//    records are judged in input order and written as their windows close
-//    (output/holding_sink.cpp).
-//  - Records are clocked and submitted to the decider in segments, but nothing of a record
-//    shows before the records ahead of it are done: the clock's warnings wait for their
-//    record, and a segment ends where the sink might flush (RecordSink::room), at a record
-//    that is fatal (--on-error fail), at the untimed probe's end and at a checkpoint. So
-//    whenever output fails, a state is saved, or the run stops at a record, every record
-//    before it is decided and written and none after it is decided.
-//  - A bad record (malformed JSON, missing key) is never inserted into the filter; it is
-//    passed, dropped or fatal as --on-error says, counted, and warned about once (the first
-//    occurrence at once, the total at the end). A record --where does not select is no bad
-//    record: written as read, counted as passed, never clocked, judged or held.
-//  - A run whose first kUntimedProbe records include none with a key, and some without a key
-//    part, writes nothing (stop_when_keyless), as one without a readable time does: output is
-//    held until both checks cannot fail.
+//  - Records are judged and handed to the sink in input order, byte for byte as read; lines
+//    that continue a multi-line record after it was judged (the input paused) follow its fate.
+//  - Records are clocked and submitted in segments, but nothing of a record shows before the
+//    records ahead of it are done: the clock's warnings wait for their record, and a segment
+//    ends where the sink might flush (RecordSink::room), at a record that is fatal
+//    (--on-error fail), at the untimed probe's end and at a checkpoint. So whenever output
+//    fails, a state is saved, or the run stops at a record, every record before it is decided
+//    and written and none after it is decided.
+//  - A record without a key, or one --where did not select, is never inserted into the filter
+//    (side_records.hpp).
 //  - The record whose decision made the memory cap bind (the decider stops its batch right
-//    after it) is the moment the user hears of it: a warning naming the window the filter
-//    still keeps, or with --on-cap fail the end of the run (exit 1) after that record is
-//    written. The filter's statistics are read only then and at the end.
-//  - Output is flushed whenever the reader is about to wait for input, after each record
-//    with --line-buffered, before every state save, and at the end, so what has been decided
-//    is visible downstream before the program blocks.
-//  - An input error (unreadable, damaged, a record over --max-record) comes after every
-//    record before it was decided and written; the state is then not saved.
-//  - Nothing here prints or reads a clock: warnings and the summary go to the Diagnostics,
-//    and every time comes from the Clock the caller passed in.
+//    after it) is the moment the user hears of it (cap_watch.hpp); the filter's statistics
+//    are read only then and at the end.
+//  - Output is flushed whenever the reader is about to wait for input, after each record with
+//    --line-buffered, before every state save, and at the end.
+//  - Every warning about a record names its input and its number there, and comes after the
+//    warnings of the records before it; totals come at the end, once.
+//  - Nothing here prints or reads a clock: warnings and the summary go to the Diagnostics, and
+//    every time comes from the Clock passed in.
 #include "pipeline/pipeline.hpp"
 
-#include <optional>
+#include <algorithm>
+
+#include <fmt/format.h>
 
 #include "pipeline/input_merge.hpp"
-#include "pipeline/multiline_check.hpp"
 #include "report/progress.hpp"
 
 namespace tlbf_dedup {
@@ -53,122 +44,63 @@ Pipeline::Pipeline(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf:
       checkpoints_(std::move(hooks), clock),
       later_(decider, sink),
       sink_(&later_.sink(sink)),
-      source_(source_config(), decider.hasher(), clock),
       clock_(cfg_.clock, cfg_.extract.time, start_clock, clock),
-      keys_(cfg_.stop_when_keyless && cfg_.explain == 0),
-      keyless_(cfg_.extract, cfg_.on_error, keys_),
-      gate_(*sink_, clock_, keys_, [this] { drain(); }),
-      caps_(cfg_.on_cap, decider, diagnostics),
+      checks_(cfg_, *sink_, clock_, diagnostics, [this] { drain(); }),
+      side_(SideConfig{&cfg_.extract, cfg_.on_error, cfg_.output.only_dups, cfg_.explain > 0}, checks_.keys(), *sink_,
+            clock_, stats_, diagnostics),
+      caps_(cfg_.on_cap, decider, *sink_, diagnostics),
       clock_warnings_(cfg_.extract, cfg_.clock.lateness, cfg_.merged, segment_, clock_, last_input_) {
   if (cfg_.top > 0) top_ = std::make_unique<TopKeys>(TopKeys::counters_for(cfg_.top));
-  if (!cfg_.multiline.empty()) multiline_ = std::make_unique<MultilineCheck>(cfg_.multiline, cfg_.terminator);
 }
 
 Pipeline::~Pipeline() = default;
 
-RunStats Pipeline::run(RecordReader& in, const volatile int* stop) { return run_input(in, stop); }
-
-RunStats Pipeline::run(InputMerge& in, const volatile int* stop) { return run_input(in, stop); }
-
-void Pipeline::read_all(RecordReader& in, bool read_ahead) {
-  in.set_stop_flag(stop_);
-  if (read_ahead)
-    source_.run_ahead(in, *this);
-  else
-    source_.run(in, *this, stop_);
+bool Pipeline::may_read_ahead() const {
+  return cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered;
 }
 
-void Pipeline::read_all(InputMerge& in, bool read_ahead) {
-  in.run(*this, stop_, read_ahead);
-  const MergeStats& m = in.stats();
+void Pipeline::start(const volatile int* stop, bool read_ahead, std::uint64_t total_size, std::int64_t started_ns) {
+  checkpoints_.start(started_ns);
+  if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
+  if (cfg_.progress) progress_ = std::make_unique<Progress>(total_size, *time_source_);
+  stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
+  stats_.errors_went = side_.keyless().went(cfg_.output.only_dups);
+  stop_ = stop;
+  aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
+  sink_->start(SinkStart{stop, read_ahead, cfg_.line_buffered, cfg_.explain > 0, &stats_.emitted});
+}
+
+void Pipeline::end_input() {
+  drain();
+  // A state saved at the end keeps what the sink holds of its own for the next run.
+  const bool saved = checkpoints_.saves() && !(clock_.found_no_time() && !*stop_);
+  end_sink(saved ? RecordSink::End::state_saved : RecordSink::End::all_written);
+}
+
+bool Pipeline::end_checks() {
+  const bool passed = checks_.end(*stop_, stats_);
+  sink_->flush();
+  if (passed) checkpoints_.save(*sink_, clock_.now());
+  return passed;
+}
+
+void Pipeline::write_decided(After error) {
+  if (error == After::lost_decisions) release_answered();
+  if (error == After::input_error) end_sink(RecordSink::End::all_written);
+  checks_.gate().end(true);
+  sink_->flush();
+}
+
+void Pipeline::count_merge(const MergeStats& m) {
   stats_.held_most = m.held_most;
   stats_.held_most_bytes = m.held_most_bytes;
   stats_.released_early = m.released_early;
 }
 
-template <class Input>
-RunStats Pipeline::run_input(Input& in, const volatile int* stop) {
-  // Step 1: where the run writes, how it stops, what it shows.
-  const std::int64_t started_ns = time_source_->steady_ns();
-  checkpoints_.start(started_ns);
-  if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
-  if (cfg_.progress) progress_ = std::make_unique<Progress>(in.total_size(), *time_source_);
-  // Step 1b: with -t, output is held back until the untimed check cannot fail, and so it is
-  // until the key check cannot (--explain shows what it read whatever the checks say).
-  gate_.start(!cfg_.extract.time.empty() && !cfg_.clock.allow_untimed && cfg_.explain == 0);
-  stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
-  stats_.errors_went = keyless_.went(cfg_.output.only_dups);
-  stop_ = stop;
-  aside_ = cfg_.explain > 0 || cfg_.line_buffered || decider_->answers_later();
-  // Step 2: the records, read, clocked, decided and written batch by batch. A second thread
-  // reads ahead only where it can always be stopped and joined (regular files: reads never
-  // block for long) and where output timing does not matter.
-  const bool read_ahead = cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered &&
-                          in.inputs_are_regular_files();
-  RecordSink& out = *sink_;
-  out.start(SinkStart{stop, read_ahead, cfg_.line_buffered, cfg_.explain > 0, &stats_.emitted});
-  bool untimed_failed = false, downstream_closed = false;
-  std::optional<OutputStopped> output_stopped;
-  try {
-    try {
-      read_all(in, read_ahead);
-      drain();
-      // A state saved at the end keeps what the sink holds of its own for the next run.
-      const bool saved = checkpoints_.saves() && !(clock_.found_no_time() && !*stop);
-      end_sink(saved ? RecordSink::End::state_saved : RecordSink::End::all_written);
-    } catch (const DecisionsLost&) {
-      // What was decided before the loss is written; the records after it are not.
-      release_answered();
-      gate_.end(true);
-      out.flush();
-      throw;
-    }
-    // A run that found no time, or no key, at all is an error: it writes nothing, and its
-    // state is not saved; its summary still comes first, so that --stats shows what was read.
-    if (!*stop) keys_.end_probe();
-    untimed_failed = clock_.found_no_time() && !*stop;
-    if (gate_.end(!untimed_failed && !keys_.failed())) stats_.emitted = 0;  // nothing was written
-    out.flush();
-    if (!untimed_failed && !keys_.failed()) checkpoints_.save(*sink_, clock_.now());
-  } catch (const InputError&) {
-    // A damaged or unreadable input: what was decided before it goes out; the state is not
-    // saved, as for any error.
-    end_sink(RecordSink::End::all_written);
-    gate_.end(true);
-    out.flush();
-    throw;
-  } catch (const BrokenPipe&) {
-    // Downstream stopped reading: the program ends quietly. The state is not saved: records
-    // decided as kept may not have reached the reader (they were in the output buffer), and
-    // a state holding their keys would make the next run drop them unseen. The state file
-    // keeps its last checkpoint, whose keys' records were all written.
-    downstream_closed = true;  // the summary still goes out (--stats), then the quiet end
-  } catch (const OutputStopped& e) {
-    // Stopped by a signal with the output blocked: records decided as kept were not written,
-    // so the state is not saved (a run resumed from it would take them for duplicates); the
-    // state file keeps its last save, and a rerun from there writes them again.
-    output_stopped = e;
-  } catch (...) {
-    // Any other error (--on-error fail, --on-cap fail): the records before it go out, as they
-    // would have without the hold; the error is the one reported.
-    try {
-      gate_.end(true);
-      out.flush();
-    } catch (...) {
-    }
-    throw;
-  }
-  // Step 3: the summary, after the warnings' totals; then how the run ended.
-  summarise(out.bytes_written(), started_ns);
-  if (downstream_closed) throw BrokenPipe{};
-  if (output_stopped) throw *output_stopped;
-  if (keys_.failed()) throw keys_.error(stats_, gate_.written_while_checking());
-  if (untimed_failed) throw clock_.no_time_error(last_input_, stats_.records, gate_.written_while_checking());
-  return stats_;
-}
+void Pipeline::throw_failed_check() const { checks_.fail(stats_, last_input_); }
 
-void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
-  stats_.bytes_out = bytes_out;
+void Pipeline::summarise(std::int64_t started_ns) {
+  stats_.bytes_out = sink_->bytes_written();
   stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
   sink_->count_into(stats_);
@@ -177,9 +109,11 @@ void Pipeline::summarise(std::uint64_t bytes_out, std::int64_t started_ns) {
   clock_.count_into(stats_);
   if (top_) stats_.top = top_->report(cfg_.top, KeyShape{has_composite_key(cfg_.extract), format_});
   if (progress_) progress_->finish(stats_.bytes_in, stats_.records, stats_.emitted);
-  if (multiline_) multiline_->check(nullptr, last_input_, *diagnostics_);
-  if (keys_.pending()) check_keys();
-  warn_totals();
+  checks_.summarise(stats_, last_input_);
+  side_.keyless().warn_totals(stats_, format_, *diagnostics_);
+  clock_.warn_totals(*diagnostics_, clock_warnings_.late_fix());
+  sink_->warn_totals(*diagnostics_, stats_);
+  caps_.warn_total(stats_);
   diagnostics_->summary(stats_);
 }
 
@@ -188,18 +122,14 @@ std::size_t Pipeline::take(const RecordBatch& b) {
   clock_warnings_.batch(b);
   if (!b.empty()) format_ = b.format;  // (the last batch may be empty: the run's format stays for --top)
   if (b.format_detected) clock_.refresh_future_limit();
-  if (multiline_ && multiline_->check(&b, last_input_, *diagnostics_)) multiline_.reset();
+  checks_.batch(b, last_input_);
   std::size_t i = 0;
   segment_.reset(0, 0);
-  while (i < b.size() && !clock_.probe_failed() && !keys_.failed() && (b.judge_all || !*stop_)) {
+  while (i < b.size() && !clock_.probe_failed() && !checks_.failed() && (b.judge_all || !*stop_)) {
     const std::size_t end = clock_segment(b, i);
-    if (gate_.pending()) gate_.check(stats_.records);
+    checks_.clocked(stats_.records);
     judge_segment(b, i, end);
-    keys_.tally(b, i, end);
-    if (keys_.pending() && stats_.records >= ClockPolicy::kUntimedProbe) {
-      keys_.end_probe();
-      check_keys();
-    }
+    checks_.judged(b, i, end, stats_);
     i = end;
   }
   if (i > 0) last_input_ = b.names[b[i - 1].input];
@@ -207,44 +137,11 @@ std::size_t Pipeline::take(const RecordBatch& b) {
 }
 
 std::size_t Pipeline::clock_segment(const RecordBatch& b, std::size_t from) {
-  Segment& s = segment_;
-  s.reset(s.first_key + s.keyed, b.size() - from);
   // One record at a time where each is explained, flushed, or answered later.
   const std::size_t end = aside_ ? from + 1 : room_end(b, from, sink_->room());
   const bool timed = !cfg_.extract.time.empty(), fatal = cfg_.on_error == OnError::fail;
-  std::uint64_t records = stats_.records;
-  // A segment ends at a checkpoint, every 4096 records, and where the checks of the first
-  // kUntimedProbe records end (check_keys(), the output hold), so they judge exactly those.
-  const std::uint64_t stop_at =
-      records < ClockPolicy::kUntimedProbe ? ClockPolicy::kUntimedProbe : (records | 4095) + 1;
-  std::size_t i = from, n = 0;
-  while (i < end) {  // (a stop signal is looked at between segments)
-    const SourceRecord& r = b[i++];
-    if (r.continues || r.status == ExtractStatus::blank) continue;  // bytes, no record
-    ++records;
-    bool last = false;
-    if (r.keyed) {
-      s.warnings_for = i - 1;
-      s.verdict = timed ? clock_.accept(r.time, clock_warnings_) : (clock_.arrive(), TimeVerdict::accepted);
-      s.times[n++] = clock_.now();
-      last = s.verdict == TimeVerdict::untimed && clock_.probe_failed();  // the run reads no further
-    } else {
-      // A record without a key still tells the time: it moves the clock (judging nothing).
-      if (timed && r.time.parsed) {
-        s.warnings_for = i - 1;
-        clock_.accept(r.time, clock_warnings_);
-      }
-      last = fatal && r.status != ExtractStatus::unmatched;  // --on-error fail: the run ends at this record
-    }
-    if (last || records == stop_at) {
-      s.checkpoint = (records & 4095) == 0 && !r.replayed;
-      break;
-    }
-  }
-  stats_.records = records;
-  if (i > from) stats_.bytes_in += b.bytes_between(from, i);
-  s.keyed = n;
-  keys_.saw_keys(n > 0);
+  const std::size_t i = segment_.clock(b, from, end, Clocking{clock_, clock_warnings_, stats_, timed, fatal});
+  checks_.keys().saw_keys(segment_.keyed > 0);
   return i;
 }
 
@@ -269,17 +166,17 @@ void Pipeline::judge_segment(const RecordBatch& b, std::size_t from, std::size_t
       if (emitted_) sink_->continuation(r.bytes, r.term_len);
       continue;
     } else if (r.status == ExtractStatus::blank) {
-      write_blank(r);
+      side_.blank(r, format_);
       continue;
     } else if (r.status == ExtractStatus::unmatched) {
-      emitted_ = pass_unmatched(r);
+      emitted_ = side_.unmatched(r, input_name(r), format_);
     } else {
       emitted_ = judge_unkeyed(r);
     }
     if (progress_ && !r.replayed) progress_->update(stats_.bytes_in, stats_.records, stats_.emitted);
   }
   if (segment_.checkpoint) {
-    checkpoints_.maybe(*sink_, clock_.now(), gate_.holding());
+    checkpoints_.maybe(*sink_, clock_.now(), checks_.holding());
     clock_.refresh_future_limit();
   }
 }
@@ -290,6 +187,60 @@ void Pipeline::submit(std::size_t k) {
   s.submitted =
       k + decider_->submit(KeyBatch{batch_->hashes() + key, s.times.data() + k, batch_->keys() + key, s.keyed - k},
                            answers_);
+}
+
+void Pipeline::warn_at(const SourceRecord& r, WarningKind kind, const std::string& what) {
+  const std::string& input = input_name(r);
+  diagnostics_->warning(Warning{kind, input, r.number, 1, fmt::format("{}: record {}: {}", input, r.number, what)});
+}
+
+bool Pipeline::judge_unkeyed(const SourceRecord& r) {
+  if (auto fatal = side_.fatal(r, input_name(r), format_)) {
+    drain();
+    end_sink(RecordSink::End::all_written);
+    sink_->flush();
+    throw *fatal;
+  }
+  return side_.unkeyed(r, input_name(r), format_);
+}
+
+void Pipeline::release_answered() {
+  later_.release(answers_, [this](bool dup, std::string_view key, tlbf::KeyHash hash) { count(dup, key, hash); });
+}
+
+void Pipeline::drain() {
+  decider_->flush(answers_);
+  release_answered();
+}
+
+int Pipeline::input_paused() {
+  checks_.gate().paused();  // a live stream stays prompt: what the checks held goes out
+  // What has been decided goes out now (tail -f), and a due checkpoint runs.
+  drain();
+  sink_->paused(clock_.now());
+  sink_->flush();
+  checkpoints_.maybe(*sink_, clock_.now(), checks_.holding());
+  const int wait = checkpoints_.wait_ms();
+  const int sink_wait = sink_->wait_ms(clock_.now());
+  return sink_wait < 0 ? wait : wait < 0 ? sink_wait : std::min(wait, sink_wait);
+}
+
+void Pipeline::judge_keyed_aside(const RecordBatch& b, const SourceRecord& r, std::size_t k) {
+  const std::size_t key = segment_.first_key + k;
+  if (later_.later()) {  // the record waits for its answer
+    later_.awaits(DecidedRecord{out_record(r), b.keys()[key], b.hashes()[key], segment_.times[k], nullptr, false});
+    release_answered();
+    return;
+  }
+  const bool dup = answers_.take();
+  if (cfg_.explain > 0) {
+    count(dup, b.keys()[key], b.hashes()[key]);
+    emitted_ = false;
+    side_.explain_keyed(r, input_name(r), b.keys()[key], dup, segment_.verdict, format_);
+  } else {
+    hand_over(r, key, k, dup);
+  }
+  if (k + 1 == segment_.submitted) check_cap(r, k);
 }
 
 }  // namespace tlbf_dedup

@@ -2,7 +2,10 @@
 // submits together, with the times their keys are judged at and the clock's warnings about
 // them, each held until its record is judged; and how long a segment may be.
 //
-// Invariant: a warning is given at its record, after those of the records before it.
+// Invariants: a warning is given at its record, after those of the records before it. A
+// segment ends at a checkpoint (every 4096 records), where the checks of the first
+// ClockPolicy::kUntimedProbe records end (so that they judge exactly those), after a record
+// that ends the run (--on-error fail, the untimed check failed), and where the sink must flush.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +18,18 @@
 #include "pipeline/decision_clock.hpp"
 #include "pipeline/record_source.hpp"
 #include "report/diagnostics.hpp"
+#include "report/stats.hpp"
 
 namespace tlbf_dedup {
+
+// What clocking a segment reads and moves.
+struct Clocking {
+  DecisionClock& clock;
+  RecordWarnings& warnings;  // where the clock's warnings about a record go
+  RunStats& stats;           // its records and bytes read
+  bool timed;                // -t
+  bool fatal;                // --on-error fail: a record without a key ends the run
+};
 
 struct Segment {
   std::vector<tlbf::Time> times;  // of its keyed records, in order
@@ -35,6 +48,9 @@ struct Segment {
     checkpoint = false;
     warnings_.clear();
   }
+  // Clocks the records of `b` from `from` on, at most to `end`, as a new segment after this one;
+  // returns where it ends.
+  std::size_t clock(const RecordBatch& b, std::size_t from, std::size_t end, Clocking c);
   // A warning about the record being clocked.
   void warn(WarningKind kind, std::string what) { warnings_.push_back({warnings_for, kind, std::move(what)}); }
   // The index of the next record with a warning waiting (SIZE_MAX: none).

@@ -13,7 +13,7 @@
 
 #include "output/memory_sink.hpp"
 #include "output/printer.hpp"
-#include "pipeline/pipeline.hpp"
+#include "pipeline/run.hpp"
 #include "test_helpers_cli.hpp"
 #include "tlbf/factory.hpp"
 #include "tlbf/hash.hpp"
@@ -24,7 +24,7 @@ using tlbf_dedup_test::ManualClock;
 using tlbf_dedup_test::RecordingDiagnostics;
 using tlbf_dedup_test::TempFile;
 
-struct Run {
+struct Outcome {
   std::string out;
   std::string input_path;
   RunStats stats;
@@ -36,8 +36,8 @@ struct Run {
 
 // Runs the pipeline over `inputs`, each one a file read in order (as tlbf-dedup FILE...),
 // deciding with a filter made from `fc` (the hash seed `seed`), or with `later` when given.
-Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
-        ManualClock* clock = nullptr, Decider* later = nullptr, std::uint64_t seed = 0) {
+Outcome run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::FilterConfig fc = {},
+            StateHooks hooks = {}, ManualClock* clock = nullptr, Decider* later = nullptr, std::uint64_t seed = 0) {
   if (fc.span == 0 && fc.window_count == 0) fc.span = 5 * tlbf::kSecond;
   if (fc.algorithm == tlbf::Algorithm::tlbf && !fc.is_time_window()) fc.algorithm = tlbf::Algorithm::exact;
   if (cfg.clock.window == 0) cfg.clock.window = fc.span;  // as the program does
@@ -53,7 +53,7 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
     paths.push_back(files.back()->path());
   }
   TempFile out;
-  Run r;
+  Outcome r;
   r.input_path = paths.front();
   int fd = out.open_for_writing();
   {
@@ -65,7 +65,7 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
       r.saved_at_steady.push_back(clock->steady_ns());
       if (save) save(c);
     };
-    Pipeline p(cfg, later ? *later : *local, writer, 0, *clock, r.diagnostics, hooks);
+    Run p(cfg, later ? *later : *local, writer, 0, *clock, r.diagnostics, hooks);
     static volatile int no_stop = 0;
     r.stats = p.run(reader, &no_stop);
     r.clock = p.clock();
@@ -75,12 +75,12 @@ Run run(const std::vector<std::string>& inputs, PipelineConfig cfg, tlbf::Filter
   return r;
 }
 
-Run run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
-        ManualClock* clock = nullptr) {
+Outcome run(const std::string& input, PipelineConfig cfg, tlbf::FilterConfig fc = {}, StateHooks hooks = {},
+            ManualClock* clock = nullptr) {
   return run(std::vector<std::string>{input}, std::move(cfg), fc, std::move(hooks), clock);
 }
 
-std::vector<WarningKind> kinds(const Run& r) {
+std::vector<WarningKind> kinds(const Outcome& r) {
   std::vector<WarningKind> out;
   for (const Warning& w : r.diagnostics.warnings) out.push_back(w.kind);
   return out;
@@ -135,7 +135,7 @@ TEST_SUITE("pipeline") {
   constexpr tlbf::Duration kS = tlbf::kSecond;
 
   TEST_CASE("age < window is a duplicate, at the window it is new, the anchor is the emitted copy") {
-    Run r = run("0 a\n4 a\n5 a\n9 a\n10 a\n", keyed("2", "1"), exact(5 * kS));
+    Outcome r = run("0 a\n4 a\n5 a\n9 a\n10 a\n", keyed("2", "1"), exact(5 * kS));
     CHECK(r.out == "0 a\n5 a\n10 a\n");
     CHECK(r.stats.records == 5);
     CHECK(r.stats.emitted == 3);
@@ -159,7 +159,7 @@ TEST_SUITE("pipeline") {
     RecordingDiagnostics diagnostics;
     MemorySink sink;
     static volatile int no_stop = 0;
-    Pipeline p(c, *decider, sink, 0, clock, diagnostics);
+    Run p(c, *decider, sink, 0, clock, diagnostics);
     const RunStats stats = p.run(reader, &no_stop);
     CHECK(stats.duplicates == 1);
     CHECK((sink.how.stop == &no_stop));
@@ -187,12 +187,12 @@ TEST_SUITE("pipeline") {
   TEST_CASE("refresh renews the key on every occurrence") {
     PipelineConfig c = keyed("2", "1");
     c.refresh = Refresh::yes;
-    Run r = run("0 a\n4 a\n8 a\n12 a\n18 a\n", c, exact(5 * kS));
+    Outcome r = run("0 a\n4 a\n8 a\n12 a\n18 a\n", c, exact(5 * kS));
     CHECK(r.out == "0 a\n18 a\n");
   }
 
   TEST_CASE("the clock never goes back, untimed records are judged at it and counted") {
-    Run r = run("100 a\n50 b\n102 b\nx a\n200 a\nbad c\n", keyed("2", "1"), exact(10 * kS));
+    Outcome r = run("100 a\n50 b\n102 b\nx a\n200 a\nbad c\n", keyed("2", "1"), exact(10 * kS));
     // "50 b" is judged at 100, so "102 b" (age 2) is a duplicate; "x a" is untimed at 102.
     CHECK(r.out == "100 a\n50 b\n200 a\nbad c\n");
     CHECK(r.stats.untimed == 2);
@@ -203,7 +203,7 @@ TEST_SUITE("pipeline") {
   TEST_CASE("without -t the injected wall clock decides") {
     PipelineConfig c;
     ManualClock clock(2 * kS);
-    Run r = run("a\na\na\na\n", c, exact(5 * kS), {}, &clock);
+    Outcome r = run("a\na\na\na\n", c, exact(5 * kS), {}, &clock);
     // Arrivals at 2, 4, 6, 8 s: 4 is a duplicate of 2, 6 too (age 4), 8 is new (age 6).
     CHECK(r.out == "a\na\n");
     CHECK(r.stats.duplicates == 2);
@@ -213,12 +213,12 @@ TEST_SUITE("pipeline") {
     const std::string in = "{\"k\":1}\nnot json\n{\"x\":1}\nnot json\n{\"k\":1}\n";
     PipelineConfig c = keyed("k");
     c.format = InputFormat::json;
-    Run pass = run(in, c, exact(5 * kS));
+    Outcome pass = run(in, c, exact(5 * kS));
     CHECK(pass.out == "{\"k\":1}\nnot json\n{\"x\":1}\nnot json\n");
     CHECK(pass.stats.malformed == 2);
     CHECK(pass.stats.missing_key == 1);
     c.on_error = OnError::drop;
-    Run drop = run(in, c, exact(5 * kS));
+    Outcome drop = run(in, c, exact(5 * kS));
     CHECK(drop.out == "{\"k\":1}\n");
     c.on_error = OnError::fail;
     CHECK_THROWS_WITH_AS(run(in, c, exact(5 * kS)), doctest::Contains("record 2"), RecordError);
@@ -226,10 +226,10 @@ TEST_SUITE("pipeline") {
 
   TEST_CASE("auto format: JSON when the first non-blank record starts with '{'") {
     PipelineConfig c = keyed("k");
-    Run r = run("\n  {\"k\":1}\n{\"k\":1}\n", c, exact(5 * kS));
+    Outcome r = run("\n  {\"k\":1}\n{\"k\":1}\n", c, exact(5 * kS));
     CHECK(r.out == "\n  {\"k\":1}\n");
     PipelineConfig l = keyed("1");
-    Run lines = run("k 1\nk 2\n", l, exact(5 * kS));
+    Outcome lines = run("k 1\nk 2\n", l, exact(5 * kS));
     CHECK(lines.out == "k 1\n");
   }
 
@@ -255,13 +255,13 @@ TEST_SUITE("pipeline") {
     StateHooks hooks;
     tlbf::Time saved_clock = -1;
     hooks.save = [&](tlbf::Time c) { saved_clock = c; };
-    Run r = run("7 a\n9 b\n", keyed("2", "1"), exact(5 * kS), hooks);
+    Outcome r = run("7 a\n9 b\n", keyed("2", "1"), exact(5 * kS), hooks);
     CHECK(r.saves == 1);
     CHECK(saved_clock == 9 * kS);
   }
 
   TEST_CASE("statistics") {
-    Run r = run("a\r\nb\na", keyed("1"), exact(5 * kS));
+    Outcome r = run("a\r\nb\na", keyed("1"), exact(5 * kS));
     CHECK(r.stats.bytes_in == 6);
     CHECK(r.stats.bytes_out == 5);
     CHECK(r.stats.filter.algorithm == "exact");
@@ -273,7 +273,7 @@ TEST_SUITE("pipeline") {
     const std::string in = "{\"k\":1,\"t\":5}\nnot json\n{\"x\":1}\nnot json\n{\"k\":2}\n{\"x\":2}\n";
     PipelineConfig c = keyed("k", "t");
     c.format = InputFormat::json;
-    Run r = run(in, c, exact(5 * kS));
+    Outcome r = run(in, c, exact(5 * kS));
     const std::vector<Warning>& w = r.diagnostics.warnings;
     REQUIRE(w.size() == 7);
     // At once, with the file and the record number.
@@ -316,7 +316,7 @@ TEST_SUITE("pipeline") {
     for (int i = 0; i < 20000; ++i) in += std::to_string(i / 1000.0) + " k" + std::to_string(i) + "\n";
     tlbf::FilterConfig fc = exact(60 * kS);
     fc.max_memory_bytes = 64 * 1024;
-    Run r = run(in, keyed("2", "1"), fc);
+    Outcome r = run(in, keyed("2", "1"), fc);
     CHECK(r.stats.emitted == 20000);  // the cap gives up window length, never a unique record
     const std::vector<Warning>& w = r.diagnostics.warnings;
     REQUIRE(w.size() == 2);
@@ -349,7 +349,7 @@ TEST_SUITE("pipeline") {
   }
 
   TEST_CASE("a clean run warns nothing and still reports its summary") {
-    Run r = run("1 a\n2 b\n", keyed("2", "1"), exact(5 * kS));
+    Outcome r = run("1 a\n2 b\n", keyed("2", "1"), exact(5 * kS));
     CHECK(r.diagnostics.warnings.empty());
     CHECK(r.diagnostics.summaries.size() == 1);
   }
@@ -364,7 +364,7 @@ TEST_SUITE("pipeline") {
     hooks.save = [](tlbf::Time) {};
     hooks.every = 10000 * kS;
     ManualClock clock(kS);
-    Run r = run(in, PipelineConfig{}, exact(5 * kS), hooks, &clock);
+    Outcome r = run(in, PipelineConfig{}, exact(5 * kS), hooks, &clock);
     CHECK(r.saves == 3);
     CHECK(r.saved_at_steady == std::vector<tlbf::Time>{12288 * kS, 24576 * kS, 25000 * kS});
     CHECK(r.stats.seconds == doctest::Approx(25000.0));
@@ -384,7 +384,7 @@ TEST_SUITE("pipeline") {
         "{\"id\":\"b\",\"ts\":\"2020-01-05T00:01:00Z\"}\n";
     ManualClock wall;
     wall.advance(1700000000 * kS);  // November 2023
-    Run r = run(in, keyed("id", "ts"), exact(60 * kS), {}, &wall);
+    Outcome r = run(in, keyed("id", "ts"), exact(60 * kS), {}, &wall);
     CHECK(r.out == in);
     CHECK(r.stats.future == 1);
     CHECK(r.stats.duplicates == 0);
@@ -406,7 +406,7 @@ TEST_SUITE("pipeline") {
     // Two hosts' logs concatenated: 0..2 s, then 5000..5002 s, then back to 3 s, and again.
     PipelineConfig c = keyed("2", "1");
     c.clock.jump = 100 * kS;
-    Run r = run("0 a\n1 b\n5000 c\n5001 a\n3 d\n4 a\n5002 e\n6 f\n", c, exact(10 * kS));
+    Outcome r = run("0 a\n1 b\n5000 c\n5001 a\n3 d\n4 a\n5002 e\n6 f\n", c, exact(10 * kS));
     CHECK(r.stats.jumps_forward == 2);
     CHECK(r.stats.jumps_back == 2);
     CHECK(r.stats.late == 3);  // 3 d, 4 a, 6 f: judged at the clock 5001 and 5002
@@ -444,7 +444,7 @@ TEST_SUITE("pipeline") {
   }
 
   TEST_CASE("untimed input is loud: the first at once with its value, and a run with no time stops") {
-    Run r = run("2017-05-16 x\nnot-a-time y\n3 z\n", keyed("2", "1"), exact(10 * kS));
+    Outcome r = run("2017-05-16 x\nnot-a-time y\n3 z\n", keyed("2", "1"), exact(10 * kS));
     REQUIRE(r.diagnostics.warnings.size() >= 2);
     CHECK(r.diagnostics.warnings[0].kind == WarningKind::date_only);
     CHECK(r.diagnostics.warnings[0].message.find("\"2017-05-16\" at -t 1 is a date without a time of day") !=
@@ -475,13 +475,13 @@ TEST_SUITE("pipeline") {
     PipelineConfig c = keyed("1", "2-");
     c.clock.year = 2023;
     c.time_parser = TimeParser(TimeFormat::auto_detect, std::nullopt, 2023);
-    Run r = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n", "b Dec 31 23:59:59\n"}, c,
-                exact(60 * kS));
+    Outcome r = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n", "b Dec 31 23:59:59\n"}, c,
+                    exact(60 * kS));
     CHECK(r.out == "a Dec 31 23:59:50\na Jan  1 05:00:00\nb Dec 31 23:59:59\n");
     CHECK(r.stats.jumps_back == 1);  // the second file starts a year earlier: warned
     // Without --year, the year comes from the file's modification time (now, here: 2020s).
     c.clock.year.reset();
-    Run m = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n"}, c, exact(60 * kS));
+    Outcome m = run(std::vector<std::string>{"a Dec 31 23:59:50\na Jan  1 05:00:00\n"}, c, exact(60 * kS));
     CHECK(m.out == "a Dec 31 23:59:50\na Jan  1 05:00:00\n");
     CHECK(m.clock > 1577836800 * kS);  // after 2020-01-01: the year was not 1970
   }
@@ -516,7 +516,7 @@ TEST_SUITE("pipeline") {
         ManualClock clock;
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
-        Pipeline p(c, *decider, writer, 0, clock, diagnostics, hooks);
+        Run p(c, *decider, writer, 0, clock, diagnostics, hooks);
         static volatile int no_stop = 0;
         CHECK_THROWS_AS(p.run(reader, &no_stop), BrokenPipe);
         REQUIRE(diagnostics.summaries.size() == 1);
@@ -555,7 +555,7 @@ TEST_SUITE("pipeline") {
         clock.advance(1893456000 * kS);
         RecordingDiagnostics diagnostics;
         auto decider = make_local_decider(filter, Refresh::no, kSeed);
-        Pipeline p(c, *decider, writer, 0, clock, diagnostics);
+        Run p(c, *decider, writer, 0, clock, diagnostics);
         static volatile int no_stop = 0;
         const RunStats stats = p.run(reader, &no_stop);
         CHECK(stats.duplicates == 1 + (9000 - 500));
@@ -622,8 +622,8 @@ TEST_SUITE("pipeline with a decider that answers later") {
       tlbf::FilterConfig fc;
       fc.algorithm = tlbf::Algorithm::exact;
       BatchingDecider later;
-      Run deferred = run(std::vector<std::string>{in}, c, fc, {}, nullptr, &later);
-      Run at_once = run(in, c, fc);
+      Outcome deferred = run(std::vector<std::string>{in}, c, fc, {}, nullptr, &later);
+      Outcome at_once = run(in, c, fc);
       CHECK(deferred.out == at_once.out);
       CHECK(deferred.stats.duplicates == 3);
       CHECK(deferred.stats.emitted == at_once.stats.emitted);
@@ -643,7 +643,7 @@ TEST_SUITE("pipeline with a decider that answers later") {
       Printer writer(fd, c.output);
       ManualClock clock;
       RecordingDiagnostics diagnostics;
-      Pipeline p(c, later, writer, 0, clock, diagnostics);
+      Run p(c, later, writer, 0, clock, diagnostics);
       static volatile int no_stop = 0;
       CHECK_THROWS_AS(p.run(reader, &no_stop), DecisionsLost);
     }

@@ -10,7 +10,7 @@
 
 #include "output/holding_sink.hpp"
 #include "output/printer.hpp"
-#include "pipeline/pipeline.hpp"
+#include "pipeline/run.hpp"
 #include "test_helpers_cli.hpp"
 
 namespace {
@@ -60,7 +60,7 @@ struct HoldRun {
       RecordReader reader({in.path()}, '\n');
       Printer writer(fd, cfg.output);
       HoldingSink holding(holder, writer, cfg.extract.time, clock);
-      Pipeline p(cfg, *unasked, holding, 0, clock, h.diagnostics, hooks);
+      Run p(cfg, *unasked, holding, 0, clock, h.diagnostics, hooks);
       static volatile int no_stop = 0;
       h.stats = p.run(reader, &no_stop);
     }
