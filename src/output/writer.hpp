@@ -65,7 +65,7 @@ class Writer {
   // such runs are short (below kMinBorrowedRun bytes on average since the last flush), the
   // bytes are copied instead, unless copy_short_runs(false): writev(2) pays for each piece
   // what copying a kilobyte or two costs, so short pieces cost more borrowed than copied
-  // when the bytes are in this core's cache (see Pipeline::run() for when they are not).
+  // when the bytes are in this core's cache (see Run::run_input() for when they are not).
   static constexpr std::size_t kMinBorrowedRun = 4096;
   void copy_short_runs(bool on) { copy_short_runs_ = on; }
   void write_borrowed(std::string_view bytes) {

@@ -1,5 +1,5 @@
 // Records without a key (not a readable JSON object or table row, or a -k part absent): what the run says
-// of them. The record itself is passed, dropped or fatal as --on-error says (pipeline.cpp).
+// of them. The record itself is passed, dropped or fatal as --on-error says (side_records.cpp).
 //
 // Invariant: each kind is warned about once, at its first record, naming its input and number;
 // the key check (key_check.hpp) hears of the first record that lacks a key part and of the
