@@ -15,6 +15,9 @@
 // (the program's default): a file read without -t, or a bulk load, every key live and every
 // generation ended by count within the first cell. It prints the bits per key at the end and
 // at their largest, with the ratio to the steady median.
+// Last, the tagged filter (tlbf/tagged.hpp) on the same four profiles: the most tables live at
+// once and its bits per live key, median and 90th percentile, with each profile's median over
+// the steady one's (issue 55's target: at most 1.5 x steady on burst, ramp and idle).
 // tests/tlbf/test_time_limited.cpp asserts the era bound on the same profiles.
 #include <algorithm>
 #include <cstdint>
@@ -25,6 +28,7 @@
 
 #include "tlbf/config.hpp"
 #include "tlbf/hash.hpp"
+#include "tlbf/tagged.hpp"
 #include "tlbf/time_limited.hpp"
 
 namespace {
@@ -52,10 +56,15 @@ const Profile kProfiles[] = {
     {"idle", [](std::uint64_t i) -> Duration { return i % 100000 == 99999 ? 1500 * kSec / 1000 : 50 * kUs; }},
 };
 
+// Bits per live key over a stream: the median and the 90th percentile of the samples.
+struct BitsPerKey {
+  double median = 0, p90 = 0;
+};
+
 struct Result {
   std::size_t most_eras = 0;
   double one_era_share = 0;
-  double median_bits = 0, p90_bits = 0;
+  BitsPerKey bits;
 };
 
 double quantile(std::vector<double> v, double q) {
@@ -74,26 +83,50 @@ tlbf::FilterConfig config(Duration span, double error_rate, std::uint64_t capaci
   return cfg;
 }
 
-Result run(const Profile& p, double error_rate) {
-  tlbf::BitSlicedTimeLimitedFilter f(config(kSec, error_rate, 20000));
-  Result r;
+// Feeds the profile's keys to `f`, calling `after(i, now)` after insert i; returns the bits
+// per live key sampled every 1,000 inserts once the first span has passed.
+template <class Filter, class After>
+BitsPerKey feed(Filter& f, const Profile& p, After after) {
   std::deque<Time> live;  // insert times of the last span
   std::vector<double> bits_per_key;
-  std::uint64_t one = 0;
   Time now = kSec;
   for (std::uint64_t i = 0; i < kInserts; ++i) {
     now += p.step(i);
     f.insert_if_absent(tlbf::hash_key(&i, sizeof i), now);
     live.push_back(now);
     while (live.front() <= now - kSec) live.pop_front();
-    r.most_eras = std::max(r.most_eras, f.era_count());
-    one += f.era_count() == 1;
+    after(i, now);
     if (i % 1000 == 999 && now >= 2 * kSec)
       bits_per_key.push_back(static_cast<double>(f.stats(now).bits_allocated) / static_cast<double>(live.size()));
   }
+  return BitsPerKey{quantile(bits_per_key, 0.5), quantile(bits_per_key, 0.9)};
+}
+
+Result run(const Profile& p, double error_rate) {
+  tlbf::BitSlicedTimeLimitedFilter f(config(kSec, error_rate, 20000));
+  Result r;
+  std::uint64_t one = 0;
+  r.bits = feed(f, p, [&](std::uint64_t, Time) {
+    r.most_eras = std::max(r.most_eras, f.era_count());
+    one += f.era_count() == 1;
+  });
   r.one_era_share = static_cast<double>(one) / kInserts;
-  r.median_bits = quantile(bits_per_key, 0.5);
-  r.p90_bits = quantile(bits_per_key, 0.9);
+  return r;
+}
+
+struct TaggedResult {
+  std::uint32_t most_tables = 0;
+  BitsPerKey bits;
+};
+
+TaggedResult run_tagged(const Profile& p, double error_rate) {
+  tlbf::FilterConfig cfg = config(kSec, error_rate, 20000);
+  cfg.algorithm = tlbf::Algorithm::tagged;
+  tlbf::TaggedFilter f(cfg);
+  TaggedResult r;
+  r.bits = feed(f, p, [&](std::uint64_t i, Time now) {
+    if (i % 1000 == 999) r.most_tables = std::max(r.most_tables, f.shape(now).tables);
+  });
   return r;
 }
 
@@ -132,9 +165,9 @@ int main() {
     double steady = 0;
     for (const Profile& p : kProfiles) {
       const Result r = run(p, e);
-      if (steady == 0) steady = r.median_bits;
+      if (steady == 0) steady = r.bits.median;
       fmt::print("{:<8} {:>10} {:>14.3f} {:>16.1f} {:>14.1f} {:>12.2f}\n", p.name, r.most_eras, r.one_era_share,
-                 r.median_bits, r.p90_bits, r.median_bits / steady);
+                 r.bits.median, r.bits.p90, r.bits.median / steady);
     }
     fmt::print("\nbacklog, keys 1 us apart, 60 s window, capacity 100,000\n{:>9} {:>10} {:>14} {:>14} {:>12}\n", "keys",
                "most eras", "bits/key end", "bits/key peak", "x steady");
@@ -142,6 +175,18 @@ int main() {
       const Backlog b = backlog(keys, e);
       fmt::print("{:>9} {:>10} {:>14.1f} {:>14.1f} {:>12.2f}\n", keys, b.most_eras, b.end_bits, b.peak_bits,
                  b.end_bits / steady);
+    }
+  }
+  fmt::print("\ntagged filter, the same profiles, 1 s window, capacity 20,000\n");
+  for (double e : {1e-3, 1e-5}) {
+    fmt::print("\n-e {:g}\n{:<8} {:>11} {:>16} {:>14} {:>12}\n", e, "profile", "most tables", "bits/key median",
+               "bits/key p90", "x steady");
+    double steady = 0;
+    for (const Profile& p : kProfiles) {
+      const TaggedResult r = run_tagged(p, e);
+      if (steady == 0) steady = r.bits.median;
+      fmt::print("{:<8} {:>11} {:>16.1f} {:>14.1f} {:>12.2f}\n", p.name, r.most_tables, r.bits.median, r.bits.p90,
+                 r.bits.median / steady);
     }
   }
 }

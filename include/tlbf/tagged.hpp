@@ -33,10 +33,13 @@
 // once their newest slot is dead (one window and one epoch after their last insert). A table
 // opens with room for capacity keys (FilterConfig::capacity, a starting size only); when an
 // insert finds both blocks full it opens a table sized for the rate the full one saw (its
-// live slots extrapolated to a window, at target_load()), at least 1.125 and at most 256 times
-// its size; a table that has held a window with its live slots under 3/4 of its target is
-// replaced by one sized for them at the target. Block indexes are multiply-shift reductions,
-// so a table has any number of blocks.
+// live slots extrapolated to a window, at target_load(); a rate over 4 times the table's, a
+// burst until it lasts, to half a window), at least 1.125 and at most 256 times its size. A
+// newest table whose last epoch's rate would fill under half of it in a window (a burst has
+// passed) is replaced at once by one sized for that rate, or back to the table it grew from;
+// one that has held a window with its live slots under 3/4 of its target is replaced by one
+// sized for them. Block indexes are multiply-shift reductions, so a table has any number of
+// blocks.
 //
 // Memory cap (max_memory_bytes): the tables together never hold more. When an insert finds
 // no room and no larger table fits, the filter forgets its oldest live epoch (every slot of
@@ -270,6 +273,8 @@ class TaggedFilter final : public WindowFilter {
   static constexpr std::uint64_t kMinBytes = 4 * 64 * kMinBlocks;
   static constexpr std::uint64_t kMaxGrowth = 256;
   static constexpr double kRightSize = 0.75;
+  static constexpr double kShrink = 0.5;
+  static constexpr double kBurst = 4;
   static constexpr Duration kMaxSpan = std::numeric_limits<Duration>::max() / 4;
 
   // New slots written per epoch, by epoch mod 2^t: the live estimate of a table.
@@ -405,6 +410,7 @@ class TaggedFilter final : public WindowFilter {
     latest_ = std::max(now, latest_);
     const std::int64_t cur = epoch_of(latest_);
     if (cur != cur_) {
+      const std::int64_t before = cur_;
       set_epoch(cur);
       const std::int64_t lo = lowest_live(cur);
       tables_.erase(std::remove_if(tables_.begin(), tables_.end() - 1, [&](const Table& t) { return t.newest < lo; }),
@@ -415,6 +421,7 @@ class TaggedFilter final : public WindowFilter {
         open_table(t, cur);
       }
       right_size(cur);
+      if (cur == before + 1) shrink_after_drop(cur);
       // A tag can only come near wrapping at a new epoch (a table opens at floor = cur).
       Table& newest = tables_.back();
       while (distance(newest.floor, cur) > layout_.tag_mask()) finish_pass(newest, cur, newest.blocks.size());
@@ -505,7 +512,9 @@ class TaggedFilter final : public WindowFilter {
     const double whole = static_cast<double>(t.live(lo, cur - 1)) * held / (start - from);
     const double now =
         static_cast<double>(t.live(cur, cur)) * held / std::max(latest - std::max(from, start), length / 16);
-    return std::max(whole, now);
+    // A rate more than kBurst times the table's is taken for a burst until it lasts: half a
+    // window of it (a table that fills at it grows again, then by the whole epochs' rate).
+    return now > kBurst * whole ? std::max(whole, now / 2) : std::max(whole, now);
   }
   // Opens a table sized for the rate the newest one saw; false when none larger fits the cap.
   bool grow(std::int64_t cur) {
@@ -528,6 +537,27 @@ class TaggedFilter final : public WindowFilter {
     const double target = layout_.slots() * target_load();
     if (live >= kRightSize * static_cast<double>(n) * target) return;
     open_new(static_cast<std::uint64_t>(std::ceil(live / target)), 0, cur);
+  }
+  // A newest table whose last epoch, over a window, would fill under kShrink of it (a burst has
+  // passed, the rate fell) is replaced at once by one sized for that rate: the large table takes
+  // no more inserts and is dropped a window later, not kept for a window first (right_size()).
+  // Only after a whole epoch in the table, with no gap before the new one (an idle gap is no
+  // rate), and with at most one older table draining.
+  void shrink_after_drop(std::int64_t cur) {
+    const Table& t = tables_.back();
+    const std::uint64_t n = t.blocks.size();
+    if (tables_.size() > 2 || n <= kMinBlocks ||
+        distance(t.opened, latest_) < 2 * static_cast<std::uint64_t>(epoch_len_))
+      return;
+    const double target = layout_.slots() * target_load();
+    const double recent = static_cast<double>(t.live(cur - 1, cur - 1)) * (epochs_ + 1);
+    if (recent >= kShrink * static_cast<double>(n) * target) return;
+    // A table that grew from one under half its size (a burst) goes back to no smaller than
+    // that one, which held the rate before: keys of that rate coming back (repeats of the
+    // burst's keys are found until they expire) would make a smaller one grow again at once.
+    const std::uint64_t before = tables_.size() > 1 ? tables_[tables_.size() - 2].blocks.size() : 0;
+    const auto want = static_cast<std::uint64_t>(std::ceil(recent / target));
+    open_new(before <= n / 2 ? std::max(want, before) : want, 0, cur);
   }
   // Opens a newest table of `blocks` (at least kMinBlocks, at most what the cap leaves);
   // false, opening nothing, when fewer than `least` blocks fit.
