@@ -30,12 +30,12 @@ namespace tlbf_dedup {
 // holds them.
 struct MergeItem {
   std::string_view bytes;
-  std::string_view key;
-  TimeReading time;
+  // Its key (empty unless `keyed`), time, status and absent part, as the extractor returned
+  // them: made here in place, so that nothing reads them back whole while the extractor's
+  // stores are still on their way (a load that spans several pending stores waits for all).
+  Extracted x;
   std::uint64_t number = 0;
   std::uint32_t input = 0;  // the index of its input's name in the merge's names
-  std::uint32_t absent_part = 0;
-  ExtractStatus status = ExtractStatus::ok;
   std::uint8_t term_len = 0;
   bool keyed = false;
   bool continues = false;
@@ -103,11 +103,17 @@ class HeldQueue {
     const HeldRef& back() const { return slots_[(head_ + size_ - 1) & (slots_.size() - 1)]; }
     // The slots ahead of both ends are asked for: a lateness of records apart, the ring is
     // larger than the cache.
-    void push_back(const HeldRef& h) {
+    // (Member by member: an entry made whole on the stack and copied in stalled its copy's
+    // loads on the stores just made.)
+    void push_back(tlbf::Time order, std::uint64_t seq, const void* stored, std::uint64_t size) {
       if (size_ == slots_.size()) grow();
       const std::size_t mask = slots_.size() - 1;
       prefetch_to_write(&slots_[(head_ + size_ + kAhead) & mask]);
-      slots_[(head_ + size_++) & mask] = h;
+      HeldRef& h = slots_[(head_ + size_++) & mask];
+      h.order = order;
+      h.seq = seq;
+      h.stored = stored;
+      h.size = size;
     }
     void pop_front() {
       head_ = (head_ + 1) & (slots_.size() - 1);
@@ -128,23 +134,24 @@ class HeldQueue {
   };
 
   void push(tlbf::Time order, std::uint64_t seq, const MergeItem& i) {
-    const bool key_in = inside(i.key, i.bytes), text_in = inside(i.time.text, i.bytes);
-    const std::size_t meta = aligned(sizeof(Stored) + (key_in ? 0 : i.key.size()) + (text_in ? 0 : i.time.text.size()));
+    const bool key_in = inside(i.x.key, i.bytes), text_in = inside(i.x.time.text, i.bytes);
+    const std::size_t meta =
+        aligned(sizeof(Stored) + (key_in ? 0 : i.x.key.size()) + (text_in ? 0 : i.x.time.text.size()));
     std::uint32_t chunk = 0;
     char* data = nullptr;
     char* const start = room(i.bytes.size(), meta, chunk, data);
     std::copy(i.bytes.begin(), i.bytes.end(), data);
     Stored* s = new (start) Stored;
-    s->time = i.time.time;
+    s->time = i.x.time.time;
     s->number = i.number;
     s->bytes = data;
     s->size = static_cast<std::uint32_t>(i.bytes.size());
     s->chunk = chunk;
     s->input = i.input;
-    s->absent_part = i.absent_part;
-    s->status = i.status;
+    s->absent_part = i.x.absent_part;
+    s->status = i.x.status;
     s->term_len = i.term_len;
-    s->time_flags = pack_time(i.time);
+    s->time_flags = pack_time(i.x.time);
     char* to = start + sizeof(Stored);
     // A view as an offset from the record's bytes, or from past the Stored where it is copied.
     const auto place = [&](std::string_view v, bool in, std::uint32_t& at, std::uint32_t& size) {
@@ -156,16 +163,16 @@ class HeldQueue {
         to = std::copy(v.begin(), v.end(), to);
       }
     };
-    place(i.key, key_in, s->key_at, s->key_size);
-    place(i.time.text, text_in, s->text_at, s->text_size);
+    place(i.x.key, key_in, s->key_at, s->key_size);
+    place(i.x.time.text, text_in, s->text_at, s->text_size);
     s->flags = static_cast<std::uint8_t>((i.keyed ? kKeyed : 0) | (i.continues ? kContinues : 0) |
                                          (key_in ? 0 : kKeyOutside) | (text_in ? 0 : kTextOutside));
     bytes_ += meta + i.bytes.size();
-    const HeldRef h{order, seq, s, meta + i.bytes.size()};
-    if (queue_.empty() || !(queue_.back() > h)) {
-      queue_.push_back(h);
+    // (seq only grows: the queue's last is later unless its time is.)
+    if (queue_.empty() || queue_.back().order <= order) {
+      queue_.push_back(order, seq, s, meta + i.bytes.size());
     } else {
-      heap_.push_back(h);
+      heap_.push_back(HeldRef{order, seq, s, meta + i.bytes.size()});
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
     }
   }
@@ -218,23 +225,25 @@ class HeldQueue {
     const std::uint64_t b = ((kept + 0x7f7f7f7f7f7f7f7fu) & 0x8080808080808080u) >> 7;
     std::memcpy(&t.parsed, &b, sizeof b);
   }
-  // A held record as it came (its views into its chunk).
-  static MergeItem unpack(const Stored& s) {
+  // A held record as the batch's record `r` (its views into its chunk; `at` is the batch's).
+  static void unpack(const Stored& s, SourceRecord& r) {
     const char* outside = reinterpret_cast<const char*>(&s) + sizeof(Stored);
-    MergeItem i;
-    i.bytes = {s.bytes, s.size};
-    i.key = {((s.flags & kKeyOutside) ? outside : s.bytes) + s.key_at, s.key_size};
-    i.time.time = s.time;
-    unpack_time(s.time_flags, i.time);
-    i.time.text = {((s.flags & kTextOutside) ? outside : s.bytes) + s.text_at, s.text_size};
-    i.number = s.number;
-    i.input = s.input;
-    i.absent_part = s.absent_part;
-    i.status = s.status;
-    i.term_len = s.term_len;
-    i.keyed = s.flags & kKeyed;
-    i.continues = s.flags & kContinues;
-    return i;
+    r.time.time = s.time;
+    unpack_time(s.time_flags, r.time);
+    r.time.text = {((s.flags & kTextOutside) ? outside : s.bytes) + s.text_at, s.text_size};
+    r.number = s.number;
+    r.input = s.input;
+    r.absent_part = s.absent_part;
+    r.status = s.status;
+    r.term_len = s.term_len;
+    r.keyed = s.flags & kKeyed;
+    r.continues = s.flags & kContinues;
+    r.replayed = false;
+  }
+  static std::string_view bytes(const Stored& s) { return {s.bytes, s.size}; }
+  static std::string_view key(const Stored& s) {
+    const char* outside = reinterpret_cast<const char*>(&s) + sizeof(Stored);
+    return {((s.flags & kKeyOutside) ? outside : s.bytes) + s.key_at, s.key_size};
   }
 
  private:

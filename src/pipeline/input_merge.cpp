@@ -1,5 +1,5 @@
 // The time-ordered source (input_merge.hpp): lanes (a reader and an extractor per merged
-// input, or one reader over every input with --no-merge), a heap of their next records, and
+// input, or one reader over every input with --no-merge), a tournament of their next records, and
 // the held records of --lateness, put into batches of copies for the record loop.
 #include "pipeline/input_merge.hpp"
 
@@ -30,6 +30,8 @@ bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std
 
 constexpr tlbf::Time kEarliest = std::numeric_limits<tlbf::Time>::min();
 constexpr tlbf::Time kLatest = std::numeric_limits<tlbf::Time>::max();
+// A tournament leaf without a head: later than every head.
+constexpr TournamentKey kNoHead = ~TournamentKey{0};
 
 // `t` less `d`, no earlier than the earliest time.
 tlbf::Time minus(tlbf::Time t, tlbf::Duration d) { return t < kEarliest + d ? kEarliest : t - d; }
@@ -61,6 +63,7 @@ struct InputMerge::Lane {
   MergeItem head;
   tlbf::Time order = kEarliest;  // the head's place in time
   bool live = false;             // the head is a record
+  bool queued = false;           // ... in the tournament, not yet taken
 };
 
 InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reader, MergeConfig merge,
@@ -88,9 +91,11 @@ InputMerge::InputMerge(std::vector<std::string> paths, const ReaderConfig& reade
   } else {
     groups.push_back(std::move(paths));
   }
-  // A buffer per input, smaller the more inputs there are (it grows for longer records).
+  // A buffer per input, smaller the more inputs there are (it grows for longer records): 1 MiB
+  // in all, as one input has, so that what the kernel copies in is still in the cache when the
+  // merge gets to it (8 MiB in all was slower on 8 inputs: docs/performance.md).
   ReaderConfig rc = reader;
-  if (groups.size() > 1) rc.buffer_size = std::max<std::size_t>(64 << 10, (std::size_t{8} << 20) / groups.size());
+  if (groups.size() > 1) rc.buffer_size = std::max<std::size_t>(64 << 10, (std::size_t{1} << 20) / groups.size());
   for (auto& g : groups) {
     auto lane = std::make_unique<Lane>();
     lane->index = static_cast<std::uint32_t>(lanes_.size());
@@ -150,10 +155,7 @@ bool InputMerge::advance(Lane& lane) {
   h.term_len = static_cast<std::uint8_t>(rec.term_len);
   h.continues = rec.continues;
   if (rec.continues) {  // --multiline: lines of a record already handed out follow it
-    h.key = {};
-    h.time = TimeReading{};
-    h.status = ExtractStatus::ok;
-    h.absent_part = 0;
+    h.x = Extracted{};
     h.keyed = false;
     return true;
   }
@@ -163,16 +165,13 @@ bool InputMerge::advance(Lane& lane) {
     if (!lane.blank_lines) lane.blank_lines = make_line_extractor(source_.extract, lane.parser);
     x = lane.blank_lines.get();
   }
-  const Extracted e = x->extract(rec.head(lane.scratch));
+  const Extracted& e = *new (&h.x) Extracted(x->extract(rec.head(lane.scratch)));
   read_ += e.status != ExtractStatus::blank;  // (a blank line, a table's # line: no record)
-  h.time = e.time;
-  h.status = e.status;
-  h.absent_part = e.absent_part;
   h.keyed = e.status == ExtractStatus::ok;
-  h.key = h.keyed ? e.key : std::string_view();
+  if (!h.keyed) h.x.key = {};
   // Its place in time: its own, or the record's before it in its input when it has none (or
   // one the clock will not take, too far in the future).
-  if (h.time.parsed && (!cfg_.max_future || h.time.time <= future_limit_)) lane.order = h.time.time;
+  if (e.time.parsed && (!cfg_.max_future || e.time.time <= future_limit_)) lane.order = e.time.time;
   return true;
 }
 
@@ -181,10 +180,10 @@ void InputMerge::arrive(Lane& lane) {
   const tlbf::Time t = lane.order;
   if (cfg_.lateness == 0 || t < released_to_) {  // in order, or too late to hold: out now
     newest_ = std::max(newest_, t);
-    return put(lane.head, false);
+    return put(lane.head);
   }
   const MergeItem& h = lane.head;
-  if (h.bytes.size() + h.key.size() + h.time.text.size() > cfg_.max_held_bytes) return put_over_cap(t, h);
+  if (h.bytes.size() + h.x.key.size() + h.x.time.text.size() > cfg_.max_held_bytes) return put_over_cap(t, h);
   held_->push(t, arrivals_++, lane.head);
   stats_.held_most = std::max<std::uint64_t>(stats_.held_most, held_->size());
   stats_.held_most_bytes = std::max(stats_.held_most_bytes, held_->bytes());
@@ -210,7 +209,7 @@ void InputMerge::put_over_cap(tlbf::Time t, const MergeItem& item) {
     ++stats_.released_early;
   }
   release(t);
-  put(item, false);
+  put(item);
   release(watermark);
 }
 
@@ -225,37 +224,55 @@ void InputMerge::release(tlbf::Time watermark) {
     else
       pins.emplace_back(s.chunk, 1);
     pinned_bytes_ += h.size;
-    put(HeldQueue::unpack(s), true);
+    put_held(s);
   }
 }
 
-void InputMerge::put(const MergeItem& i, bool in_chunk) {
+RecordBatch& InputMerge::batch_for_record() {
   RecordBatch& b = *batch_;
   if (!format_announced_ && format_) {
     format_announced_ = true;
     b.format_detected = source_.format == InputFormat::auto_detect;
   }
   b.format = format_.value_or(InputFormat::lines);
-  // A held record's parts stay in its chunk; any other's are copied (the reader reuses its buffer).
-  const std::string_view bytes = in_chunk ? i.bytes : b.keep(b.bytes, i.bytes);
+  return b;
+}
+
+void InputMerge::put(const MergeItem& i) {
+  RecordBatch& b = batch_for_record();
+  // Its parts are copied: the reader reuses its buffer.
+  const std::string_view bytes = b.keep(b.bytes, i.bytes);
   SourceRecord& s = b.append(bytes);
-  s.time = i.time;
+  s.time = i.x.time;
   s.number = i.number;
   s.input = i.input;
-  s.absent_part = i.absent_part;
-  s.status = i.status;
+  s.absent_part = i.x.absent_part;
+  s.status = i.x.status;
   s.term_len = i.term_len;
   s.keyed = i.keyed;
   s.continues = i.continues;
   s.replayed = false;
-  if (!in_chunk) s.time.text = i.time.text.empty() ? std::string_view() : b.place(i.time.text, i.bytes, bytes);
+  s.time.text = i.x.time.text.empty() ? std::string_view() : b.place(i.x.time.text, i.bytes, bytes);
   if (i.keyed) {
     const bool hash_later = pool_ != nullptr;  // (hand_over() says so on the batch)
-    const std::string_view key = !source_.keep_keys && !hash_later ? std::string_view()
-                                 : in_chunk                        ? i.key
-                                                                   : b.place(i.key, i.bytes, bytes);
+    const std::string_view key =
+        !source_.keep_keys && !hash_later ? std::string_view() : b.place(i.x.key, i.bytes, bytes);
     // (read ahead, the judging thread hashes the batch's keys: hand_over())
-    b.append_key(key, hash_later ? tlbf::KeyHash{} : (*hasher_)(i.key));
+    b.append_key(key, hash_later ? tlbf::KeyHash{} : (*hasher_)(i.x.key));
+  }
+  if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
+}
+
+void InputMerge::put_held(const HeldQueue::Stored& held) {
+  RecordBatch& b = batch_for_record();
+  // Its parts stay in its chunk: the batch points there.
+  SourceRecord& s = b.append(HeldQueue::bytes(held));
+  HeldQueue::unpack(held, s);
+  if (s.keyed) {
+    const bool hash_later = pool_ != nullptr;
+    const std::string_view key = HeldQueue::key(held);
+    b.append_key(!source_.keep_keys && !hash_later ? std::string_view() : key,
+                 hash_later ? tlbf::KeyHash{} : (*hasher_)(key));
   }
   if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
 }
@@ -294,11 +311,26 @@ void InputMerge::hand_over(bool last) {
 }
 
 void InputMerge::flush_all() {
-  for (std::uint32_t l : order_) {
-    put(lanes_[l]->head, false);
+  std::vector<std::pair<tlbf::Time, std::uint32_t>> heads;  // the lanes' heads not yet taken, earliest first
+  for (const auto& lane : lanes_)
+    if (lane->queued) heads.emplace_back(lane->order, lane->index);
+  std::sort(heads.begin(), heads.end());
+  for (const auto& [order, l] : heads) {
+    lanes_[l]->queued = false;
+    put(lanes_[l]->head);
   }
-  order_.clear();
   release(kLatest);
+}
+
+void InputMerge::replay(std::uint32_t l) {
+  const Lane& lane = *lanes_[l];
+  // (time, lane) as one unsigned number: the time's sign bit flipped, so that it orders as unsigned.
+  std::size_t i = width_ + l;
+  const std::uint64_t time = static_cast<std::uint64_t>(lane.order) ^ (std::uint64_t{1} << 63);
+  TournamentKey key = lane.queued ? TournamentKey{time} << 64 | l : kNoHead;
+  tree_[i] = key;
+  // (The winner coming up is kept in a register: only its rival on each level is loaded.)
+  for (; i > 1; i >>= 1) tree_[i >> 1] = key = std::min(key, tree_[i ^ 1]);
 }
 
 int InputMerge::paused(Lane&) {
@@ -332,30 +364,19 @@ bool InputMerge::inputs_are_regular_files() const {
 }
 
 void InputMerge::produce() {
-  const auto earlier = [this](std::uint32_t a, std::uint32_t b) {  // for a max-heap: the earliest on top
-    const tlbf::Time ta = lanes_[a]->order, tb = lanes_[b]->order;
-    return ta != tb ? ta > tb : a > b;
-  };
   std::exception_ptr error;
   try {
-    for (auto& lane : lanes_)
-      if (advance(*lane)) order_.push_back(lane->index);
-    std::make_heap(order_.begin(), order_.end(), earlier);
-    while (!order_.empty() && !sink_stopped_ && !stopping()) {
-      std::pop_heap(order_.begin(), order_.end(), earlier);
-      Lane& lane = *lanes_[order_.back()];
-      order_.pop_back();
-      // The lane goes on while its next record is still the earliest (one input: to its end),
-      // without a trip through the heap.
-      bool more = false;
-      do {
-        arrive(lane);
-        more = advance(lane);
-      } while (more && (order_.empty() || !earlier(lane.index, order_.front())) && !sink_stopped_ && !stopping());
-      if (more) {
-        order_.push_back(lane.index);
-        std::push_heap(order_.begin(), order_.end(), earlier);
-      }
+    while (width_ < lanes_.size()) width_ *= 2;
+    tree_.assign(2 * width_, kNoHead);
+    for (auto& lane : lanes_) lane->queued = advance(*lane);
+    for (auto& lane : lanes_) replay(lane->index);
+    // The earliest head goes on; its lane's next record takes its leaf (one input: no compares).
+    while (tree_[1] != kNoHead && !sink_stopped_ && !stopping()) {
+      Lane& lane = *lanes_[static_cast<std::uint32_t>(tree_[1])];
+      arrive(lane);
+      lane.queued = false;  // (taken: an error reading the next is not followed by it again)
+      lane.queued = advance(lane);
+      replay(lane.index);
     }
   } catch (const StopReading&) {
     // a stop while an input paused: what was read goes out below

@@ -49,6 +49,9 @@ struct MergeStats {
   std::uint64_t released_early = 0;   // records let go before the lateness passed (memory)
 };
 
+// A lane's head in the merge's tournament: its time (sign bit flipped) above its lane's index.
+__extension__ using TournamentKey = unsigned __int128;
+
 class InputMerge {
  public:
   // Inputs an open file each at once, with room left for the program's own.
@@ -89,14 +92,20 @@ class InputMerge {
   void put_over_cap(tlbf::Time t, const MergeItem& item);
   // Held records up to `watermark` go out, oldest first.
   void release(tlbf::Time watermark);
-  // A record into the batch: `item` says what it is and where its parts are; `in_chunk`: they
-  // are in a held chunk (the batch points there), else they are copied into the batch.
-  void put(const MergeItem& item, bool in_chunk);
+  // The batch being filled, told the format first.
+  RecordBatch& batch_for_record();
+  // A record into the batch: its parts are copied there.
+  void put(const MergeItem& item);
+  // A held record into the batch, which points into its chunk.
+  void put_held(const HeldQueue::Stored& held);
   // The held chunks a batch handed back pointed into are given back.
   void unpin(RecordBatch& b);
   void hand_over(bool last);
   // The lanes' heads and the held records all go out (the end, an error, a stop).
   void flush_all();
+  // Lane `l`'s leaf in the tournament set to its head (or to none at its end), and the
+  // winners on its way up decided again.
+  void replay(std::uint32_t l);
   // The merge loop, then the held records and the inputs' next records; hands over the last
   // batch (its end, or the error that ended it).
   void produce();
@@ -104,8 +113,13 @@ class InputMerge {
   int paused(Lane& lane);
 
   std::vector<std::unique_ptr<Lane>> lanes_;
-  std::vector<std::string> names_;    // the inputs' names, as opened
-  std::vector<std::uint32_t> order_;  // a heap of lane indices, the earliest head on top
+  std::vector<std::string> names_;  // the inputs' names, as opened
+  // A tournament of the lanes' heads (a winner tree): leaf width_ + l is lane l's head as
+  // (time, l) in one number, each node above the earlier of its two, node 1 the earliest
+  // head. One path of compares a record, without branches (the lanes' heads take turns at
+  // random: a heap's compares were mispredicted about every other one).
+  std::vector<TournamentKey> tree_;
+  std::size_t width_ = 1;  // leaves: the lanes, rounded up to a power of two
   MergeConfig cfg_;
   SourceConfig source_;
   const KeyHasher* hasher_;

@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "base/signal_free_thread.hpp"
+#include "tlbf/detail/prefetch.hpp"
 
 namespace tlbf_dedup {
 namespace {
@@ -98,7 +99,13 @@ void RecordBatch::clear() {
 }
 
 void RecordBatch::hash_keys(const KeyHasher& hasher) {
-  for (std::size_t i = 0; i < keyed_; ++i) hashes_[i] = hasher(keys_[i]);
+  // The keys were written on the other thread (or held a lateness ago): a few are asked for
+  // ahead of the one hashed.
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t i = 0; i < keyed_; ++i) {
+    if (i + kAhead < keyed_) tlbf::detail::prefetch(keys_[i + kAhead].data());
+    hashes_[i] = hasher(keys_[i]);
+  }
   if (drop_keys) std::fill(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(keyed_), std::string_view());
   hashes_pending = drop_keys = false;
 }
