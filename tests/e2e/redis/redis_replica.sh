@@ -28,7 +28,11 @@ t = str(int(sys.argv[2]) + 3000)
 for key, t, items, dups in (("f", t, names(range(3000, 3200)) + names(range(50)), 50), ("g", "*", names(range(3000, 3200)), 0),
                             ("f", t, names(range(3200, 3300)), 0)):
     answers = c.call("TLBF.MADD", key, "TIME", t, "".join("%d:%s," % (len(x), x) for x in items))
-    assert answers == b"1" * (len(items) - dups) + b"0" * dups, answers
+    new, seen = answers[:len(items) - dups], answers[len(items) - dups:]
+    # The items seen inside the window are never new; a new one is taken for seen only as a
+    # false positive (each filter draws its own hash seed: 0.2 of them expected at 1e-3).
+    assert len(answers) == len(items) and seen == b"0" * dups, answers
+    assert set(new) <= set(b"01") and new.count(b"0") <= 3, answers
 EOF
 # A few more at TIME *, some milliseconds apart, so that a replica reading its own clock
 # would end with another clock (INFO clock_ms) than the primary.
