@@ -26,8 +26,7 @@ void FirstChecks::judged(const RecordBatch& b, std::size_t from, std::size_t end
 
 bool FirstChecks::end(bool stopped, RunStats& stats) {
   if (!stopped) keys_.end_probe();
-  untimed_failed_ = clock_->found_no_time() && !stopped;
-  const bool passed = !untimed_failed_ && !keys_.failed();
+  const bool passed = !untimed(stopped) && !keys_.failed();
   if (gate_.end(passed)) stats.emitted = 0;  // nothing was written
   return passed;
 }

@@ -47,6 +47,9 @@ class FirstChecks {
   // The run ends (`stopped`: by a signal): the checks settle, the hold ends; false when the
   // run failed one (no time, no key) and wrote nothing.
   bool end(bool stopped, RunStats& stats);
+  // No record had a readable time: the run fails the untimed check, unless a signal stopped
+  // it first.
+  bool untimed(bool stopped) const { return clock_->found_no_time() && !stopped; }
   // The error of a run whose end() failed, the last record read from `last_input`.
   [[noreturn]] void fail(const RunStats& stats, const std::string& last_input) const;
   // At the end: the verdicts still due.
@@ -61,7 +64,6 @@ class FirstChecks {
   KeyCheck keys_;
   OutputGate gate_;
   std::unique_ptr<MultilineCheck> multiline_;  // with --multiline, until the check is decided
-  bool untimed_failed_ = false;                // no record had a readable time
 };
 
 }  // namespace tlbf_dedup

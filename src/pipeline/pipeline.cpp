@@ -59,8 +59,9 @@ bool Pipeline::may_read_ahead() const {
   return cfg_.threads > 1 && !decider_->answers_later() && cfg_.explain == 0 && !cfg_.line_buffered;
 }
 
-void Pipeline::start(const volatile int* stop, bool read_ahead, std::uint64_t total_size, std::int64_t started_ns) {
-  checkpoints_.start(started_ns);
+void Pipeline::start(const volatile int* stop, bool read_ahead, std::uint64_t total_size) {
+  started_ns_ = time_source_->steady_ns();
+  checkpoints_.start(started_ns_);
   if (cfg_.format != InputFormat::auto_detect) clock_.refresh_future_limit();
   if (cfg_.progress) progress_ = std::make_unique<Progress>(total_size, *time_source_);
   stats_.selecting = !cfg_.extract.where.empty() || !cfg_.extract.where_regex.empty();
@@ -73,7 +74,7 @@ void Pipeline::start(const volatile int* stop, bool read_ahead, std::uint64_t to
 void Pipeline::end_input() {
   drain();
   // A state saved at the end keeps what the sink holds of its own for the next run.
-  const bool saved = checkpoints_.saves() && !(clock_.found_no_time() && !*stop_);
+  const bool saved = checkpoints_.saves() && !checks_.untimed(*stop_);
   end_sink(saved ? RecordSink::End::state_saved : RecordSink::End::all_written);
 }
 
@@ -99,9 +100,9 @@ void Pipeline::count_merge(const MergeStats& m) {
 
 void Pipeline::throw_failed_check() const { checks_.fail(stats_, last_input_); }
 
-void Pipeline::summarise(std::int64_t started_ns) {
+void Pipeline::summarise() {
   stats_.bytes_out = sink_->bytes_written();
-  stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns) / 1e9;
+  stats_.seconds = static_cast<double>(time_source_->steady_ns() - started_ns_) / 1e9;
   stats_.filter = decider_->stats(clock_.now());
   sink_->count_into(stats_);
   stats_.sizing = cfg_.sizing;

@@ -48,7 +48,7 @@ class Pipeline final : public BatchSink {
   // The steps of a run (run.hpp). Before the first record: the run's stop flag, whether a
   // second thread reads ahead (may_read_ahead()), the inputs' size for --progress.
   bool may_read_ahead() const;
-  void start(const volatile int* stop, bool read_ahead, std::uint64_t total_size, std::int64_t started_ns);
+  void start(const volatile int* stop, bool read_ahead, std::uint64_t total_size);
   // The input ended, or the run stopped: every answer is taken and the sink ended.
   void end_input();
   // The first records' checks settle, and the state is saved; false: the run failed one (no
@@ -59,7 +59,7 @@ class Pipeline final : public BatchSink {
   void write_decided(After error);
   void count_merge(const MergeStats& m);
   // The run's statistics completed, the end-of-run checks and warnings, then the summary.
-  void summarise(std::int64_t started_ns);
+  void summarise();
   // The error of a run whose end_checks() failed.
   [[noreturn]] void throw_failed_check() const;
 
@@ -125,6 +125,7 @@ class Pipeline final : public BatchSink {
   SideRecords side_;              // records beside the decisions, --explain's lines
   // The run's: its stop flag, --progress.
   const volatile int* stop_ = nullptr;
+  std::int64_t started_ns_ = 0;  // the steady clock at the start
   std::unique_ptr<Progress> progress_;
   // The record loop's.
   Segment segment_;

@@ -10,8 +10,7 @@ namespace tlbf_dedup {
 Run::Run(PipelineConfig cfg, Decider& decider, RecordSink& sink, tlbf::Time start_clock, Clock& clock,
          Diagnostics& diagnostics, StateHooks hooks)
     : loop_(std::move(cfg), decider, sink, start_clock, clock, diagnostics, std::move(hooks)),
-      source_(loop_.source_config(), decider.hasher(), clock),
-      time_source_(&clock) {}
+      source_(loop_.source_config(), decider.hasher(), clock) {}
 
 RunStats Run::run(RecordReader& in, const volatile int* stop) { return run_input(in, stop); }
 
@@ -32,11 +31,10 @@ void Run::read_all(InputMerge& in, const volatile int* stop, bool ahead) {
 
 template <class Input>
 RunStats Run::run_input(Input& in, const volatile int* stop) {
-  const std::int64_t started_ns = time_source_->steady_ns();
   // A second thread reads ahead only where it can always be stopped and joined (regular
   // files: reads never block for long) and where output timing does not matter.
   const bool ahead = loop_.may_read_ahead() && in.inputs_are_regular_files();
-  loop_.start(stop, ahead, in.total_size(), started_ns);
+  loop_.start(stop, ahead, in.total_size());
   bool checks_failed = false, downstream_closed = false;
   std::optional<OutputStopped> output_stopped;
   try {
@@ -77,7 +75,7 @@ RunStats Run::run_input(Input& in, const volatile int* stop) {
     throw;
   }
   // The summary, after the warnings' totals; then how the run ended.
-  loop_.summarise(started_ns);
+  loop_.summarise();
   if (downstream_closed) throw BrokenPipe{};
   if (output_stopped) throw *output_stopped;
   if (checks_failed) loop_.throw_failed_check();

@@ -49,7 +49,6 @@ class Run {
 
   Pipeline loop_;
   RecordSource source_;
-  Clock* time_source_;
 };
 
 }  // namespace tlbf_dedup
