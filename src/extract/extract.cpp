@@ -151,7 +151,6 @@ class LineExtractor final : public Extractor {
       : comment_(cfg.comment),
         splitter_(cfg.delimiter),
         sep_(cfg.delimiter >= 0 ? static_cast<char>(cfg.delimiter) : ' '),
-        ignore_case_(cfg.ignore_case),
         finish_(cfg.mask, cfg.ignore_case),
         time_parser_(std::move(time_parser)),
         where_regex_(cfg.where_regex) {
@@ -236,7 +235,7 @@ class LineExtractor final : public Extractor {
         return out;
       }
       composite_.clear();
-      for (std::string_view part : regex_parts_) append_key_part(composite_, finish_.masked(part), ignore_case_);
+      for (std::string_view part : regex_parts_) finish_.append_part(composite_, part);
       key = composite_;
       joined = true;
     } else if (regex_) {
@@ -260,7 +259,7 @@ class LineExtractor final : public Extractor {
         key = parts_[0].value();
       } else {
         composite_.clear();
-        for (auto& p : parts_) append_key_part(composite_, finish_.masked(p.value()), ignore_case_);
+        for (auto& p : parts_) finish_.append_part(composite_, p.value());
         key = composite_;
         joined = true;
       }
@@ -295,7 +294,6 @@ class LineExtractor final : public Extractor {
   int comment_;
   FieldSplitter splitter_;
   char sep_;
-  bool ignore_case_;
   KeyFinish finish_;
   TimeParser time_parser_;
   std::vector<FieldCollector> parts_;

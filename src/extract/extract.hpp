@@ -123,6 +123,11 @@ std::unique_ptr<Extractor> make_json_extractor_without_fast_path(const ExtractCo
 // Lower-cases ASCII letters of `in` into `out` (other bytes unchanged).
 void ascii_fold(std::string_view in, std::string& out);
 
+// Appends the 4-byte little-endian length of `part` and the part to `out`, the part with ASCII
+// letters lower-cased when `fold` (folding after joining would also fold length bytes that
+// happen to be letters, e.g. a 84-byte part's 'T').
+void append_key_part(std::string& out, std::string_view part, bool fold);
+
 // A key's last steps, in buffers of its own (a view it returns is valid until its next call):
 // --mask on each part, then --ignore-case on a key of one part (a composite key is folded
 // part by part as it is joined, append_key_part()). A run without either takes two branches.
@@ -130,6 +135,8 @@ class KeyFinish {
  public:
   KeyFinish(const KeyMask& mask, bool fold) : mask_(mask), fold_(fold) {}
   std::string_view masked(std::string_view part) { return mask_.masks_anything() ? mask_.apply(part, masked_) : part; }
+  // A part of a composite key, masked, joined to `out` (and folded) by append_key_part().
+  void append_part(std::string& out, std::string_view part) { append_key_part(out, masked(part), fold_); }
   std::string_view one_part(std::string_view key) {
     key = masked(key);
     if (!fold_) return key;
@@ -171,10 +178,5 @@ inline constexpr char kString = '\xFF';  // nested strings only
 // +-10^15 keeps the number as written, after an 'x'. Returns false, appending nothing, when
 // `text` is not a JSON number.
 bool append_canonical_number(std::string& out, std::string_view text);
-
-// Appends the 4-byte little-endian length of `part` and the part to `out`, the part with ASCII
-// letters lower-cased when `fold` (folding after joining would also fold length bytes that
-// happen to be letters, e.g. a 84-byte part's 'T').
-void append_key_part(std::string& out, std::string_view part, bool fold);
 
 }  // namespace tlbf_dedup

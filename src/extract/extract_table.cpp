@@ -274,8 +274,7 @@ class TableExtractor final : public Extractor {
     if (!except_.empty()) {
       composite_.clear();
       for (std::uint32_t c = 0; c < fields_.size(); ++c)
-        if (std::find(except_.begin(), except_.end(), c) == except_.end())
-          append_key_part(composite_, finish_.masked(fields_[c]), cfg_.ignore_case);
+        if (std::find(except_.begin(), except_.end(), c) == except_.end()) finish_.append_part(composite_, fields_[c]);
       out.key = composite_;
       return out;
     }
@@ -291,8 +290,7 @@ class TableExtractor final : public Extractor {
       }
       if (parts_.size() > 1) {
         composite_.clear();
-        for (const auto& p : parts_)
-          append_key_part(composite_, finish_.masked(value(p, dialect_.separator, joined_)), cfg_.ignore_case);
+        for (const auto& p : parts_) finish_.append_part(composite_, value(p, dialect_.separator, joined_));
         out.key = composite_;
         return out;
       }
