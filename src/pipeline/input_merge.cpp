@@ -253,13 +253,7 @@ void InputMerge::put(const MergeItem& i) {
   s.continues = i.continues;
   s.replayed = false;
   s.time.text = i.x.time.text.empty() ? std::string_view() : b.place(i.x.time.text, i.bytes, bytes);
-  if (i.keyed) {
-    const bool hash_later = pool_ != nullptr;  // (hand_over() says so on the batch)
-    const std::string_view key =
-        !source_.keep_keys && !hash_later ? std::string_view() : b.place(i.x.key, i.bytes, bytes);
-    // (read ahead, the judging thread hashes the batch's keys: hand_over())
-    b.append_key(key, hash_later ? tlbf::KeyHash{} : (*hasher_)(i.x.key));
-  }
+  if (i.keyed) put_key(b, i.x.key, [&] { return b.place(i.x.key, i.bytes, bytes); });
   if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
 }
 
@@ -269,12 +263,18 @@ void InputMerge::put_held(const HeldQueue::Stored& held) {
   SourceRecord& s = b.append(HeldQueue::bytes(held));
   HeldQueue::unpack(held, s);
   if (s.keyed) {
-    const bool hash_later = pool_ != nullptr;
     const std::string_view key = HeldQueue::key(held);
-    b.append_key(!source_.keep_keys && !hash_later ? std::string_view() : key,
-                 hash_later ? tlbf::KeyHash{} : (*hasher_)(key));
+    put_key(b, key, [key] { return key; });
   }
   if (b.full(RecordBatch::kItems) || pinned_bytes_ >= RecordBatch::kBytes) hand_over(false);
+}
+
+template <class Stored>
+void InputMerge::put_key(RecordBatch& b, std::string_view key, Stored&& stored) {
+  // Read ahead, the judging thread hashes the batch's keys (hand_over() says so on the batch).
+  const bool hash_later = pool_ != nullptr;
+  b.append_key(!source_.keep_keys && !hash_later ? std::string_view() : stored(),
+               hash_later ? tlbf::KeyHash{} : (*hasher_)(key));
 }
 
 void InputMerge::unpin(RecordBatch& b) {

@@ -98,6 +98,10 @@ class InputMerge {
   void put(const MergeItem& item);
   // A held record into the batch, which points into its chunk.
   void put_held(const HeldQueue::Stored& held);
+  // A record's `key` into the batch `b`: its bytes (`stored()`, where they stay while the batch
+  // is judged) only where the run reads them, its hash unless the judging thread makes it.
+  template <class Stored>
+  void put_key(RecordBatch& b, std::string_view key, Stored&& stored);
   // The held chunks a batch handed back pointed into are given back.
   void unpin(RecordBatch& b);
   void hand_over(bool last);
