@@ -165,17 +165,15 @@ struct LiveView {
     return ((slot - floor_tag) & layout->tag_mask()) >= threshold;
   }
 
-  // Index of a live slot holding `remainder`, or -1.
+  // Index of the first live slot holding `remainder`, or -1: only the slots match_marks()
+  // marks are read (it marks every slot that holds it, and a few more).
   int find(const TaggedBlock& b, std::uint64_t remainder, std::uint64_t spread_remainder) const {
     const TaggedLayout& l = *layout;
-    std::uint64_t any = 0;  // all words at once first, without branches: nearly every query ends here
-    for (const std::uint64_t w : b.w) any |= l.match_marks(w, spread_remainder);
-    if (any == 0) return -1;
     for (std::uint32_t i = 0; i < 8; ++i) {
-      if (!l.may_match(b.w[i], spread_remainder)) continue;
-      for (std::uint32_t j = 0; j < l.per_word(); ++j) {
-        const std::uint64_t v = l.field(b.w[i], j);
-        if ((v >> l.tag_bits()) == remainder && live(v)) return static_cast<int>(i * l.per_word() + j);
+      for (std::uint64_t m = l.match_marks(b.w[i], spread_remainder); m != 0; m &= m - 1) {
+        const auto top = static_cast<std::uint32_t>(__builtin_ctzll(m));
+        const std::uint64_t v = l.field_below(b.w[i], top);
+        if ((v >> l.tag_bits()) == remainder && live(v)) return static_cast<int>(i * l.per_word() + top / l.width());
       }
     }
     return -1;
@@ -191,17 +189,8 @@ struct LiveView {
     if ((any[0] | any[1]) == 0) return false;
     return holds(a, remainder, spread_remainder) || holds(b, remainder, spread_remainder);
   }
-  // Whether a live slot of the block holds the remainder: only the slots match_marks() marks
-  // are read (it marks every slot that holds it, and a few more).
   bool holds(const TaggedBlock& b, std::uint64_t remainder, std::uint64_t spread_remainder) const {
-    const TaggedLayout& l = *layout;
-    for (const std::uint64_t w : b.w) {
-      for (std::uint64_t m = l.match_marks(w, spread_remainder); m != 0; m &= m - 1) {
-        const std::uint64_t v = l.field_below(w, static_cast<std::uint32_t>(__builtin_ctzll(m)));
-        if ((v >> l.tag_bits()) == remainder && live(v)) return true;
-      }
-    }
-    return false;
+    return find(b, remainder, spread_remainder) >= 0;
   }
 
   // Where an insert goes: the block of a (0) and b (1) with fewer live slots, a on a tie, and
