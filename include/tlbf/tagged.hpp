@@ -13,14 +13,21 @@
 // now - t < span) calls it new; a copy of age span + s may be reported while s < slack(),
 // never later.
 //
-// Blocks. Each key has two candidate 64-byte blocks (detail/tagged_block.hpp) in a table,
-// chosen by its two hash halves, and a remainder of r bits; a slot holds the remainder and
-// the epoch mod 2^t (t the smallest with 2^t >= 2E). A query reads the two blocks of every
-// live table; an insert writes the remainder into the block with fewer live slots, in its
-// first slot that is not live (empty or expired). A live slot is never evicted: when neither
-// block has a slot that is not live, the insert opens a new table (below). The false-positive
-// rate of one table is at most 2 b / (2^r - 1) for b slots a block, full or not; the slot
-// width is chosen from the error rate so that this bound is <= error_rate (layout_for()).
+// Blocks. Each key has two candidate 64-byte blocks in a table, one in each half, chosen by
+// its two hash halves, and within a block a bucket and a remainder of r bits: a block is a
+// small quotient filter (detail/quotient_block.hpp) of S slots, each the remainder and the
+// epoch mod 2^t (t the smallest with 2^t >= 2E), sorted by bucket. A query reads the two
+// blocks of every live table and compares the slots of its bucket; an insert adds a slot to
+// the block with fewer live slots (the left one on a tie), dropping the block's slots that are
+// not live first when it is full of slots. A live slot is never evicted: when both blocks are
+// full of live slots, or the newest table's live slots reach max_load() of its slots, the
+// insert opens a new table (below). One table at live load a answers a key never inserted with
+// chance at most 2 a S / (B 2^r) for B buckets a block; the geometry is chosen from the error
+// rate so that this bound is <= error_rate at a = kLeastMaxLoad (layout_for()), and max_load()
+// is the load at which it reaches error_rate (or 1).
+//
+// Format 1 blocks (detail/tagged_block.hpp: fixed slots, no buckets) come only from states
+// saved before format 2: such tables answer queries until they drain, and take no inserts.
 //
 // Sweep. Tags are decoded against the table's floor (tagged_block.hpp), which must stay
 // within 2^t - 1 epochs of every epoch written. A sequential pass over the newest table
@@ -51,9 +58,10 @@
 // 1 ns). The remainders and the slots a block holds do not change, so the false-positive
 // bound holds under the cap.
 //
-// Saved form (after the state tag kTaggedStateTag): a format byte, then the fields in
-// visit_fields()'s order, each table's blocks as a counted word vector. Loading checks the
-// fields against each other and throws state_error on any mismatch.
+// Saved form (after the state tag kTaggedStateTag): a format byte (2; 1 still loads), then the
+// fields in visit_fields()'s order, each table's blocks as a counted word vector (format 2:
+// after a byte saying whether the table is of format 1). Loading checks the fields against
+// each other and throws state_error on any mismatch.
 #pragma once
 
 #include <algorithm>
@@ -63,11 +71,13 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
 #include "tlbf/detail/prefetch.hpp"
+#include "tlbf/detail/quotient_block.hpp"
 #include "tlbf/detail/tagged_block.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
@@ -83,7 +93,8 @@ struct TaggedShape {
   std::uint64_t live_slots = 0;  // slots written in live epochs (keys the filter reports)
   double load = 0;               // live slots / slots of the newest table
   std::uint32_t tables = 0;      // tables live (1, or more while older ones drain)
-  std::uint32_t slot_bits = 0;
+  std::uint32_t block_slots = 0;
+  std::uint32_t buckets = 0;  // a block's
   std::uint32_t remainder_bits = 0;
   std::uint32_t tag_bits = 0;
   std::uint32_t epochs = 0;  // E: epochs a window
@@ -113,7 +124,9 @@ class TaggedFilter final : public WindowFilter {
     cap_bytes_ = std::max(cfg.max_memory_bytes, kMinBytes);
     derive();
     shortest_ = span_;
-    const double want = std::ceil(static_cast<double>(cfg.capacity) / (layout_.slots() * target_load()));
+    // Late in an epoch, E + 1 epochs of keys are live: capacity (E + 1) / E at the target load.
+    const double want =
+        std::ceil(static_cast<double>(cfg.capacity) * (1.0 + 1.0 / epochs_) / (layout_.slots() * target_load()));
     const auto blocks = static_cast<std::uint64_t>(std::min(want, static_cast<double>(cap_bytes_ / 64 / 2)));
     tables_.emplace_back();
     tables_.back().blocks.resize(std::max(blocks, kMinBlocks));
@@ -122,18 +135,40 @@ class TaggedFilter final : public WindowFilter {
 
   static std::unique_ptr<TaggedFilter> load(ByteReader& in) { return SavedForm::load<TaggedFilter>(in); }
 
-  // The slot width for an error rate: the most slots a word (4, 3, 2 or 1, of 16, 21, 32 or
-  // 64 bits) whose remainder keeps 2 b / (2^r - 1) <= error_rate.
-  static detail::TaggedLayout layout_for(double error_rate, std::uint32_t tag_bits) {
-    for (std::uint32_t per_word = 4; per_word > 1; --per_word) {
-      const detail::TaggedLayout l(per_word, tag_bits);
-      if (fpr_bound(l) <= error_rate) return l;
+  // The least max_load() a geometry is chosen for: a table fills to about 0.9 before two
+  // blocks of a key are full (target_load()).
+  static constexpr double kLeastMaxLoad = 0.9;
+
+  // The block geometry for an error rate: the most slots a block whose bound keeps within
+  // it, with the tail width (and so the buckets left) that gives the lowest bound. Below what
+  // 8 slots with the widest remainder (53 bits) reach, about 4e-17, that geometry.
+  static detail::QuotientLayout layout_for(double error_rate, std::uint32_t tag_bits) {
+    detail::QuotientLayout lowest;
+    double lowest_bound = 2;
+    for (std::uint32_t slots = 63; slots >= 1; --slots) {
+      detail::QuotientLayout best;
+      double best_bound = 2;
+      for (std::uint32_t tail = 0; tail <= 42; ++tail) {
+        const int room = 512 - static_cast<int>((17 + tail) * slots);
+        const auto buckets = static_cast<std::uint32_t>(std::min(64 - static_cast<int>(slots), room));
+        if (room < 1 || !detail::QuotientLayout::fits(slots, buckets, tag_bits, tail)) break;
+        const detail::QuotientLayout l(slots, buckets, tag_bits, tail);
+        if (fpr_bound(l) < best_bound) best = l, best_bound = fpr_bound(l);
+      }
+      if (best_bound <= error_rate) return best;
+      if (slots >= 8 && best_bound < lowest_bound) lowest = best, lowest_bound = best_bound;
     }
-    return detail::TaggedLayout(1, tag_bits);
+    return lowest;
   }
-  // The bound on one table's false-positive rate: a query compares 2 b slots.
-  static double fpr_bound(const detail::TaggedLayout& l) {
-    return 2.0 * l.slots() / (std::ldexp(1.0, static_cast<int>(l.remainder_bits())) - 1.0);
+  // The bound on one table's false-positive rate at live load `load`: a query compares the
+  // slots of its bucket in two blocks, load S / B a bucket on average.
+  static double fpr_bound(const detail::QuotientLayout& l, double load = kLeastMaxLoad) {
+    return 2.0 * load * l.slots() / (l.buckets() * std::ldexp(1.0, static_cast<int>(l.remainder_bits())));
+  }
+  // The live load at which a table's bound reaches the error rate, at most 1: the table
+  // taking inserts is kept below it.
+  static double max_load(const detail::QuotientLayout& l, double error_rate) {
+    return std::min(1.0, error_rate / fpr_bound(l, 1.0));
   }
   // Bits that `cfg.capacity` keys a window take once a steady stream has filled one table.
   // Nothing is allocated; the parameters are checked as the constructor checks them.
@@ -141,9 +176,8 @@ class TaggedFilter final : public WindowFilter {
     FilterConfig small = cfg;
     small.capacity = 1;
     const TaggedFilter checked(small, epochs);
-    const detail::TaggedLayout& l = checked.layout_;
-    const double live = static_cast<double>(cfg.capacity) * (1.0 + 0.5 / epochs);
-    return 512 * static_cast<std::uint64_t>(std::ceil(live / (l.slots() * target_load(l))));
+    const double live = static_cast<double>(cfg.capacity) * (1.0 + 1.0 / epochs);
+    return 512 * static_cast<std::uint64_t>(std::ceil(live / (checked.layout_.slots() * checked.target_load())));
   }
 
   bool may_contain(KeyHash h, Time now) const override {
@@ -151,7 +185,7 @@ class TaggedFilter final : public WindowFilter {
     const std::int64_t lo = lowest_live(epoch_of(std::max(now, latest_)));
     const LiveKey k = key_of(h);
     for (std::size_t i = tables_.size(); i-- > 0;)
-      if (tables_[i].newest >= lo && holds(tables_[i], h, k, view(tables_[i], lo))) return true;
+      if (tables_[i].newest >= lo && answers(tables_[i], h, k, lo)) return true;
     return false;
   }
 
@@ -161,13 +195,14 @@ class TaggedFilter final : public WindowFilter {
     ++keys_inserted_;
     Table& t = tables_.back();
     const LiveKey k = key_of(h);
-    const detail::LiveView v = view(t, lowest_live(cur));
-    for (std::uint64_t b : {block_of(t, h.lo), block_of(t, h.hi)}) {
-      const int s = v.find(t.blocks[b], k.remainder, k.spread);
+    const detail::QuotientView v = view(t, lowest_live(cur));
+    for (detail::TaggedBlock* b : {&first_block(t, h), &second_block(t, h)}) {
+      const int s = v.find(*b, k.key);
       if (s < 0) continue;
-      const std::int64_t was = decode(t, layout_.slot(t.blocks[b], static_cast<std::uint32_t>(s)));
+      const std::uint64_t head = layout_.head(*b, static_cast<std::uint32_t>(s));
+      const std::int64_t was = decode(t, head);
       if (was == cur) return;
-      layout_.set_slot(t.blocks[b], static_cast<std::uint32_t>(s), layout_.make_slot(k.remainder, cur));
+      layout_.set_head(*b, static_cast<std::uint32_t>(s), (head & ~layout_.tag_mask()) | tag_of(cur));
       t.count(was, -1);
       t.count(cur, +1);
       return;
@@ -181,10 +216,10 @@ class TaggedFilter final : public WindowFilter {
     const std::int64_t cur = advance(now);
     const std::int64_t lo = lowest_live(cur);
     const LiveKey k = key_of(h);
-    const detail::LiveView newest = view(tables_.back(), lo);
+    const detail::QuotientView newest = view(tables_.back(), lo);
     if (holds(tables_.back(), h, k, newest)) return false;
     for (std::size_t i = tables_.size() - 1; i-- > 0;)
-      if (tables_[i].newest >= lo && holds(tables_[i], h, k, view(tables_[i], lo))) return false;
+      if (tables_[i].newest >= lo && answers(tables_[i], h, k, lo)) return false;
     ++keys_inserted_;
     place(h, k, cur, newest);
     return true;
@@ -207,8 +242,8 @@ class TaggedFilter final : public WindowFilter {
   void prefetch(const KeyHash& h) const override {
     for (const Table& t : tables_) {
       if (cached(t)) continue;
-      detail::prefetch(&t.blocks[block_of(t, h.lo)]);
-      detail::prefetch(&t.blocks[block_of(t, h.hi)]);
+      detail::prefetch(&first_block(t, h));
+      detail::prefetch(&second_block(t, h));
     }
   }
 
@@ -246,7 +281,8 @@ class TaggedFilter final : public WindowFilter {
                             static_cast<double>(newest.blocks.size() * layout_.slots())
                       : 0.0;
     s.tables = static_cast<std::uint32_t>(tables_.size());
-    s.slot_bits = layout_.width();
+    s.block_slots = layout_.slots();
+    s.buckets = layout_.buckets();
     s.remainder_bits = layout_.remainder_bits();
     s.tag_bits = layout_.tag_bits();
     s.epochs = epochs_;
@@ -258,7 +294,7 @@ class TaggedFilter final : public WindowFilter {
   // How far past the window a key may still be reported: (E + 1) L - span.
   Duration slack() const { return (static_cast<Duration>(epochs_) + 1) * epoch_len_ - span_; }
   std::uint32_t epochs() const { return epochs_; }
-  const detail::TaggedLayout& layout() const { return layout_; }
+  const detail::QuotientLayout& layout() const { return layout_; }
 
   void save(ByteWriter& out) const override { SavedForm::save(*this, out, kTaggedStateTag); }
   void accept(FilterVisitor& v) override { v.visit(*this); }
@@ -267,7 +303,7 @@ class TaggedFilter final : public WindowFilter {
   friend struct SavedForm;
   TaggedFilter() = default;
 
-  static constexpr std::uint8_t kFormat = 1;
+  static constexpr std::uint8_t kFormat = 2;
   static constexpr std::uint64_t kMinBlocks = 4;
   static constexpr std::uint64_t kCachedBytes = 32 << 10;
   static constexpr std::uint64_t kMinBytes = 4 * 64 * kMinBlocks;
@@ -284,9 +320,12 @@ class TaggedFilter final : public WindowFilter {
   };
   struct Table {
     std::vector<detail::TaggedBlock> blocks;
-    std::int64_t floor = 0;   // no slot's epoch is older; all are within 2^t - 1 of it
-    std::int64_t newest = 0;  // the newest epoch written
-    Time opened = 0;          // time of the table's first insert
+    bool format1 = false;        // loaded from a format 1 state: answers queries only
+    std::uint64_t live_now = 0;  // of the newest table: its live slots (count_live() sets it)
+    std::uint64_t max_live = 0;  // live slots at max_load() (open_table() sets it)
+    std::int64_t floor = 0;      // no slot's epoch is older; all are within 2^t - 1 of it
+    std::int64_t newest = 0;     // the newest epoch written
+    Time opened = 0;             // time of the table's first insert
     std::int64_t pass_epoch = 0;
     std::int64_t pass_lo = 0;  // lo when the sweep pass started: the floor once it completes
     Time pass_time = 0;
@@ -309,14 +348,23 @@ class TaggedFilter final : public WindowFilter {
     }
   };
   struct LiveKey {
-    std::uint64_t remainder;
-    std::uint64_t spread;
+    detail::QuotientLayout::Key key;
   };
 
   // Everything that follows from span, epochs and error rate.
   void derive() {
     layout_ = layout_for(error_rate_, tag_bits_for(epochs_));
+    format1_ = format1_layout_for(error_rate_, tag_bits_for(epochs_));
     epoch_len_ = span_ / epochs_ + (span_ % epochs_ != 0);
+  }
+  // Format 1's slot width for an error rate: the most slots a word (4, 3, 2 or 1, of 16, 21,
+  // 32 or 64 bits) whose remainder keeps 2 b / (2^r - 1) <= error_rate.
+  static detail::TaggedLayout format1_layout_for(double error_rate, std::uint32_t tag_bits) {
+    for (std::uint32_t per_word = 4; per_word > 1; --per_word) {
+      const detail::TaggedLayout l(per_word, tag_bits);
+      if (2.0 * l.slots() / (std::ldexp(1.0, static_cast<int>(l.remainder_bits())) - 1.0) <= error_rate) return l;
+    }
+    return detail::TaggedLayout(1, tag_bits);
   }
   // The smallest t with 2^t >= 2E.
   static std::uint32_t tag_bits_for(std::uint32_t epochs) {
@@ -324,20 +372,30 @@ class TaggedFilter final : public WindowFilter {
     while ((std::uint32_t{1} << t) < 2 * epochs) ++t;
     return t;
   }
-  double target_load() const { return target_load(layout_); }
+  void set_max_live(Table& t) const {
+    t.max_live = static_cast<std::uint64_t>(max_load(layout_, error_rate_) * static_cast<double>(layout_.slots()) *
+                                            static_cast<double>(t.blocks.size()));
+  }
+  double target_load() const { return std::min(target_load(layout_.slots()), max_load(layout_, error_rate_) - 0.03); }
   // The average live load a table is sized for: below the load at which two-choice blocks of
-  // this many slots first overflow (measured: 0.86 at 16 slots, 0.90 at 24, 0.92 at 32).
-  static double target_load(const detail::TaggedLayout& layout) {
-    switch (layout.slots()) {
-      case 32:
-        return 0.85;
-      case 24:
-        return 0.82;
-      case 16:
-        return 0.78;
-      default:
-        return 0.65;
-    }
+  // this many slots first overflow (simulated, left and right halves, 10^5 blocks: 0.90 at 20
+  // slots, 0.91 at 21, 0.92 at 24, 0.93 at 28), and below max_load().
+  static double target_load(std::uint32_t slots) {
+    const double overflow = slots < 12   ? 0.75
+                            : slots < 16 ? 0.82
+                            : slots < 20 ? 0.87
+                            : slots < 21 ? 0.90
+                            : slots < 24 ? 0.91
+                            : slots < 28 ? 0.92
+                                         : 0.93;
+    return overflow - 0.045;
+  }
+
+  bool below_max_load(const Table& t) const { return t.live_now < t.max_live; }
+  // Sets the newest table's live_now, after the lowest live epoch moved.
+  void count_live(std::int64_t cur) {
+    Table& t = tables_.back();
+    t.live_now = t.live(lowest_live(cur), cur);
   }
 
   std::int64_t mask() const { return static_cast<std::int64_t>(layout_.tag_mask()); }
@@ -357,7 +415,21 @@ class TaggedFilter final : public WindowFilter {
     for (const Table& t : tables_) n += 64 * t.blocks.size();
     return n;
   }
-  static std::uint64_t block_of(const Table& t, std::uint64_t bits) { return reduce(bits, t.blocks.size()); }
+  // A key's blocks: one in each half of a table (a tie goes left, which balances the blocks
+  // better than two choices from the whole table); format 1 took both from the whole table.
+  static const detail::TaggedBlock& first_block(const Table& t, KeyHash h) {
+    return t.blocks[t.format1 ? reduce(h.lo, t.blocks.size()) : reduce(h.lo, t.blocks.size() / 2)];
+  }
+  static const detail::TaggedBlock& second_block(const Table& t, KeyHash h) {
+    const std::uint64_t n = t.blocks.size(), half = n / 2;
+    return t.blocks[t.format1 ? reduce(h.hi, n) : half + reduce(h.hi, n - half)];
+  }
+  static detail::TaggedBlock& first_block(Table& t, KeyHash h) {
+    return const_cast<detail::TaggedBlock&>(first_block(std::as_const(t), h));
+  }
+  static detail::TaggedBlock& second_block(Table& t, KeyHash h) {
+    return const_cast<detail::TaggedBlock&>(second_block(std::as_const(t), h));
+  }
   // A table within the L1 cache is not prefetched. A larger one is, even one that fits L2: the
   // program streams its input through the caches, which evicts the table's lines between two
   // touches, and two hints a key cost little beside a decision (text, 60 s window, 200 KiB
@@ -366,13 +438,21 @@ class TaggedFilter final : public WindowFilter {
   bool all_cached() const {
     return std::all_of(tables_.begin(), tables_.end(), [](const Table& t) { return cached(t); });
   }
+  // The key's bucket and remainder, from hash bits the block choice does not use (the
+  // reductions read the high bits of each half): the low 32 bits of h.hi, then the low 26 of
+  // h.lo for the remainder, the low 32 bits of h.lo (their top bits, in effect) for the bucket.
   LiveKey key_of(KeyHash h) const {
-    const std::uint64_t r = layout_.remainder_of(h.lo ^ h.hi);
-    return LiveKey{r, layout_.spread(r)};
+    const std::uint64_t bits = (h.hi & 0xFFFFFFFF) | ((h.lo & 0x3FFFFFF) << 32);
+    const std::uint64_t remainder = bits & ((std::uint64_t{1} << layout_.remainder_bits()) - 1);
+    return LiveKey{layout_.key(remainder, static_cast<std::uint32_t>(h.lo))};
   }
-  detail::LiveView view(const Table& t, std::int64_t lo) const {
-    const std::uint64_t above = lo <= t.floor ? 0 : std::min(distance(t.floor, lo), layout_.tag_mask() + 1);
-    return detail::LiveView(&layout_, static_cast<std::uint64_t>(t.floor) & layout_.tag_mask(), above);
+  std::uint64_t tag_of(std::int64_t epoch) const { return static_cast<std::uint64_t>(epoch) & layout_.tag_mask(); }
+  // How many epochs above t's floor the lowest live one is, clamped to [0, 2^t].
+  std::uint64_t threshold(const Table& t, std::int64_t lo) const {
+    return lo <= t.floor ? 0 : std::min(distance(t.floor, lo), layout_.tag_mask() + 1);
+  }
+  detail::QuotientView view(const Table& t, std::int64_t lo) const {
+    return detail::QuotientView(&layout_, tag_of(t.floor), threshold(t, lo));
   }
   // b - a for a <= b, in unsigned arithmetic (no overflow however far apart).
   static std::uint64_t distance(std::int64_t a, std::int64_t b) {
@@ -383,8 +463,15 @@ class TaggedFilter final : public WindowFilter {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(t.floor) + rel);
   }
   // Whether a live slot of the key's two blocks in `t` holds its remainder (`v`: t's view).
-  bool holds(const Table& t, KeyHash h, const LiveKey& k, const detail::LiveView& v) const {
-    return v.either_holds(t.blocks[block_of(t, h.lo)], t.blocks[block_of(t, h.hi)], k.remainder, k.spread);
+  bool holds(const Table& t, KeyHash h, const LiveKey& k, const detail::QuotientView& v) const {
+    return v.find(first_block(t, h), k.key) >= 0 || v.find(second_block(t, h), k.key) >= 0;
+  }
+  // The same for any table at lowest live epoch lo, format 1 too.
+  bool answers(const Table& t, KeyHash h, const LiveKey& k, std::int64_t lo) const {
+    if (!t.format1) return holds(t, h, k, view(t, lo));
+    const detail::LiveView v(&format1_, tag_of(t.floor), threshold(t, lo));
+    const std::uint64_t r = format1_.remainder_of(h.lo ^ h.hi);
+    return v.either_holds(first_block(t, h), second_block(t, h), r, format1_.spread(r));
   }
 
   // Moves the clock to `now` (never back) and does what the new time asks: drops tables with
@@ -422,6 +509,7 @@ class TaggedFilter final : public WindowFilter {
       }
       right_size(cur);
       if (cur == before + 1) shrink_after_drop(cur);
+      count_live(cur);
       // A tag can only come near wrapping at a new epoch (a table opens at floor = cur).
       Table& newest = tables_.back();
       while (distance(newest.floor, cur) > layout_.tag_mask()) finish_pass(newest, cur, newest.blocks.size());
@@ -437,6 +525,8 @@ class TaggedFilter final : public WindowFilter {
   }
 
   void open_table(Table& t, std::int64_t cur) const {
+    t.live_now = 0;
+    set_max_live(t);
     t.floor = t.newest = t.pass_epoch = cur;
     t.pass_lo = lowest_live(cur);
     t.opened = t.pass_time = latest_;
@@ -460,8 +550,11 @@ class TaggedFilter final : public WindowFilter {
   // Clears blocks [swept, until); a pass that reaches the end raises the floor to the lo it
   // started with and starts the next pass.
   void finish_pass(Table& t, std::int64_t cur, std::uint64_t until) {
-    const detail::LiveView v = view(t, lowest_live(cur));
-    for (; t.swept < until; ++t.swept) v.clear_dead(t.blocks[t.swept]);
+    const detail::QuotientView v = view(t, lowest_live(cur));
+    for (; t.swept < until; ++t.swept) {
+      detail::TaggedBlock& b = t.blocks[t.swept];
+      if (v.live(b) != layout_.stored(b)) v.purge(b);
+    }
     if (t.swept < t.blocks.size()) return;
     t.floor = std::max(t.floor, std::min(t.pass_lo, t.newest));
     t.pass_epoch = cur;
@@ -472,15 +565,18 @@ class TaggedFilter final : public WindowFilter {
 
   // Writes the key into the newest table, making room as the class comment says; `newest`
   // is that table's live view at cur.
-  void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::LiveView newest) {
+  void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest) {
     for (;;) {
       Table& t = tables_.back();
-      detail::TaggedBlock& a = t.blocks[block_of(t, h.lo)];
-      detail::TaggedBlock& b = t.blocks[block_of(t, h.hi)];
-      const detail::LiveView::Choice c = newest.choose(a, b);
-      if (c.word >= 0) {
-        layout_.set_field((c.block == 0 ? a : b).w[c.word], c.shift, layout_.make_slot(k.remainder, cur));
+      detail::TaggedBlock& a = first_block(t, h);
+      detail::TaggedBlock& b = second_block(t, h);
+      const std::uint32_t live_a = newest.live(a), live_b = newest.live(b);
+      detail::TaggedBlock& x = live_b < live_a ? b : a;
+      if (std::min(live_a, live_b) < layout_.slots() && below_max_load(t)) {
+        if (layout_.stored(x) == layout_.slots()) layout_.erase(x, static_cast<std::uint32_t>(newest.first_dead(x)));
+        layout_.insert(x, k.key, tag_of(cur));
         t.count(cur, +1);
+        ++t.live_now;
         t.newest = cur;
         return;
       }
@@ -583,6 +679,7 @@ class TaggedFilter final : public WindowFilter {
         if (c.n > 0 && c.epoch >= lo && c.epoch < oldest) oldest = c.epoch;
     if (oldest >= cur) return false;
     min_epoch_ = oldest + 1;
+    count_live(cur);
     tables_.erase(
         std::remove_if(tables_.begin(), tables_.end() - 1, [&](const Table& t) { return t.newest < min_epoch_; }),
         tables_.end() - 1);
@@ -592,9 +689,26 @@ class TaggedFilter final : public WindowFilter {
     return true;
   }
 
+  // After loading a state whose newest table is of format 1: inserts go to a new table of as
+  // many blocks (fewer if the cap leaves fewer), and the format 1 tables drain. A filter not
+  // started has nothing to drain; one whose cap leaves no room starts again, a cap bind.
+  void take_over_format1() {
+    const std::uint64_t blocks = tables_.back().blocks.size();
+    if (started_ && open_new(blocks, 0, cur_)) return;
+    tables_.assign(1, Table{});
+    tables_.back().blocks.resize(blocks);
+    if (!started_) return;
+    open_table(tables_.back(), cur_);
+    ++cap_evictions_;
+    shortest_ = 1;
+    note_cap_bound();
+  }
+
   template <class Self, class Archive>
   static void visit_fields(Self& f, Archive& ar) {
-    ar.version(kFormat, "state: tagged: unknown format version");
+    std::uint8_t format = kFormat;
+    ar.u8(format);
+    if (format != kFormat && format != 1) throw state_error("state: tagged: unknown format version");
     ar.i64(f.span_);
     ar.u32(f.epochs_);
     ar.f64(f.error_rate_);
@@ -621,6 +735,8 @@ class TaggedFilter final : public WindowFilter {
     }
     std::uint64_t total = 0;
     for (auto& t : f.tables_) {
+      if constexpr (Archive::loading) t.format1 = format == 1;  // a filter saves format 2
+      if (format != 1) ar.flag(t.format1);
       ar.i64(t.floor, t.newest, t.opened, t.pass_epoch, t.pass_lo, t.pass_time);
       ar.u64(t.swept);
       for (auto& c : t.ring) {
@@ -638,22 +754,33 @@ class TaggedFilter final : public WindowFilter {
                             t.pass_time > f.latest_ || t.opened > f.latest_)))
           throw state_error("state: tagged: bad table");
         t.blocks.resize(words / 8);
+        f.set_max_live(t);
         total += words * 8;
       }
       ar.word_data(t.blocks.data()->w, words);
+      if constexpr (Archive::loading) {
+        // A block of more slots than it has room for would send an index past its end.
+        if (!t.format1 && std::any_of(t.blocks.begin(), t.blocks.end(), [&](const detail::TaggedBlock& b) {
+              return f.layout_.stored(b) > f.layout_.slots();
+            }))
+          throw state_error("state: tagged: a block holds more slots than it has");
+      }
     }
     if constexpr (Archive::loading) {
       if (f.started_ && distance(f.tables_.back().floor, f.cur_) > f.layout_.tag_mask())
         throw state_error("state: tagged: the newest table's floor is too old");
       if (total > f.cap_bytes_) throw state_error("state: tagged: tables exceed the memory cap");
       f.peak_bytes_ = std::max(f.peak_bytes_, total);
+      if (f.tables_.back().format1) f.take_over_format1();
+      if (f.started_) f.count_live(f.cur_);
     }
   }
 
   Duration span_ = 0;
   std::uint32_t epochs_ = kDefaultEpochs;
   double error_rate_ = 0;
-  detail::TaggedLayout layout_;
+  detail::QuotientLayout layout_;
+  detail::TaggedLayout format1_;  // of the tables loaded from a format 1 state
   Duration epoch_len_ = 1;
   std::uint64_t cap_bytes_ = 0;
   std::uint64_t peak_bytes_ = 0;

@@ -168,25 +168,138 @@ void check_profile(const std::string& what, double target, const std::function<D
 }  // namespace
 
 TEST_SUITE("tagged") {
-  TEST_CASE("tagged: the slot width keeps one table's false-positive bound within the target, as narrow as it can") {
-    for (const double e : {0.1, 0.05, 0.02, 1e-2, 1e-3, 5e-4, 1e-4, 1e-5, 1e-6, 1e-7, 1e-9}) {
+  TEST_CASE(
+      "tagged: the block geometry keeps one table's false-positive bound within the target, with the most slots") {
+    for (const double e : {0.1, 0.05, 0.02, 1e-2, 1e-3, 5e-4, 1e-4, 1e-5, 1e-6, 1e-7, 1e-9, 1e-12}) {
       CAPTURE(e);
-      const tlbf::detail::TaggedLayout l = tlbf::TaggedFilter::layout_for(e, 5);
+      const tlbf::detail::QuotientLayout l = tlbf::TaggedFilter::layout_for(e, 5);
       CHECK(tlbf::TaggedFilter::fpr_bound(l) <= e);
-      CHECK(l.width() * l.per_word() <= 64);
-      if (l.per_word() < 4) CHECK(tlbf::TaggedFilter::fpr_bound(tlbf::detail::TaggedLayout(l.per_word() + 1, 5)) > e);
+      CHECK(tlbf::detail::QuotientLayout::fits(l.slots(), l.buckets(), 5, l.tail_bits()));
+      // No geometry of one more slot keeps within e.
+      const std::uint32_t more = l.slots() + 1;
+      for (std::uint32_t tail = 0; tail <= 42; ++tail) {
+        const int room = 512 - static_cast<int>((17 + tail) * more);
+        if (room < 1) break;
+        const auto buckets = static_cast<std::uint32_t>(std::min(63 - static_cast<int>(l.slots()), room));
+        if (!tlbf::detail::QuotientLayout::fits(more, buckets, 5, tail)) continue;
+        CHECK(tlbf::TaggedFilter::fpr_bound(tlbf::detail::QuotientLayout(more, buckets, 5, tail)) > e);
+      }
     }
-    CHECK(tlbf::TaggedFilter::layout_for(1e-3, 5).width() == 21);
-    // A steady window of 10^6 keys at 1e-3: 24 slots of 21 bits in 512 at load 0.82, and 1/32
-    // more live slots (the slack's).
-    const double bits =
+    CHECK(tlbf::TaggedFilter::layout_for(1e-3, 5).slots() == 28);
+    CHECK(tlbf::TaggedFilter::layout_for(1e-5, 5).slots() == 21);
+    // A steady window of 10^6 keys: 512 bits over the slots a block at the target load, for
+    // the 1/16 more keys live late in an epoch (the slack's); within 22 and 30 bits a key.
+    const double at_1e3 =
         static_cast<double>(tlbf::TaggedFilter::window_bits_for(tagged_config(kSec, 1e-3, 1000000))) / 1e6;
-    CHECK(bits > 21 / 0.82);
-    CHECK(bits < 512.0 / 24 / 0.82 * 1.04);
-    CHECK(tlbf::TaggedFilter::layout_for(1e-5, 5).width() == 32);
+    const double at_1e5 =
+        static_cast<double>(tlbf::TaggedFilter::window_bits_for(tagged_config(kSec, 1e-5, 1000000))) / 1e6;
+    MESSAGE("bits a key at 1e-3: " << at_1e3 << ", at 1e-5: " << at_1e5);
+    CHECK(at_1e3 > 512.0 / 28);
+    CHECK(at_1e3 <= 22);
+    CHECK(at_1e5 <= 30);
   }
 
-  TEST_CASE("tagged: a SWAR word match marks every slot holding the remainder") {
+  TEST_CASE("tagged: a block's inserts, queries, live counts, erases and purges agree with a list of its slots") {
+    std::mt19937_64 rng(4);
+    struct Geometry {
+      std::uint32_t slots, buckets, tag_bits, tail_bits;
+    };
+    for (const Geometry g : {Geometry{28, 36, 5, 0}, Geometry{21, 29, 5, 6}, Geometry{29, 19, 5, 0},
+                             Geometry{16, 32, 5, 13}, Geometry{9, 51, 6, 30}, Geometry{8, 40, 5, 42}}) {
+      CAPTURE(g.slots);
+      const tlbf::detail::QuotientLayout l(g.slots, g.buckets, g.tag_bits, g.tail_bits);
+      std::uint32_t full = 0;
+      for (int trial = 0; trial < 4000; ++trial) {
+        tlbf::detail::TaggedBlock b;
+        std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> runs(g.buckets);  // (head, tail)
+        const std::uint32_t n = static_cast<std::uint32_t>(rng() % (g.slots + 1));
+        full += n == g.slots;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          // Few remainders, so that a bucket often holds the same one twice.
+          const std::uint64_t remainder = ((rng() % 3) * ((std::uint64_t{1} << l.remainder_bits()) / 3) +
+                                           (rng() & 1) * (std::uint64_t{1} << (l.remainder_bits() - 1))) &
+                                          ((std::uint64_t{1} << l.remainder_bits()) - 1);
+          const tlbf::detail::QuotientLayout::Key k = l.key(remainder, static_cast<std::uint32_t>(rng()));
+          const std::uint64_t tag = rng() & l.tag_mask();
+          l.insert(b, k, tag);
+          runs[k.bucket].emplace_back(k.head | tag, k.tail);
+        }
+        const tlbf::detail::QuotientView v(&l, rng() & l.tag_mask(), rng() % (l.tag_mask() + 2));
+        auto check_block = [&](bool only_live) {
+          std::uint32_t i = 0;
+          for (std::uint32_t q = 0; q < g.buckets; ++q) {
+            const tlbf::detail::QuotientLayout::Run run = l.run(b, q);
+            REQUIRE(run.first == i);
+            for (const auto& [head, tail] : runs[q]) {
+              if (only_live && !v.live_tag(head)) continue;
+              REQUIRE(l.head(b, i) == head);
+              REQUIRE(l.tail(b, i) == tail);
+              ++i;
+            }
+            REQUIRE(run.first + run.count == i);
+          }
+          REQUIRE(l.stored(b) == i);
+          for (; i < g.slots; ++i) REQUIRE((l.head(b, i) | l.tail(b, i)) == 0);  // nothing above
+        };
+        check_block(false);
+        std::uint32_t live = 0;
+        for (std::uint32_t q = 0; q < g.buckets; ++q) {
+          for (const auto& [head, tail] : runs[q]) {
+            live += v.live_tag(head);
+            const tlbf::detail::QuotientLayout::Key k{q, head & ~l.tag_mask(), tail};
+            bool held = false;
+            for (const auto& [h2, t2] : runs[q]) held |= (h2 & ~l.tag_mask()) == k.head && t2 == tail && v.live_tag(h2);
+            REQUIRE((v.find(b, k) >= 0) == held);
+          }
+        }
+        REQUIRE(v.live(b) == live);
+        // Erasing the first slot that is not live leaves the others in order.
+        int dead = -1, index = 0;
+        for (const auto& run : runs)
+          for (const auto& slot : run) {
+            if (dead < 0 && !v.live_tag(slot.first)) dead = index;
+            ++index;
+          }
+        REQUIRE(v.first_dead(b) == dead);
+        if (dead >= 0) {
+          tlbf::detail::TaggedBlock erased = b;
+          l.erase(erased, static_cast<std::uint32_t>(dead));
+          std::uint32_t i = 0;
+          index = 0;
+          for (std::uint32_t q = 0; q < g.buckets; ++q) {
+            REQUIRE(l.run(erased, q).first == i);
+            for (const auto& [head, tail] : runs[q]) {
+              if (index++ == dead) continue;
+              REQUIRE(l.head(erased, i) == head);
+              REQUIRE(l.tail(erased, i) == tail);
+              ++i;
+            }
+          }
+          REQUIRE(l.stored(erased) == n - 1);
+          for (; i < g.slots; ++i) REQUIRE((l.head(erased, i) | l.tail(erased, i)) == 0);
+        }
+        REQUIRE(v.purge(b) == n - live);
+        check_block(true);
+        REQUIRE(v.live(b) == live);
+      }
+      CHECK(full > 0);  // the full block was exercised
+    }
+  }
+
+  TEST_CASE("tagged: select64 finds the k-th set bit") {
+    std::mt19937_64 rng(6);
+    for (int trial = 0; trial < 200000; ++trial) {
+      const std::uint64_t x = rng() & rng() & (trial % 2 ? rng() : ~std::uint64_t{0});
+      if (x == 0) continue;
+      const auto k = static_cast<std::uint32_t>(rng() % tlbf::detail::popcount64(x));
+      std::uint32_t at = 0;
+      for (std::uint32_t seen = 0;; ++at)
+        if ((x >> at & 1) && seen++ == k) break;
+      REQUIRE(tlbf::detail::select64(x, k) == at);
+    }
+  }
+
+  TEST_CASE("tagged: a format 1 word match marks every slot holding the remainder") {
     std::mt19937_64 rng(3);
     for (std::uint32_t per_word = 1; per_word <= 4; ++per_word) {
       const tlbf::detail::TaggedLayout l(per_word, 5);
@@ -196,63 +309,12 @@ TEST_SUITE("tagged") {
           l.set_slot(b, s,
                      rng() % 3 == 0 ? 0 : l.make_slot(l.remainder_of(rng() % 4), static_cast<std::int64_t>(rng())));
         const std::uint64_t r = l.remainder_of(rng() % 4);
-        bool holds = false;
         const std::uint64_t marks = l.match_marks(b.w[0], l.spread(r));
         for (std::uint32_t s = 0; s < per_word; ++s) {
           if ((l.slot(b, s) >> l.tag_bits()) != r) continue;
-          holds = true;
           REQUIRE(l.field_below(b.w[0], s * l.width() + l.width() - 1) == l.slot(b, s));
           REQUIRE((marks >> (s * l.width() + l.width() - 1) & 1) == 1);  // every slot that holds it is marked
         }
-        if (holds) REQUIRE(l.may_match(b.w[0], l.spread(r)));
-      }
-    }
-  }
-
-  TEST_CASE("tagged: the word-wide insert choice and clearing agree with the slot-by-slot rule") {
-    std::mt19937_64 rng(4);
-    for (std::uint32_t per_word = 1; per_word <= 4; ++per_word) {
-      for (std::uint32_t tag_bits = 3; tag_bits <= 6; ++tag_bits) {
-        const tlbf::detail::TaggedLayout l(per_word, tag_bits);
-        std::uint32_t both_full = 0;
-        for (int trial = 0; trial < 3000; ++trial) {
-          // Blocks from sparse to full (every slot stored; with threshold 0 all are live).
-          tlbf::detail::TaggedBlock blocks[2];
-          for (tlbf::detail::TaggedBlock& b : blocks) {
-            const std::uint64_t stored_in_4 = 1 + rng() % 4;
-            for (std::uint32_t s = 0; s < l.slots(); ++s)
-              if (rng() % 4 < stored_in_4)
-                l.set_slot(b, s, l.make_slot(l.remainder_of(rng()), static_cast<std::int64_t>(rng())));
-          }
-          const std::uint64_t threshold = trial % 3 == 0 ? 0 : rng() % (l.tag_mask() + 2);
-          const tlbf::detail::LiveView v(&l, rng() & l.tag_mask(), threshold);
-          std::uint32_t live[2] = {0, 0};
-          int first_dead[2] = {-1, -1};
-          for (int i = 0; i < 2; ++i) {
-            for (std::uint32_t s = 0; s < l.slots(); ++s) {
-              if (v.live(l.slot(blocks[i], s)))
-                ++live[i];
-              else if (first_dead[i] < 0)
-                first_dead[i] = static_cast<int>(s);
-            }
-          }
-          const int fewer = live[1] < live[0] ? 1 : 0;
-          const auto c = v.choose(blocks[0], blocks[1]);
-          if (first_dead[fewer] < 0) {
-            REQUIRE(first_dead[1 - fewer] < 0);
-            REQUIRE(c.word == -1);
-            ++both_full;
-          } else {
-            REQUIRE(c.block == fewer);
-            REQUIRE(c.word == first_dead[fewer] / static_cast<int>(per_word));
-            REQUIRE(c.shift == static_cast<std::uint32_t>(first_dead[fewer]) % per_word * l.width());
-          }
-          tlbf::detail::TaggedBlock swept = blocks[0];
-          v.clear_dead(swept);
-          for (std::uint32_t s = 0; s < l.slots(); ++s)
-            REQUIRE(l.slot(swept, s) == (v.live(l.slot(blocks[0], s)) ? l.slot(blocks[0], s) : 0));
-        }
-        CHECK(both_full > 0);  // the full case was exercised
       }
     }
   }
@@ -273,7 +335,7 @@ TEST_SUITE("tagged") {
     CHECK(at_edge == 100000);
     // A copy at exactly the span's age is inside the slack: reported (the exact filter calls it new).
     CHECK(at_span == 100000);
-    CHECK(past == 0);  // the 32-bit slots' bound is 2.4e-7 a query
+    CHECK(past <= 5);  // chance matches only: the bound is 1e-5 a query, 1 expected
   }
 
   TEST_CASE("tagged: no false negatives at a steady rate, either way of feeding it") {
@@ -432,7 +494,9 @@ TEST_SUITE("tagged") {
     CHECK(steady.bits_per_live_key <= 32);
   }
 
-  TEST_CASE("tagged: bits per live key through bursts, a ramp and idle gaps stay within 1.5x of steady") {
+  TEST_CASE(
+      "tagged: bits per live key through a burst, a ramp and idle gaps stay within 1.5x of steady, repeated bursts "
+      "2x") {
     // Every key new, a 1 s window sized for 20,000 keys, 800,000 inserts; bits per live key
     // every 1,000 inserts after the first two windows, and their median per profile. The
     // profiles of tlbf-bench-eras (bench/eras.cpp: one 10x burst, a ramp from 0.1x to 10x and
@@ -472,7 +536,9 @@ TEST_SUITE("tagged") {
       const double median = bits[bits.size() / 2];
       if (steady == 0) steady = median;
       MESSAGE(std::string(p.name) << ": median bits per live key " << median);
-      CHECK(median <= 1.5 * steady);
+      // Repeated bursts keep a burst's table for a window after each: 40 bits against 22
+      // steady (43 against 29 with format 1's blocks, whose steady figure was higher).
+      CHECK(median <= (std::string(p.name) == "bursts" ? 2.0 : 1.5) * steady);
     }
   }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The 64-byte block of the tagged filter (tagged.hpp) and the operations on it: eight words,
-// each packing `per_word` slots of `width` = floor(64 / per_word) bits, so no slot straddles a
-// word and a word is compared with all its slots at once.
+// The tagged filter's 64-byte block in format 1 (tagged.hpp), which states saved before format 2
+// hold: eight words, each packing `per_word` slots of `width` = floor(64 / per_word) bits, so no
+// slot straddles a word and a word is compared with all its slots at once. Such tables only
+// answer queries until they drain, so only the reading side is here.
 //
 // A slot is (remainder << tag_bits) | tag. A stored remainder is never 0 (remainder_of()
 // maps 0 to 1), so the all-zero slot is the empty one and no query remainder matches it. The
@@ -10,10 +11,9 @@
 // tag decodes to its epoch as floor + ((tag - floor) mod 2^tag_bits). A slot is live when its
 // epoch is at least the caller's lowest live epoch `lo`; in decoded form rel >= threshold,
 // threshold = lo - floor clamped to [0, 2^tag_bits] (0: every stored slot is live, 2^tag_bits:
-// none is). Every function here takes the block's Live view and never touches another block.
+// none is). Every function here reads one block through its LiveView.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -47,7 +47,6 @@ class TaggedLayout {
       high_ |= std::uint64_t{1} << (j * width_ + width_ - 1);
       remainders_ |= (field_ & ~tag_mask_) << (j * width_);
     }
-    tags_ = tag_mask_ * ones_;
   }
 
   std::uint32_t per_word() const { return per_word_; }
@@ -63,39 +62,8 @@ class TaggedLayout {
     const std::uint64_t r = bits & (field_ >> tag_bits_);
     return r == 0 ? 1 : r;
   }
-  // The lowest remainder bit of each slot whose remainder is not 0 (a stored slot).
-  // (W: a word, or Words2, two words at once.)
-  template <class W>
-  W stored(W word) const {
-    const W z = word & remainders_;
-    // Below its top bit, adding 2^(w-1) - 2^t to a slot reaches the top bit iff a bit of
-    // the remainder is set there; no carry leaves the slot.
-    const W top = (((z & ~high_) + (high_ - low_)) | z) & high_;
-    return top >> (width_ - 1 - tag_bits_);
-  }
-  // The lowest remainder bit of each slot whose (tag - floor) mod 2^t >= threshold, the two
-  // given in every slot's tag bits (floor) and as threshold * ones() (threshold <= 2^t):
-  // the remainder's lowest bit serves as a guard, so no borrow leaves a slot.
-  template <class W>
-  W young(W word, std::uint64_t spread_floor, std::uint64_t spread_threshold) const {
-    const W tags = word & tags_;
-    const W rel = ((tags | low_) - spread_floor) & tags_;
-    return ((rel | low_) - spread_threshold) & low_;
-  }
-  // The whole of each slot marked by its lowest remainder bit in `marks`.
-  std::uint64_t slots_of(std::uint64_t marks) const { return (marks >> tag_bits_) * field_; }
-  // How many slots `marks` marks: the product by ones() sums them into the top slot (at most
-  // 4, so no sum leaves its slot; no popcount instruction needed).
-  std::uint32_t count(std::uint64_t marks) const { return total(marks >> tag_bits_); }
-  // The sum of the slots of `counts` (each below 64, as the lowest bits of its slot).
-  std::uint32_t total(std::uint64_t counts) const {
-    return static_cast<std::uint32_t>(((counts * ones_) >> ((per_word_ - 1) * width_)) & 63);
-  }
-
   // A word with `remainder` in the remainder bits of every slot, for comparing a whole word.
   std::uint64_t spread(std::uint64_t remainder) const { return (remainder << tag_bits_) * ones_; }
-  // Slot j of a word, and the word with slot j set to `value`.
-  std::uint64_t field(std::uint64_t word, std::uint32_t j) const { return (word >> (j * width_)) & field_; }
   // The slot whose top bit is bit `top` of `word` (as match_marks() marks it).
   std::uint64_t field_below(std::uint64_t word, std::uint32_t top) const {
     return (word >> (top + 1 - width_)) & field_;
@@ -104,22 +72,17 @@ class TaggedLayout {
     return (b.w[i / per_word_] >> (i % per_word_ * width_)) & field_;
   }
   void set_slot(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const {
-    set_field(b.w[i / per_word_], i % per_word_ * width_, value);
-  }
-  // The slot whose first bit is `shift` of `word` set to `value`.
-  void set_field(std::uint64_t& word, std::uint32_t shift, std::uint64_t value) const {
-    word = (word & ~(field_ << shift)) | (value << shift);
+    const std::uint32_t shift = i % per_word_ * width_;
+    b.w[i / per_word_] = (b.w[i / per_word_] & ~(field_ << shift)) | (value << shift);
   }
   std::uint64_t make_slot(std::uint64_t remainder, std::int64_t epoch) const {
     return (remainder << tag_bits_) | (static_cast<std::uint64_t>(epoch) & tag_mask_);
   }
 
-  // Whether some slot of `word` may hold `spread_remainder`'s remainder: never false when one
-  // does (the SWAR zero-field test: a borrow leaves a field only out of a zero field, so the
-  // lowest zero field is always seen; a higher hit may be false, and is checked slot by slot).
-  bool may_match(std::uint64_t word, std::uint64_t spread_remainder) const {
-    return match_marks(word, spread_remainder) != 0;
-  }
+  // Marks the top bit of each slot of `word` that may hold `spread_remainder`'s remainder:
+  // never misses one that does (the SWAR zero-field test: a borrow leaves a field only out of a
+  // zero field, so the lowest zero field is always marked; a higher mark may be false, and is
+  // checked slot by slot).
   template <class W>
   W match_marks(W word, std::uint64_t spread_remainder) const {
     const W z = (word ^ spread_remainder) & remainders_;
@@ -133,7 +96,6 @@ class TaggedLayout {
   std::uint64_t field_ = 0;
   std::uint64_t tag_mask_ = 0;
   std::uint64_t ones_ = 0;        // the lowest bit of each slot
-  std::uint64_t tags_ = 0;        // the tag bits of every slot
   std::uint64_t low_ = 0;         // the lowest remainder bit of each slot
   std::uint64_t high_ = 0;        // the top bit of each slot
   std::uint64_t remainders_ = 0;  // the remainder bits of every slot
@@ -143,22 +105,11 @@ class TaggedLayout {
 // that decides which slots are live (see the file's opening paragraph).
 struct LiveView {
   LiveView(const TaggedLayout* l, std::uint64_t floor, std::uint64_t threshold_)
-      : layout(l),
-        floor_tag(floor),
-        threshold(threshold_),
-        spread_floor(floor * l->ones()),
-        spread_threshold(threshold_ * l->ones()) {}
+      : layout(l), floor_tag(floor), threshold(threshold_) {}
 
   const TaggedLayout* layout;
   std::uint64_t floor_tag;  // floor mod 2^tag_bits
   std::uint64_t threshold;  // lo - floor, clamped to [0, 2^tag_bits]
-  std::uint64_t spread_floor, spread_threshold;
-
-  // The lowest remainder bit of each live slot of a word.
-  template <class W>
-  W live_marks(W word) const {
-    return layout->stored(word) & layout->young(word, spread_floor, spread_threshold);
-  }
 
   bool live(std::uint64_t slot) const {
     if ((slot >> layout->tag_bits()) == 0) return false;  // empty
@@ -191,53 +142,6 @@ struct LiveView {
   }
   bool holds(const TaggedBlock& b, std::uint64_t remainder, std::uint64_t spread_remainder) const {
     return find(b, remainder, spread_remainder) >= 0;
-  }
-
-  // Where an insert goes: the block of a (0) and b (1) with fewer live slots, a on a tie, and
-  // its first slot that is not live; word -1 when both blocks are full of live slots. One pass
-  // over the two blocks without branches (which word has room is a coin toss to a branch
-  // predictor), then the chosen word's marks once more.
-  struct Choice {
-    int block = 0;
-    int word = -1;
-    std::uint32_t shift = 0;
-  };
-  Choice choose(const TaggedBlock& a, const TaggedBlock& b) const {
-    const std::uint32_t t = layout->tag_bits();
-    const std::uint64_t all = layout->ones() << t;
-    // The marks summed in place: at most 8 a slot, within the remainder bits above the mark.
-    Words2 counts_a = {0, 0}, counts_b = {0, 0};
-    std::uint32_t open_a = 0, open_b = 0;  // bit i: word i has a slot that is not live
-    for (std::uint32_t i = 0; i < 8; i += 2) {
-      const Words2 ma = live_marks(words2(a, i)), mb = live_marks(words2(b, i));
-      counts_a += ma;
-      counts_b += mb;
-      const auto oa = (ma != all), ob = (mb != all);  // all ones where a slot is not live
-      open_a |= static_cast<std::uint32_t>((oa[0] & 1) | (oa[1] & 2)) << i;
-      open_b |= static_cast<std::uint32_t>((ob[0] & 1) | (ob[1] & 2)) << i;
-    }
-    Choice c;
-    const std::uint32_t live_a = layout->total((counts_a[0] + counts_a[1]) >> t);
-    const std::uint32_t live_b = layout->total((counts_b[0] + counts_b[1]) >> t);
-    c.block = live_b < live_a ? 1 : 0;
-    const std::uint32_t open = c.block == 0 ? open_a : open_b;
-    if (open == 0) return c;  // the fuller block is full too
-    c.word = __builtin_ctz(open);
-    const std::uint64_t marks = live_marks((c.block == 0 ? a : b).w[c.word]);
-    c.shift = static_cast<std::uint32_t>(__builtin_ctzll(all & ~marks)) - t;  // the mark is bit t of its slot
-    return c;
-  }
-
-  // Empties every stored slot that is not live; returns how many.
-  std::uint32_t clear_dead(TaggedBlock& b) const {
-    std::uint32_t cleared = 0;
-    for (std::uint64_t& w : b.w) {
-      const std::uint64_t stored = layout->stored(w);
-      const std::uint64_t dead = stored & ~layout->young(w, spread_floor, spread_threshold);
-      w &= ~layout->slots_of(dead);
-      cleared += layout->count(dead);
-    }
-    return cleared;
   }
 };
 

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// The tagged filter's block in format 2 (tagged.hpp): a quotient filter in one cache line, as
+// the vector quotient filter lays one out. A key has a bucket q < B of the block and an r-bit
+// remainder; the block holds up to S slots sorted by bucket, and a string of S + B run bits
+// saying which slots belong to which bucket, so a remainder needs no bits for the bucket and
+// a query compares only the few slots of its own bucket.
+//
+// Bit k of the block is bit k % 64 of word k / 64:
+// - [0, S + B): the runs. Read upwards, a 1 is a slot and a 0 closes a bucket: bucket q's
+//   slots are the 1s between the (q-1)th and the qth 0. The bits above the last slot are 0,
+//   so the all-zero block is empty, and a block holds n = popcount(runs) slots.
+// - [S + B, S + B + x S): slot i's tail, the remainder's high x bits (x may be 0), at
+//   S + B + x i.
+// - [512 - 16 S, 512): slot i's head, a 16-bit lane at 512 - 16 S + 16 i: the epoch tag in its
+//   low t bits and the remainder's low 16 - t bits above them. No lane straddles a word.
+// Bits of slots i >= n are 0. A slot is live as in format 1 (tagged_block.hpp): when
+// (tag - floor) mod 2^t >= threshold, the view's two numbers.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include "tlbf/detail/tagged_block.hpp"
+
+namespace tlbf::detail {
+
+inline std::uint32_t popcount64(std::uint64_t x) {
+#if defined(__POPCNT__)
+  return static_cast<std::uint32_t>(__builtin_popcountll(x));
+#else
+  x -= (x >> 1) & 0x5555555555555555;
+  x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101) >> 56);
+#endif
+}
+
+// Where the k-th set bit of a byte is, for every byte and k < 8 (8 when it has fewer).
+inline constexpr std::array<std::uint8_t, 2048> kSelectInByte = [] {
+  std::array<std::uint8_t, 2048> t{};
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t seen = 0, at = 8;
+      for (std::uint32_t i = 0; i < 8; ++i)
+        if ((b >> i & 1) && seen++ == k) {
+          at = i;
+          break;
+        }
+      t[k * 256 + b] = static_cast<std::uint8_t>(at);
+    }
+  }
+  return t;
+}();
+
+// The position of the k-th (from 0) set bit of x, which has more than k (broadword select:
+// Vigna, "Broadword implementation of rank/select queries", 2008).
+inline std::uint32_t select64(std::uint64_t x, std::uint32_t k) {
+#if defined(__BMI2__)
+  return static_cast<std::uint32_t>(__builtin_ctzll(__builtin_ia32_pdep_di(std::uint64_t{1} << k, x)));
+#else
+  constexpr std::uint64_t kOnes8 = 0x0101010101010101, kHigh8 = 0x8080808080808080;
+  std::uint64_t s = x - ((x >> 1) & 0x5555555555555555);
+  s = (s & 0x3333333333333333) + ((s >> 2) & 0x3333333333333333);
+  s = ((s + (s >> 4)) & 0x0F0F0F0F0F0F0F0F) * kOnes8;  // byte j: set bits in bytes 0..j
+  // Byte j's top bit: its running count passed k (counts are below 128, so no borrow).
+  const std::uint64_t past = ((s | kHigh8) - kOnes8 * (k + 1)) & kHigh8;
+  const auto place = static_cast<std::uint32_t>(__builtin_ctzll(past)) - 7;
+  const auto before = static_cast<std::uint32_t>(((s << 8) >> place) & 0xFF);
+  return place + kSelectInByte[(k - before) * 256 + ((x >> place) & 0xFF)];
+#endif
+}
+
+// Bits [lo, hi) of word j of a block, lo <= hi <= 512.
+inline std::uint64_t word_range(std::uint32_t j, std::uint32_t lo, std::uint32_t hi) {
+  const auto clamp = [j](std::uint32_t bit) { return bit <= 64 * j ? 0u : bit >= 64 * j + 64 ? 64u : bit - 64 * j; };
+  const auto below = [](std::uint32_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; };
+  return below(clamp(hi)) & ~below(clamp(lo));
+}
+// Bits [pos, pos + width) of a block as a number (width <= 57; pos + width <= 512).
+inline std::uint64_t get_bits(const TaggedBlock& b, std::uint32_t pos, std::uint32_t width) {
+  const std::uint32_t j = pos / 64, sh = pos % 64;
+  std::uint64_t v = b.w[j] >> sh;
+  if (sh + width > 64) v |= b.w[j + 1] << (64 - sh);
+  return v & ((std::uint64_t{1} << width) - 1);
+}
+// Sets bits [pos, pos + width) of a block to `value` (< 2^width).
+inline void set_bits(TaggedBlock& b, std::uint32_t pos, std::uint32_t width, std::uint64_t value) {
+  const std::uint32_t j = pos / 64, sh = pos % 64;
+  const std::uint64_t field = (std::uint64_t{1} << width) - 1;
+  b.w[j] = (b.w[j] & ~(field << sh)) | (value << sh);
+  if (sh + width > 64) {
+    const std::uint32_t done = 64 - sh;
+    b.w[j + 1] = (b.w[j + 1] & ~(field >> done)) | (value >> done);
+  }
+}
+// Moves bits [from, to) up by k (1 <= k < 64, from < to, to + k <= 512) and clears
+// [from, from + k): only the words the bits cross are read.
+inline void open_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::uint32_t k) {
+  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+    auto* bytes = reinterpret_cast<unsigned char*>(b.w);  // bit k of the block is bit k % 8 of byte k / 8
+    std::memmove(bytes + (from + k) / 8, bytes + from / 8, (to - from) / 8);
+    std::memset(bytes + from / 8, 0, k / 8);
+    return;
+  }
+  for (std::uint32_t j = (to + k - 1) / 64 + 1; j-- > from / 64;) {
+    const std::uint64_t shifted = (b.w[j] << k) | (j > 0 ? b.w[j - 1] >> (64 - k) : 0);
+    const std::uint64_t moved = word_range(j, from + k, to + k);
+    b.w[j] = (b.w[j] & ~moved & ~word_range(j, from, from + k)) | (shifted & moved);
+  }
+}
+
+// Moves bits [from + k, to) down by k (1 <= k < 64, from + k < to <= 512) and clears
+// [to - k, to).
+inline void close_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::uint32_t k) {
+  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+    auto* bytes = reinterpret_cast<unsigned char*>(b.w);
+    std::memmove(bytes + from / 8, bytes + (from + k) / 8, (to - from - k) / 8);
+    std::memset(bytes + (to - k) / 8, 0, k / 8);
+    return;
+  }
+  for (std::uint32_t j = from / 64; j <= (to - 1) / 64; ++j) {
+    const std::uint64_t shifted = (b.w[j] >> k) | (j < 7 ? b.w[j + 1] << (64 - k) : 0);
+    const std::uint64_t moved = word_range(j, from, to - k);
+    b.w[j] = (b.w[j] & ~moved & ~word_range(j, to - k, to)) | (shifted & moved);
+  }
+}
+
+// A block's geometry: S slots, B buckets, t tag bits, x tail bits; every mask built once.
+class QuotientLayout {
+ public:
+  QuotientLayout() = default;
+  QuotientLayout(std::uint32_t slots, std::uint32_t buckets, std::uint32_t tag_bits, std::uint32_t tail_bits)
+      : slots_(slots), buckets_(buckets), tag_bits_(tag_bits), tail_bits_(tail_bits) {
+    runs_ = slots + buckets >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (slots + buckets)) - 1;
+    heads_ = 512 - 16 * slots;
+    first_word_ = heads_ / 64;
+    constexpr std::uint64_t ones16 = 0x0001000100010001;
+    ones_ = ones16;
+    tags_ = ((std::uint64_t{1} << tag_bits) - 1) * ones16;
+    guard_ = (std::uint64_t{1} << tag_bits) * ones16;
+  }
+
+  // Whether the fields fit a block: the runs in one word, below the tails, below the heads.
+  static bool fits(std::uint32_t slots, std::uint32_t buckets, std::uint32_t tag_bits, std::uint32_t tail_bits) {
+    return slots >= 1 && buckets >= 1 && slots + buckets <= 64 && tag_bits < 16 && tail_bits <= 42 &&
+           slots + buckets + tail_bits * slots + 16 * slots <= 512;
+  }
+
+  std::uint32_t slots() const { return slots_; }
+  std::uint32_t buckets() const { return buckets_; }
+  std::uint32_t tag_bits() const { return tag_bits_; }
+  std::uint32_t tail_bits() const { return tail_bits_; }
+  std::uint32_t remainder_bits() const { return 16 - tag_bits_ + tail_bits_; }
+  std::uint64_t tag_mask() const { return (std::uint64_t{1} << tag_bits_) - 1; }
+
+  // A key as the block sees it: its bucket, its head without the tag, its tail.
+  struct Key {
+    std::uint32_t bucket;
+    std::uint64_t head;  // the remainder's low 16 - t bits, shifted above the tag
+    std::uint64_t tail;
+  };
+  // From a remainder of remainder_bits() bits and 32 bits for the bucket.
+  Key key(std::uint64_t remainder, std::uint32_t bucket_bits) const {
+    const std::uint32_t low = 16 - tag_bits_;
+    return Key{static_cast<std::uint32_t>((std::uint64_t{bucket_bits} * buckets_) >> 32),
+               (remainder & ((std::uint64_t{1} << low) - 1)) << tag_bits_, remainder >> low};
+  }
+
+  std::uint64_t runs(const TaggedBlock& b) const { return b.w[0] & runs_; }
+  std::uint32_t stored(const TaggedBlock& b) const { return popcount64(runs(b)); }
+  std::uint32_t head_pos(std::uint32_t i) const { return heads_ + 16 * i; }
+  std::uint32_t tail_pos(std::uint32_t i) const { return slots_ + buckets_ + tail_bits_ * i; }
+  std::uint64_t head(const TaggedBlock& b, std::uint32_t i) const {
+    const std::uint32_t p = head_pos(i);
+    return (b.w[p / 64] >> (p % 64)) & 0xFFFF;
+  }
+  void set_head(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const { set_bits(b, head_pos(i), 16, value); }
+  std::uint64_t tail(const TaggedBlock& b, std::uint32_t i) const {
+    return tail_bits_ == 0 ? 0 : get_bits(b, tail_pos(i), tail_bits_);
+  }
+
+  // The slots of bucket q: [first, first + count).
+  struct Run {
+    std::uint32_t first, count;
+  };
+  Run run(const TaggedBlock& b, std::uint32_t q) const {
+    const std::uint64_t ends = ~runs(b);  // a 0 of the runs closes a bucket
+    const std::uint32_t end = select64(ends, q);
+    // The bucket's slots are the 1s just below `end`, back to the 0 before them (or bit 0).
+    const std::uint64_t below = ends & ((std::uint64_t{1} << end) - 1);
+    const std::uint32_t start = below == 0 ? 0 : 64 - static_cast<std::uint32_t>(__builtin_clzll(below));
+    return Run{start - q, end - start};
+  }
+
+  // Adds a slot at the end of bucket k.bucket's run; the block holds fewer than S.
+  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag) const {
+    const std::uint32_t n = stored(b);
+    const std::uint32_t end = select64(~runs(b), k.bucket);
+    const std::uint32_t i = end - k.bucket;  // the slot's index: the slots before `end`
+    const std::uint64_t r = runs(b), below = (std::uint64_t{1} << end) - 1;
+    b.w[0] = (b.w[0] & ~runs_) | (((r & below) | ((r & ~below) << 1) | (std::uint64_t{1} << end)) & runs_);
+    if (i < n) open_gap(b, head_pos(i), head_pos(n), 16);
+    set_head(b, i, k.head | tag);
+    if (tail_bits_ > 0) {
+      if (i < n) open_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
+      set_bits(b, tail_pos(i), tail_bits_, k.tail);
+    }
+  }
+
+  // Removes slot i of the n stored.
+  void erase(TaggedBlock& b, std::uint32_t i) const {
+    const std::uint32_t n = stored(b);
+    const std::uint64_t r = runs(b);
+    const std::uint32_t p = select64(r, i);
+    const std::uint64_t below = (std::uint64_t{1} << p) - 1;
+    b.w[0] = (b.w[0] & ~runs_) | (r & below) | ((r >> 1) & ~below & runs_);
+    if (i + 1 < n) {
+      close_gap(b, head_pos(i), head_pos(n), 16);
+      if (tail_bits_ > 0) close_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
+    } else {
+      set_head(b, i, 0);
+      if (tail_bits_ > 0) set_bits(b, tail_pos(i), tail_bits_, 0);
+    }
+  }
+
+  std::uint32_t first_word() const { return first_word_; }
+  std::uint64_t first_lanes() const { return ~std::uint64_t{0} << (heads_ % 64); }  // of first_word()
+  std::uint64_t ones() const { return ones_; }
+  std::uint64_t tags() const { return tags_; }
+  std::uint64_t guard() const { return guard_; }
+  std::uint32_t heads() const { return heads_; }
+
+ private:
+  std::uint32_t slots_ = 1, buckets_ = 1, tag_bits_ = 1, tail_bits_ = 0;
+  std::uint64_t runs_ = 0;
+  std::uint32_t heads_ = 496, first_word_ = 7;
+  std::uint64_t ones_ = 0, tags_ = 0, guard_ = 0;  // per 16-bit lane: bit 0, the tag, bit t
+};
+
+// A block as read at one moment: the layout, the owning table's floor and the threshold for
+// liveness (tagged_block.hpp's LiveView, for this format).
+struct QuotientView {
+  QuotientView(const QuotientLayout* l, std::uint64_t floor, std::uint64_t threshold_)
+      : layout(l),
+        floor_tag(floor),
+        threshold(threshold_),
+        spread_floor(floor * l->ones()),
+        spread_threshold(threshold_ * l->ones()) {}
+
+  const QuotientLayout* layout;
+  std::uint64_t floor_tag;
+  std::uint64_t threshold;
+  std::uint64_t spread_floor, spread_threshold;
+
+  bool live_tag(std::uint64_t head) const { return ((head - floor_tag) & layout->tag_mask()) >= threshold; }
+
+  // Index of the live slot of bucket k.bucket holding the key's remainder, or -1.
+  int find(const TaggedBlock& b, const QuotientLayout::Key& k) const {
+    const QuotientLayout& l = *layout;
+    const QuotientLayout::Run run = l.run(b, k.bucket);
+    const std::uint64_t mask = ~l.tag_mask() & 0xFFFF;
+    for (std::uint32_t i = run.first; i < run.first + run.count; ++i) {
+      const std::uint64_t h = l.head(b, i);
+      if ((h & mask) == k.head && live_tag(h) && l.tail(b, i) == k.tail) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // Live slots of a block: the head lanes' tags compared four a word, the lanes of slots
+  // below n = stored() only (bits [heads, heads + 16 n) of the block).
+  std::uint32_t live(const TaggedBlock& b) const {
+    const QuotientLayout& l = *layout;
+    const std::uint32_t n = l.stored(b);
+    std::uint64_t sum = 0;  // each lane's count in its low bits: at most 8 a lane
+    for (std::uint32_t j = l.first_word(); j < 8; ++j) sum += (young(b, j) & stored_lanes(j, n)) >> l.tag_bits();
+    return static_cast<std::uint32_t>((sum * l.ones()) >> 48);
+  }
+  // The index of the first stored slot that is not live, or -1.
+  int first_dead(const TaggedBlock& b) const {
+    const QuotientLayout& l = *layout;
+    const std::uint32_t n = l.stored(b);
+    for (std::uint32_t j = l.first_word(); j < 8; ++j) {
+      const std::uint64_t dead = ~young(b, j) & stored_lanes(j, n) & l.guard();
+      if (dead != 0) return static_cast<int>((64 * j + __builtin_ctzll(dead) - l.tag_bits() - l.heads()) / 16);
+    }
+    return -1;
+  }
+  // Bit t of each head lane of word j whose tag is live (lanes of no slot too).
+  std::uint64_t young(const TaggedBlock& b, std::uint32_t j) const {
+    const QuotientLayout& l = *layout;
+    const std::uint64_t rel = (((b.w[j] & l.tags()) | l.guard()) - spread_floor) & l.tags();
+    return ((rel | l.guard()) - spread_threshold) & l.guard();
+  }
+  // The bits of word j in the head lanes of slots below n: [heads, heads + 16 n) of the block.
+  std::uint64_t stored_lanes(std::uint32_t j, std::uint32_t n) const {
+    const QuotientLayout& l = *layout;
+    const std::int32_t below =
+        std::clamp(static_cast<std::int32_t>(l.heads() + 16 * n) - static_cast<std::int32_t>(64 * j), 0, 64);
+    const std::uint64_t lanes = below == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << below) - 1;
+    return j == l.first_word() ? lanes & l.first_lanes() : lanes;
+  }
+
+  // Drops the slots that are not live, keeping the others in order; returns how many went.
+  std::uint32_t purge(TaggedBlock& b) const {
+    const QuotientLayout& l = *layout;
+    const std::uint64_t runs = l.runs(b);
+    const std::uint32_t n = popcount64(runs);
+    TaggedBlock kept;  // all zero
+    std::uint64_t new_runs = 0;
+    std::uint32_t i = 0, k = 0;
+    for (std::uint64_t m = runs; m != 0; m &= m - 1, ++i) {
+      const std::uint64_t h = l.head(b, i);
+      if (!live_tag(h)) continue;
+      // Slot i sits at bit pos = its bucket + i; kept as the k-th slot, it moves to bucket + k.
+      const auto pos = static_cast<std::uint32_t>(__builtin_ctzll(m));
+      new_runs |= std::uint64_t{1} << (pos - i + k);
+      l.set_head(kept, k, h);
+      if (l.tail_bits() > 0) set_bits(kept, l.tail_pos(k), l.tail_bits(), l.tail(b, i));
+      ++k;
+    }
+    kept.w[0] |= new_runs;
+    b = kept;
+    return n - k;
+  }
+};
+
+}  // namespace tlbf::detail
