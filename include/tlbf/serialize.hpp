@@ -33,19 +33,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "tlbf/detail/endian.hpp"
 #include "tlbf/types.hpp"
 
 namespace tlbf {
-
-namespace detail {
-// On a little-endian machine a word array's memory is its saved form, so the bit arrays
-// (nearly all of a state's bytes) are copied whole; elsewhere they go a byte at a time.
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-inline constexpr bool kLittleEndian = true;
-#else
-inline constexpr bool kLittleEndian = false;
-#endif
-}  // namespace detail
 
 class ByteWriter {
  public:

@@ -20,11 +20,13 @@
 // blocks of every live table and compares the slots of its bucket; an insert adds a slot to
 // the block with fewer live slots (the left one on a tie), dropping the block's slots that are
 // not live first when it is full of slots. A live slot is never evicted: when both blocks are
-// full of live slots, or the newest table's live slots reach max_load() of its slots, the
-// insert opens a new table (below). One table at live load a answers a key never inserted with
-// chance at most 2 a S / (B 2^r) for B buckets a block; the geometry is chosen from the error
-// rate so that this bound is <= error_rate at a = kLeastMaxLoad (layout_for()), and max_load()
-// is the load at which it reaches error_rate (or 1).
+// full of live slots in a table under its target load (where that is rare) the key goes to the
+// stash (detail/tagged_stash.hpp: exact 64-bit fingerprints with their epochs, room for 1/4096
+// of the newest table's slots); when the stash is full too, or the table is above its target,
+// or its live slots reach max_load() of its slots, the insert opens a new table (below). One table at live load a
+// answers a key never inserted with chance at most 2 a S / (B 2^r) for B buckets a block; the geometry is chosen from
+// the error rate so that this bound is <= error_rate at a = kLeastMaxLoad (layout_for()), and max_load() is the load at
+// which it reaches error_rate (or 1).
 //
 // Format 1 blocks (detail/tagged_block.hpp: fixed slots, no buckets) come only from states
 // saved before format 2: such tables answer queries until they drain, and take no inserts.
@@ -60,8 +62,8 @@
 //
 // Saved form (after the state tag kTaggedStateTag): a format byte (2; 1 still loads), then the
 // fields in visit_fields()'s order, each table's blocks as a counted word vector (format 2:
-// after a byte saying whether the table is of format 1). Loading checks the fields against
-// each other and throws state_error on any mismatch.
+// after a byte saying whether the table is of format 1), then the stash's entries (format 2).
+// Loading checks the fields against each other and throws state_error on any mismatch.
 #pragma once
 
 #include <algorithm>
@@ -79,6 +81,7 @@
 #include "tlbf/detail/prefetch.hpp"
 #include "tlbf/detail/quotient_block.hpp"
 #include "tlbf/detail/tagged_block.hpp"
+#include "tlbf/detail/tagged_stash.hpp"
 #include "tlbf/filter.hpp"
 #include "tlbf/hash.hpp"
 
@@ -93,6 +96,7 @@ struct TaggedShape {
   std::uint64_t live_slots = 0;  // slots written in live epochs (keys the filter reports)
   double load = 0;               // live slots / slots of the newest table
   std::uint32_t tables = 0;      // tables live (1, or more while older ones drain)
+  std::uint64_t stashed = 0;     // live keys in the stash (in live_slots too)
   std::uint32_t block_slots = 0;
   std::uint32_t buckets = 0;  // a block's
   std::uint32_t remainder_bits = 0;
@@ -186,7 +190,7 @@ class TaggedFilter final : public WindowFilter {
     const LiveKey k = key_of(h);
     for (std::size_t i = tables_.size(); i-- > 0;)
       if (tables_[i].newest >= lo && answers(tables_[i], h, k, lo)) return true;
-    return false;
+    return !stash_.empty() && stash_.holds(detail::TaggedStash::fingerprint(h.lo, h.hi), lo);
   }
 
   // Renews a key already present in the newest table (the --refresh behaviour).
@@ -196,8 +200,10 @@ class TaggedFilter final : public WindowFilter {
     Table& t = tables_.back();
     const LiveKey k = key_of(h);
     const detail::QuotientView v = view(t, lowest_live(cur));
+    if (!stash_.empty() && stash_.renew(detail::TaggedStash::fingerprint(h.lo, h.hi), cur, lowest_live(cur))) return;
+    const Probes p = probes(t, h, k, v);
     for (detail::TaggedBlock* b : {&first_block(t, h), &second_block(t, h)}) {
-      const int s = v.find(*b, k.key);
+      const int s = b == &first_block(t, h) ? p.a.found : p.b.found;
       if (s < 0) continue;
       const std::uint64_t head = layout_.head(*b, static_cast<std::uint32_t>(s));
       const std::int64_t was = decode(t, head);
@@ -207,7 +213,7 @@ class TaggedFilter final : public WindowFilter {
       t.count(cur, +1);
       return;
     }
-    place(h, k, cur, v);
+    place(h, k, cur, v, p);
   }
 
   // The program's path: the key's remainder and the newest table's live view are made once
@@ -217,11 +223,17 @@ class TaggedFilter final : public WindowFilter {
     const std::int64_t lo = lowest_live(cur);
     const LiveKey k = key_of(h);
     const detail::QuotientView newest = view(tables_.back(), lo);
-    if (holds(tables_.back(), h, k, newest)) return false;
+    const detail::TaggedBlock& second = second_block(tables_.back(), h);
+    detail::prefetch(&second);  // its line comes while the first block is read
+    Probes p{newest.probe(first_block(tables_.back(), h), k.key), {}};
+    if (p.a.found >= 0) return false;
+    p.b = newest.probe(second, k.key);
+    if (p.b.found >= 0) return false;
     for (std::size_t i = tables_.size() - 1; i-- > 0;)
       if (tables_[i].newest >= lo && answers(tables_[i], h, k, lo)) return false;
+    if (!stash_.empty() && stash_.holds(detail::TaggedStash::fingerprint(h.lo, h.hi), lo)) return false;
     ++keys_inserted_;
-    place(h, k, cur, newest);
+    place(h, k, cur, newest, p);
     return true;
   }
 
@@ -276,6 +288,8 @@ class TaggedFilter final : public WindowFilter {
       s.slots += t.blocks.size() * layout_.slots();
       if (started_) s.live_slots += t.live(lo, cur);
     }
+    if (started_) s.stashed = stash_.live(lo);
+    s.live_slots += s.stashed;
     const Table& newest = tables_.back();
     s.load = started_ ? static_cast<double>(newest.live(lo, cur)) /
                             static_cast<double>(newest.blocks.size() * layout_.slots())
@@ -320,12 +334,13 @@ class TaggedFilter final : public WindowFilter {
   };
   struct Table {
     std::vector<detail::TaggedBlock> blocks;
-    bool format1 = false;        // loaded from a format 1 state: answers queries only
-    std::uint64_t live_now = 0;  // of the newest table: its live slots (count_live() sets it)
-    std::uint64_t max_live = 0;  // live slots at max_load() (open_table() sets it)
-    std::int64_t floor = 0;      // no slot's epoch is older; all are within 2^t - 1 of it
-    std::int64_t newest = 0;     // the newest epoch written
-    Time opened = 0;             // time of the table's first insert
+    bool format1 = false;           // loaded from a format 1 state: answers queries only
+    std::uint64_t live_now = 0;     // of the newest table: its live slots (count_live() sets it)
+    std::uint64_t max_live = 0;     // live slots at max_load() (set_max_live() sets it)
+    std::uint64_t target_live = 0;  // live slots at target_load() (likewise)
+    std::int64_t floor = 0;         // no slot's epoch is older; all are within 2^t - 1 of it
+    std::int64_t newest = 0;        // the newest epoch written
+    Time opened = 0;                // time of the table's first insert
     std::int64_t pass_epoch = 0;
     std::int64_t pass_lo = 0;  // lo when the sweep pass started: the floor once it completes
     Time pass_time = 0;
@@ -350,6 +365,10 @@ class TaggedFilter final : public WindowFilter {
   struct LiveKey {
     detail::QuotientLayout::Key key;
   };
+  // The probes of a key's two blocks in one table.
+  struct Probes {
+    detail::QuotientView::Probe a, b;
+  };
 
   // Everything that follows from span, epochs and error rate.
   void derive() {
@@ -373,8 +392,9 @@ class TaggedFilter final : public WindowFilter {
     return t;
   }
   void set_max_live(Table& t) const {
-    t.max_live = static_cast<std::uint64_t>(max_load(layout_, error_rate_) * static_cast<double>(layout_.slots()) *
-                                            static_cast<double>(t.blocks.size()));
+    const double slots = static_cast<double>(layout_.slots()) * static_cast<double>(t.blocks.size());
+    t.max_live = static_cast<std::uint64_t>(max_load(layout_, error_rate_) * slots);
+    t.target_live = static_cast<std::uint64_t>(target_load() * slots);
   }
   double target_load() const { return std::min(target_load(layout_.slots()), max_load(layout_, error_rate_) - 0.03); }
   // The average live load a table is sized for: below the load at which two-choice blocks of
@@ -388,7 +408,7 @@ class TaggedFilter final : public WindowFilter {
                             : slots < 24 ? 0.91
                             : slots < 28 ? 0.92
                                          : 0.93;
-    return overflow - 0.045;
+    return overflow - 0.04;
   }
 
   bool below_max_load(const Table& t) const { return t.live_now < t.max_live; }
@@ -411,7 +431,7 @@ class TaggedFilter final : public WindowFilter {
     return std::max(by_window, min_epoch_);
   }
   std::uint64_t held_bytes() const {
-    std::uint64_t n = 0;
+    std::uint64_t n = stash_.bytes();
     for (const Table& t : tables_) n += 64 * t.blocks.size();
     return n;
   }
@@ -565,19 +585,34 @@ class TaggedFilter final : public WindowFilter {
 
   // Writes the key into the newest table, making room as the class comment says; `newest`
   // is that table's live view at cur.
-  void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest) {
+  // `p`: the probes of the key's blocks in the newest table through `newest`.
+  void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest, Probes p) {
     for (;;) {
       Table& t = tables_.back();
-      detail::TaggedBlock& a = first_block(t, h);
-      detail::TaggedBlock& b = second_block(t, h);
-      const std::uint32_t live_a = newest.live(a), live_b = newest.live(b);
-      detail::TaggedBlock& x = live_b < live_a ? b : a;
-      if (std::min(live_a, live_b) < layout_.slots() && below_max_load(t)) {
-        if (layout_.stored(x) == layout_.slots()) layout_.erase(x, static_cast<std::uint32_t>(newest.first_dead(x)));
-        layout_.insert(x, k.key, tag_of(cur));
+      const bool second = p.b.live < p.a.live;
+      detail::TaggedBlock& x = second ? second_block(t, h) : first_block(t, h);
+      const detail::QuotientView::Probe& px = second ? p.b : p.a;
+      const bool room = below_max_load(t);
+      if (px.live < layout_.slots() && room) {
+        if (px.stored < layout_.slots()) {
+          layout_.insert(x, k.key, tag_of(cur), detail::select64(~layout_.runs(x), k.key.bucket), px.stored);
+        } else {
+          // Full of slots, some not live: dropping them all at once costs less a slot than one
+          // at a time (the block has had several epochs to expire since its last sweep).
+          newest.purge(x);
+          layout_.insert(x, k.key, tag_of(cur));
+        }
         t.count(cur, +1);
         ++t.live_now;
         t.newest = cur;
+        return;
+      }
+      // Under its target load a table's full pairs are rare: the stash takes them. Above it, the
+      // rate has risen: a new table.
+      if (t.live_now < t.target_live && stash_.add(detail::TaggedStash::fingerprint(h.lo, h.hi), cur, lowest_live(cur),
+                                                   std::max<std::uint64_t>(4, t.blocks.size() * layout_.slots() / 4096),
+                                                   cap_bytes_ - std::min(cap_bytes_, held_bytes() - stash_.bytes()))) {
+        peak_bytes_ = std::max(peak_bytes_, held_bytes());
         return;
       }
       if (!grow(cur) && !forget_oldest(cur)) {
@@ -589,7 +624,11 @@ class TaggedFilter final : public WindowFilter {
         return;
       }
       newest = view(tables_.back(), lowest_live(cur));  // a new table, or a new cap floor
+      p = probes(tables_.back(), h, k, newest);
     }
+  }
+  Probes probes(const Table& t, KeyHash h, const LiveKey& k, const detail::QuotientView& v) const {
+    return Probes{v.probe(first_block(t, h), k.key), v.probe(second_block(t, h), k.key)};
   }
 
   // The live slots a table holds at most (late in an epoch: E + 1 epochs of inserts) at the
@@ -766,9 +805,31 @@ class TaggedFilter final : public WindowFilter {
           throw state_error("state: tagged: a block holds more slots than it has");
       }
     }
+    // The stash (format 2): its table, each place a fingerprint (0: empty) and an epoch.
+    std::vector<detail::TaggedStash::Entry> stash;
+    if constexpr (!Archive::loading) stash = f.stash_.places();
+    if (format != 1) {
+      std::uint64_t n = stash.size();
+      ar.u64(n);
+      if constexpr (Archive::loading) {
+        if (n > f.cap_bytes_ / sizeof(detail::TaggedStash::Entry) || (!f.started_ && n != 0))
+          throw state_error("state: tagged: stash size out of range");
+        stash.resize(n);
+      }
+      for (auto& e : stash) {
+        ar.u64(e.fingerprint);
+        ar.i64(e.epoch);
+        if constexpr (Archive::loading)
+          if (e.epoch > f.cur_ || (e.fingerprint == 0 && e.epoch != 0))
+            throw state_error("state: tagged: bad stash entry");
+      }
+      if constexpr (Archive::loading)
+        if (!f.stash_.restore(std::move(stash))) throw state_error("state: tagged: bad stash table");
+    }
     if constexpr (Archive::loading) {
       if (f.started_ && distance(f.tables_.back().floor, f.cur_) > f.layout_.tag_mask())
         throw state_error("state: tagged: the newest table's floor is too old");
+      total += f.stash_.bytes();
       if (total > f.cap_bytes_) throw state_error("state: tagged: tables exceed the memory cap");
       f.peak_bytes_ = std::max(f.peak_bytes_, total);
       if (f.tables_.back().format1) f.take_over_format1();
@@ -794,6 +855,7 @@ class TaggedFilter final : public WindowFilter {
   std::int64_t min_epoch_ = std::numeric_limits<std::int64_t>::min();  // the cap floor
   bool started_ = false;
   std::vector<Table> tables_;  // the newest last: it takes the inserts
+  detail::TaggedStash stash_;
 };
 
 }  // namespace tlbf

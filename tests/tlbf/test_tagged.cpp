@@ -199,7 +199,8 @@ TEST_SUITE("tagged") {
     CHECK(at_1e5 <= 30);
   }
 
-  TEST_CASE("tagged: a block's inserts, queries, live counts, erases and purges agree with a list of its slots") {
+  TEST_CASE(
+      "tagged: a block's inserts, queries, probes, live counts, erases and purges agree with a list of its slots") {
     std::mt19937_64 rng(4);
     struct Geometry {
       std::uint32_t slots, buckets, tag_bits, tail_bits;
@@ -250,9 +251,13 @@ TEST_SUITE("tagged") {
             bool held = false;
             for (const auto& [h2, t2] : runs[q]) held |= (h2 & ~l.tag_mask()) == k.head && t2 == tail && v.live_tag(h2);
             REQUIRE((v.find(b, k) >= 0) == held);
+            const tlbf::detail::QuotientView::Probe p = v.probe(b, k);
+            REQUIRE((p.found >= 0) == held);
+            REQUIRE(p.stored == n);
           }
         }
         REQUIRE(v.live(b) == live);
+        REQUIRE(v.probe(b, l.key(0, 0)).live == live);
         // Erasing the first slot that is not live leaves the others in order.
         int dead = -1, index = 0;
         for (const auto& run : runs)
@@ -297,6 +302,61 @@ TEST_SUITE("tagged") {
         if ((x >> at & 1) && seen++ == k) break;
       REQUIRE(tlbf::detail::select64(x, k) == at);
     }
+  }
+
+  TEST_CASE("tagged: the stash keeps live entries through rebuilds and refuses more than its room") {
+    tlbf::detail::TaggedStash stash;
+    CHECK(stash.empty());
+    CHECK(!stash.holds(5, 0));
+    // At most 8 entries: 8 added at epochs 0..7, found while live.
+    for (std::uint64_t f = 1; f <= 8; ++f) REQUIRE(stash.add(f, static_cast<std::int64_t>(f - 1), 0, 8, 1 << 20));
+    CHECK(stash.holds(8, 7));
+    CHECK(!stash.holds(7, 7));  // epoch 6 is below lo = 7
+    CHECK(!stash.holds(9, 0));
+    CHECK(stash.live(4) == 4);
+    // Full: a rebuild drops the entries below lo = 4 and the new one fits; then full of live ones
+    // (entries 5..8, 100..103).
+    CHECK(stash.add(100, 8, 4, 8, 1 << 20));
+    CHECK(stash.holds(100, 4));
+    CHECK(!stash.holds(1, 0));  // dropped in the rebuild
+    CHECK(stash.holds(5, 4));
+    for (std::uint64_t f = 101; f <= 103; ++f) REQUIRE(stash.add(f, 8, 4, 8, 1 << 20));
+    CHECK(stash.live(4) == 8);
+    CHECK(!stash.add(200, 8, 4, 8, 1 << 20));  // eight live entries fill a room of 8
+    CHECK(!stash.holds(200, 0));
+    // A renewal moves a live entry forward only; the bytes never pass the bound given.
+    CHECK(stash.renew(5, 9, 4));
+    CHECK(stash.holds(5, 9));
+    CHECK(!stash.renew(6, 9, 7));  // epoch 5 is not live at lo = 7
+    tlbf::detail::TaggedStash small;
+    CHECK(!small.add(1, 0, 0, 64, 100));  // 64 entries do not fit in 100 bytes
+    CHECK(small.bytes() == 0);
+  }
+
+  TEST_CASE("tagged: a steady stream at the rate it was sized for keeps one table, the rare full pairs in the stash") {
+    // 20,000 new keys a window at -e 1e-5, -c 20,000: no growth, no false negative, and the
+    // state saved with stashed keys loads and answers as the original.
+    tlbf::TaggedFilter f(tagged_config(kSpan, 1e-5, 20000));
+    std::vector<Event> ev(kRecords);
+    for (std::uint64_t i = 0; i < kRecords; ++i) ev[i] = {kSec + static_cast<Time>(i + 1) * kBase, i};
+    Outcome o;
+    std::uint32_t most_tables = 0;
+    std::uint64_t most_stashed = 0;
+    for (std::size_t from = 0; from < ev.size(); from += 20000) {
+      const std::vector<Event> part(ev.begin() + static_cast<std::ptrdiff_t>(from),
+                                    ev.begin() + static_cast<std::ptrdiff_t>(std::min(ev.size(), from + 20000)));
+      const Outcome p = judge(f, kSpan, part);
+      o.false_negatives += p.false_negatives;
+      most_tables = std::max(most_tables, f.shape(part.back().t).tables);
+      most_stashed = std::max(most_stashed, f.shape(part.back().t).stashed);
+    }
+    MESSAGE("steady at its size: at most " << most_tables << " tables, " << most_stashed << " keys stashed, "
+                                           << f.stats(ev.back().t).bits_per_live_key << " bits per live key");
+    CHECK(o.false_negatives == 0);
+    CHECK(most_tables == 1);
+    CHECK(most_stashed > 0);  // the stash was used
+    CHECK(f.stats(ev.back().t).bits_per_live_key <= 30);
+    filter_checks::check_round_trip(f, tlbf::kTaggedStateTag, ev.back().t, kBase);
   }
 
   TEST_CASE("tagged: a format 1 word match marks every slot holding the remainder") {

@@ -21,7 +21,11 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include "tlbf/detail/endian.hpp"
 #include "tlbf/detail/tagged_block.hpp"
 
 namespace tlbf::detail {
@@ -98,7 +102,7 @@ inline void set_bits(TaggedBlock& b, std::uint32_t pos, std::uint32_t width, std
 // Moves bits [from, to) up by k (1 <= k < 64, from < to, to + k <= 512) and clears
 // [from, from + k): only the words the bits cross are read.
 inline void open_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::uint32_t k) {
-  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && kLittleEndian) {
     auto* bytes = reinterpret_cast<unsigned char*>(b.w);  // bit k of the block is bit k % 8 of byte k / 8
     std::memmove(bytes + (from + k) / 8, bytes + from / 8, (to - from) / 8);
     std::memset(bytes + from / 8, 0, k / 8);
@@ -114,7 +118,7 @@ inline void open_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::
 // Moves bits [from + k, to) down by k (1 <= k < 64, from + k < to <= 512) and clears
 // [to - k, to).
 inline void close_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::uint32_t k) {
-  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && kLittleEndian) {
     auto* bytes = reinterpret_cast<unsigned char*>(b.w);
     std::memmove(bytes + from / 8, bytes + (from + k) / 8, (to - from - k) / 8);
     std::memset(bytes + (to - k) / 8, 0, k / 8);
@@ -127,6 +131,32 @@ inline void close_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std:
   }
 }
 
+__extension__ using Bits128 = unsigned __int128;
+
+// Bits below `from` of word j (from in [0, 512]).
+inline std::uint64_t word_below(std::uint32_t j, std::uint32_t from) {
+  const auto n = static_cast<std::uint32_t>(std::clamp(static_cast<std::int32_t>(from - 64 * j), 0, 64));
+  return n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+}
+// Moves every bit at or above `from` up by 16 (the top 16 bits go); [from, from + 16) keeps
+// what it had. Without branches or calls: the heads' insert.
+inline void lanes_up(TaggedBlock& b, std::uint32_t from) {
+  std::uint64_t below = 0;
+  for (std::uint32_t j = 0; j < 8; ++j) {
+    const std::uint64_t w = b.w[j], keep = word_below(j, from);
+    b.w[j] = (w & keep) | (((w << 16) | (below >> 48)) & ~keep);
+    below = w;
+  }
+}
+// Moves every bit above `from` + 16 down by 16 over [from, from + 16), and clears the top 16.
+inline void lanes_down(TaggedBlock& b, std::uint32_t from) {
+  for (std::uint32_t j = 0; j < 8; ++j) {
+    const std::uint64_t keep = word_below(j, from);
+    const std::uint64_t shifted = (b.w[j] >> 16) | (j < 7 ? b.w[j + 1] << 48 : 0);
+    b.w[j] = (b.w[j] & keep) | (shifted & ~keep);
+  }
+}
+
 // A block's geometry: S slots, B buckets, t tag bits, x tail bits; every mask built once.
 class QuotientLayout {
  public:
@@ -136,6 +166,13 @@ class QuotientLayout {
     runs_ = slots + buckets >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (slots + buckets)) - 1;
     heads_ = 512 - 16 * slots;
     first_word_ = heads_ / 64;
+    for (std::uint32_t j = 0; j < 8; ++j) lanes_[j] = word_range(j, heads_, 512);
+    const std::uint32_t at = slots + buckets, len = tail_bits * slots;
+    tails_word_ = at / 64;
+    tails_shift_ = at % 64;
+    tails_mask_ = len >= 128 ? ~Bits128{0} : (Bits128{1} << len) - 1;
+    for (std::uint32_t q = 0; q < 3; ++q)
+      tails_field_[q] = tails_word_ + q < 8 ? word_range(tails_word_ + q, at, std::min(at + len, 512u)) : 0;
     constexpr std::uint64_t ones16 = 0x0001000100010001;
     ones_ = ones16;
     tags_ = ((std::uint64_t{1} << tag_bits) - 1) * ones16;
@@ -172,11 +209,26 @@ class QuotientLayout {
   std::uint32_t stored(const TaggedBlock& b) const { return popcount64(runs(b)); }
   std::uint32_t head_pos(std::uint32_t i) const { return heads_ + 16 * i; }
   std::uint32_t tail_pos(std::uint32_t i) const { return slots_ + buckets_ + tail_bits_ * i; }
+  // A head is two bytes of the block where words are little-endian: read and written as such
+  // (a word read right after the byte moves of insert() and erase() would wait for them).
   std::uint64_t head(const TaggedBlock& b, std::uint32_t i) const {
     const std::uint32_t p = head_pos(i);
+    if constexpr (kLittleEndian) {
+      std::uint16_t v;
+      std::memcpy(&v, reinterpret_cast<const unsigned char*>(b.w) + p / 8, sizeof v);
+      return v;
+    }
     return (b.w[p / 64] >> (p % 64)) & 0xFFFF;
   }
-  void set_head(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const { set_bits(b, head_pos(i), 16, value); }
+  void set_head(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const {
+    const std::uint32_t p = head_pos(i);
+    if constexpr (kLittleEndian) {
+      const auto v = static_cast<std::uint16_t>(value);
+      std::memcpy(reinterpret_cast<unsigned char*>(b.w) + p / 8, &v, sizeof v);
+      return;
+    }
+    b.w[p / 64] = (b.w[p / 64] & ~(std::uint64_t{0xFFFF} << (p % 64))) | (value << (p % 64));
+  }
   std::uint64_t tail(const TaggedBlock& b, std::uint32_t i) const {
     return tail_bits_ == 0 ? 0 : get_bits(b, tail_pos(i), tail_bits_);
   }
@@ -196,17 +248,24 @@ class QuotientLayout {
 
   // Adds a slot at the end of bucket k.bucket's run; the block holds fewer than S.
   void insert(TaggedBlock& b, const Key& k, std::uint64_t tag) const {
-    const std::uint32_t n = stored(b);
-    const std::uint32_t end = select64(~runs(b), k.bucket);
+    insert(b, k, tag, select64(~runs(b), k.bucket), stored(b));
+  }
+  // The same where `end` is the bucket's closing 0 in the runs and n the slots stored.
+  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t end, std::uint32_t n) const {
     const std::uint32_t i = end - k.bucket;  // the slot's index: the slots before `end`
     const std::uint64_t r = runs(b), below = (std::uint64_t{1} << end) - 1;
     b.w[0] = (b.w[0] & ~runs_) | (((r & below) | ((r & ~below) << 1) | (std::uint64_t{1} << end)) & runs_);
-    if (i < n) open_gap(b, head_pos(i), head_pos(n), 16);
+    if (i < n) lanes_up(b, head_pos(i));
     set_head(b, i, k.head | tag);
-    if (tail_bits_ > 0) {
-      if (i < n) open_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
-      set_bits(b, tail_pos(i), tail_bits_, k.tail);
+    if (tail_bits_ == 0) return;
+    if (tail_bits_ * slots_ <= 128) {  // the tails as one number: room at i, the new tail in it
+      const std::uint32_t cut = tail_bits_ * i;
+      const Bits128 t = tails(b), before = (Bits128{1} << cut) - 1;
+      set_tails(b, ((t & before) | ((t & ~before) << tail_bits_) | (Bits128{k.tail} << cut)) & tails_mask_);
+      return;
     }
+    if (i < n) open_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
+    set_bits(b, tail_pos(i), tail_bits_, k.tail);
   }
 
   // Removes slot i of the n stored.
@@ -216,26 +275,56 @@ class QuotientLayout {
     const std::uint32_t p = select64(r, i);
     const std::uint64_t below = (std::uint64_t{1} << p) - 1;
     b.w[0] = (b.w[0] & ~runs_) | (r & below) | ((r >> 1) & ~below & runs_);
-    if (i + 1 < n) {
-      close_gap(b, head_pos(i), head_pos(n), 16);
-      if (tail_bits_ > 0) close_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
-    } else {
-      set_head(b, i, 0);
-      if (tail_bits_ > 0) set_bits(b, tail_pos(i), tail_bits_, 0);
+    lanes_down(b, head_pos(i));
+    if (tail_bits_ == 0) return;
+    if (tail_bits_ * slots_ <= 128) {  // the tails as one number, tail i taken out
+      const Bits128 t = tails(b), before = (Bits128{1} << (tail_bits_ * i)) - 1;
+      set_tails(b, (t & before) | ((t >> tail_bits_) & ~before));
+      return;
     }
+    if (i + 1 < n)
+      close_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
+    else
+      set_bits(b, tail_pos(i), tail_bits_, 0);
+  }
+
+  // The tails of all slots as one number, slot i's at bit x i (x S <= 128).
+  Bits128 tails(const TaggedBlock& b) const {
+    const std::uint32_t j = tails_word_, s = tails_shift_;
+    const std::uint64_t w0 = b.w[j], w1 = j < 7 ? b.w[j + 1] : 0, w2 = j < 6 ? b.w[j + 2] : 0;
+    const std::uint64_t lo = s == 0 ? w0 : (w0 >> s) | (w1 << (64 - s));
+    const std::uint64_t hi = s == 0 ? w1 : (w1 >> s) | (w2 << (64 - s));
+    return (static_cast<Bits128>(hi) << 64 | lo) & tails_mask_;
+  }
+  void set_tails(TaggedBlock& b, Bits128 v) const {
+    const std::uint32_t j = tails_word_, s = tails_shift_;
+    const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
+    const std::uint64_t parts[3] = {lo << s, s == 0 ? hi : (hi << s) | (lo >> (64 - s)), s == 0 ? 0 : hi >> (64 - s)};
+    for (std::uint32_t q = 0; q < 3; ++q)
+      if (tails_field_[q] != 0) b.w[j + q] = (b.w[j + q] & ~tails_field_[q]) | (parts[q] & tails_field_[q]);
   }
 
   std::uint32_t first_word() const { return first_word_; }
-  std::uint64_t first_lanes() const { return ~std::uint64_t{0} << (heads_ % 64); }  // of first_word()
+  std::uint64_t lanes(std::uint32_t j) const { return lanes_[j]; }  // the head lanes' bits of word j
+  // The head lanes' bytes of the block, a bit each (as a byte mask over the 64 bytes).
+  std::uint64_t head_bytes() const { return ~std::uint64_t{0} << (heads_ / 8); }
   std::uint64_t ones() const { return ones_; }
   std::uint64_t tags() const { return tags_; }
   std::uint64_t guard() const { return guard_; }
+  std::uint64_t remainders() const { return 0xFFFF * ones_ & ~tags_; }  // each lane's remainder bits
+  std::uint64_t high() const { return 0x8000 * ones_; }                 // each lane's top bit
   std::uint32_t heads() const { return heads_; }
 
  private:
   std::uint32_t slots_ = 1, buckets_ = 1, tag_bits_ = 1, tail_bits_ = 0;
   std::uint64_t runs_ = 0;
   std::uint32_t heads_ = 496, first_word_ = 7;
+  std::uint64_t lanes_[8] = {};  // the head lanes' bits of each word
+  // The tails region, read as one number when it is at most 128 bits: from bit tails_shift_
+  // of word tails_word_, the bits of it in that word and the next two.
+  std::uint32_t tails_word_ = 0, tails_shift_ = 0;
+  Bits128 tails_mask_ = 0;
+  std::uint64_t tails_field_[3] = {};
   std::uint64_t ones_ = 0, tags_ = 0, guard_ = 0;  // per 16-bit lane: bit 0, the tag, bit t
 };
 
@@ -247,21 +336,102 @@ struct QuotientView {
         floor_tag(floor),
         threshold(threshold_),
         spread_floor(floor * l->ones()),
-        spread_threshold(threshold_ * l->ones()) {}
+        spread_threshold(threshold_ * l->ones()),
+        empty_live(live_tag(0)) {}
 
   const QuotientLayout* layout;
   std::uint64_t floor_tag;
   std::uint64_t threshold;
   std::uint64_t spread_floor, spread_threshold;
+  bool empty_live;  // whether a lane of no slot (all 0) reads as live
 
   bool live_tag(std::uint64_t head) const { return ((head - floor_tag) & layout->tag_mask()) >= threshold; }
 
+  // What a query and an insert need of one block, from one pass over its words.
+  struct Probe {
+    int found = -1;          // a live slot of the key's bucket holding its remainder, or -1
+    std::uint32_t live = 0;  // live slots
+    std::uint32_t stored = 0;
+  };
+  Probe probe(const TaggedBlock& b, const QuotientLayout::Key& k) const {
+    const QuotientLayout& l = *layout;
+    Probe p;
+    p.stored = l.stored(b);
+    std::uint32_t all = 0;  // live lanes, those of no slot too
+    std::uint64_t marks = 0;
+#if defined(__SSE2__)
+    // The 32 lanes of the block, eight a vector; a byte mask has two bits a lane.
+    const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~l.tag_mask()));
+    const __m128i head = _mm_set1_epi16(static_cast<short>(k.head));
+    const __m128i tags = _mm_set1_epi16(static_cast<short>(l.tag_mask()));
+    const __m128i floor = _mm_set1_epi16(static_cast<short>(floor_tag));
+    const __m128i below = _mm_set1_epi16(static_cast<short>(threshold) - 1);  // rel > below: rel >= threshold
+    std::uint64_t young = 0;
+    for (std::uint32_t q = 0; q < 4; ++q) {
+      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b.w) + q);
+      const __m128i eq = _mm_cmpeq_epi16(_mm_and_si128(v, remainders), head);
+      const __m128i rel = _mm_and_si128(_mm_sub_epi16(_mm_and_si128(v, tags), floor), tags);
+      marks |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(eq))) << (16 * q);
+      young |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(rel, below))))
+               << (16 * q);
+    }
+    all = popcount64(young & l.head_bytes() & 0x5555555555555555);
+#else
+    std::uint64_t sum = 0;  // each lane's live count in its low bits: at most 8 a lane
+    for (std::uint32_t j = 0; j < 8; ++j) {
+      sum += (young(b, j) & l.lanes(j)) >> l.tag_bits();
+      marks |= spread_lanes(match_lanes(b.w[j], k.head)) << (8 * j);
+    }
+    all = static_cast<std::uint32_t>((sum * l.ones()) >> 48);
+#endif
+    p.live = empty_live ? all - (l.slots() - p.stored) : all;
+    p.found = confirm(b, k, marks);
+    return p;
+  }
   // Index of the live slot of bucket k.bucket holding the key's remainder, or -1.
   int find(const TaggedBlock& b, const QuotientLayout::Key& k) const {
+    std::uint64_t marks = 0;
+#if defined(__SSE2__)
+    const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~layout->tag_mask()));
+    const __m128i head = _mm_set1_epi16(static_cast<short>(k.head));
+    for (std::uint32_t q = 0; q < 4; ++q) {
+      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b.w) + q);
+      const __m128i eq = _mm_cmpeq_epi16(_mm_and_si128(v, remainders), head);
+      marks |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(eq))) << (16 * q);
+    }
+#else
+    for (std::uint32_t j = 0; j < 8; ++j) marks |= spread_lanes(match_lanes(b.w[j], k.head)) << (8 * j);
+#endif
+    return confirm(b, k, marks);
+  }
+  // Four lane bits as bits 0, 2, 4, 6: two bits a lane, as a byte mask has them.
+  static std::uint64_t spread_lanes(std::uint32_t four) {
+    return (four & 1) | (four & 2) << 1 | (four & 4) << 2 | (four & 8) << 3;
+  }
+  // A bit for each lane of word w (of the block's 32) that may hold the remainder bits of
+  // `head`, never missing one that does (the SWAR zero-field test: a borrow leaves a lane only
+  // out of a zero field, so a false mark sits above a true one; confirm() reads the slot).
+  std::uint32_t match_lanes(std::uint64_t w, std::uint64_t head) const {
     const QuotientLayout& l = *layout;
-    const QuotientLayout::Run run = l.run(b, k.bucket);
+    const std::uint64_t z = (w ^ head * l.ones()) & l.remainders();
+    const std::uint64_t marks = ((z - l.guard()) & ~z & l.high()) >> 15;  // bits 0, 16, 32, 48
+    return static_cast<std::uint32_t>((marks * 0x0001000200040008) >> 48) & 0xF;
+  }
+  // The slot of the key's bucket among the marked lanes (bit 2L for lane L) that is live and
+  // holds the whole remainder, or -1. Nearly every absent key has no mark among the heads.
+  int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint64_t marks) const {
+    const QuotientLayout& l = *layout;
+    if ((marks & l.head_bytes()) == 0) return -1;
+    const std::uint64_t ends = ~l.runs(b);
+    const std::uint32_t end = select64(ends, k.bucket);
+    const std::uint64_t below = ends & ((std::uint64_t{1} << end) - 1);
+    const std::uint32_t start = below == 0 ? 0 : 64 - static_cast<std::uint32_t>(__builtin_clzll(below));
+    const std::uint32_t first = start - k.bucket, count = end - start;  // the bucket's slots
+    std::uint64_t candidates =
+        (marks >> (2 * (l.heads() / 16 + first))) & ((std::uint64_t{1} << (2 * count)) - 1) & 0x5555555555555555;
     const std::uint64_t mask = ~l.tag_mask() & 0xFFFF;
-    for (std::uint32_t i = run.first; i < run.first + run.count; ++i) {
+    for (; candidates != 0; candidates &= candidates - 1) {
+      const auto i = first + static_cast<std::uint32_t>(__builtin_ctzll(candidates)) / 2;
       const std::uint64_t h = l.head(b, i);
       if ((h & mask) == k.head && live_tag(h) && l.tail(b, i) == k.tail) return static_cast<int>(i);
     }
@@ -270,12 +440,13 @@ struct QuotientView {
 
   // Live slots of a block: the head lanes' tags compared four a word, the lanes of slots
   // below n = stored() only (bits [heads, heads + 16 n) of the block).
+  // Every lane is counted, then the lanes of no slot (all 0) taken back if 0 reads as live.
   std::uint32_t live(const TaggedBlock& b) const {
     const QuotientLayout& l = *layout;
-    const std::uint32_t n = l.stored(b);
     std::uint64_t sum = 0;  // each lane's count in its low bits: at most 8 a lane
-    for (std::uint32_t j = l.first_word(); j < 8; ++j) sum += (young(b, j) & stored_lanes(j, n)) >> l.tag_bits();
-    return static_cast<std::uint32_t>((sum * l.ones()) >> 48);
+    for (std::uint32_t j = 0; j < 8; ++j) sum += (young(b, j) & l.lanes(j)) >> l.tag_bits();
+    const auto all = static_cast<std::uint32_t>((sum * l.ones()) >> 48);
+    return empty_live ? all - (l.slots() - l.stored(b)) : all;
   }
   // The index of the first stored slot that is not live, or -1.
   int first_dead(const TaggedBlock& b) const {
@@ -299,7 +470,7 @@ struct QuotientView {
     const std::int32_t below =
         std::clamp(static_cast<std::int32_t>(l.heads() + 16 * n) - static_cast<std::int32_t>(64 * j), 0, 64);
     const std::uint64_t lanes = below == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << below) - 1;
-    return j == l.first_word() ? lanes & l.first_lanes() : lanes;
+    return lanes & l.lanes(j);
   }
 
   // Drops the slots that are not live, keeping the others in order; returns how many went.
@@ -307,22 +478,69 @@ struct QuotientView {
     const QuotientLayout& l = *layout;
     const std::uint64_t runs = l.runs(b);
     const std::uint32_t n = popcount64(runs);
-    TaggedBlock kept;  // all zero
+    const std::uint32_t x = l.tail_bits(), first_lane = l.heads() / 16;
+    const std::uint64_t kept_slots = live_slots(b, n);  // bit i: slot i is kept
+    // The run bits of the kept slots, each moved down past the dropped slots before it.
     std::uint64_t new_runs = 0;
-    std::uint32_t i = 0, k = 0;
+    std::uint32_t i = 0, dropped = 0;
     for (std::uint64_t m = runs; m != 0; m &= m - 1, ++i) {
-      const std::uint64_t h = l.head(b, i);
-      if (!live_tag(h)) continue;
-      // Slot i sits at bit pos = its bucket + i; kept as the k-th slot, it moves to bucket + k.
-      const auto pos = static_cast<std::uint32_t>(__builtin_ctzll(m));
-      new_runs |= std::uint64_t{1} << (pos - i + k);
-      l.set_head(kept, k, h);
-      if (l.tail_bits() > 0) set_bits(kept, l.tail_pos(k), l.tail_bits(), l.tail(b, i));
-      ++k;
+      const std::uint64_t keep = kept_slots >> i & 1;
+      new_runs |= keep << (static_cast<std::uint32_t>(__builtin_ctzll(m)) - dropped);
+      dropped += static_cast<std::uint32_t>(1 - keep);
     }
+    // The kept heads, four a word (whole-word stores only: a word read back from narrower
+    // stores would wait for them), and their tails, from the region's first bit.
+    std::uint64_t heads[8] = {}, word = 0, tails[3] = {};
+    const bool tails_fit = x * l.slots() <= 128;
+    TaggedBlock kept;  // all zero; the tails go here when they do not fit in `tails`
+    std::uint32_t k = 0;
+    for (std::uint64_t m = kept_slots; m != 0; m &= m - 1, ++k) {
+      const auto slot = static_cast<std::uint32_t>(__builtin_ctzll(m));
+      const std::uint32_t lane = first_lane + k;
+      word = (lane % 4 == 0 ? 0 : word) | l.head(b, slot) << (16 * (lane % 4));
+      heads[lane / 4] = word;
+      if (x == 0) continue;
+      const std::uint64_t t = l.tail(b, slot);
+      if (tails_fit) {
+        const std::uint32_t at = x * k;
+        tails[at / 64] |= t << (at % 64);
+        tails[at / 64 + 1] |= (t >> 1) >> (63 - at % 64);  // the part past the word, if any
+      } else {
+        set_bits(kept, l.tail_pos(k), x, t);
+      }
+    }
+    for (std::uint32_t j = 0; j < 8; ++j) kept.w[j] |= heads[j] & l.lanes(j);
     kept.w[0] |= new_runs;
+    if (x > 0 && tails_fit) l.set_tails(kept, static_cast<Bits128>(tails[1]) << 64 | tails[0]);
     b = kept;
     return n - k;
+  }
+  // A bit for each of the n stored slots that is live.
+  std::uint64_t live_slots(const TaggedBlock& b, std::uint32_t n) const {
+    const QuotientLayout& l = *layout;
+    std::uint64_t lanes = 0;  // bit L: lane L of the block (of 32) is live
+#if defined(__SSE2__)
+    const __m128i tags = _mm_set1_epi16(static_cast<short>(l.tag_mask()));
+    const __m128i floor = _mm_set1_epi16(static_cast<short>(floor_tag));
+    const __m128i below = _mm_set1_epi16(static_cast<short>(threshold) - 1);
+    std::uint64_t young = 0;  // two bits a lane
+    for (std::uint32_t q = 0; q < 4; ++q) {
+      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b.w) + q);
+      const __m128i rel = _mm_and_si128(_mm_sub_epi16(_mm_and_si128(v, tags), floor), tags);
+      young |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(rel, below))))
+               << (16 * q);
+    }
+    // Every other bit, gathered: bit 2L to bit L.
+    young &= 0x5555555555555555;
+    young = (young | young >> 1) & 0x3333333333333333;
+    young = (young | young >> 2) & 0x0F0F0F0F0F0F0F0F;
+    young = (young | young >> 4) & 0x00FF00FF00FF00FF;
+    young = (young | young >> 8) & 0x0000FFFF0000FFFF;
+    lanes = (young | young >> 16) & 0xFFFFFFFF;
+#else
+    for (std::uint32_t i = 0; i < n; ++i) lanes |= std::uint64_t{live_tag(l.head(b, i))} << (l.heads() / 16 + i);
+#endif
+    return (lanes >> (l.heads() / 16)) & ((std::uint64_t{1} << n) - 1);
   }
 };
 
