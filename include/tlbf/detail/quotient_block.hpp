@@ -133,27 +133,26 @@ inline void close_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std:
 
 __extension__ using Bits128 = unsigned __int128;
 
-// Bits below `from` of word j (from in [0, 512]).
-inline std::uint64_t word_below(std::uint32_t j, std::uint32_t from) {
-  const auto n = static_cast<std::uint32_t>(std::clamp(static_cast<std::int32_t>(from - 64 * j), 0, 64));
-  return n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-}
-// Moves every bit at or above `from` up by 16 (the top 16 bits go); [from, from + 16) keeps
-// what it had. Without branches or calls: the heads' insert.
+// Moves every bit at or above `from` up by 16 (the top 16 bits go); [from, from + 16) is left
+// with what was below it. Only the words from `from` on are touched.
 inline void lanes_up(TaggedBlock& b, std::uint32_t from) {
-  std::uint64_t below = 0;
-  for (std::uint32_t j = 0; j < 8; ++j) {
-    const std::uint64_t w = b.w[j], keep = word_below(j, from);
-    b.w[j] = (w & keep) | (((w << 16) | (below >> 48)) & ~keep);
-    below = w;
+  const std::uint32_t first = from / 64;
+  const std::uint64_t keep = (std::uint64_t{1} << (from % 64)) - 1, w = b.w[first];
+  std::uint64_t carry = w >> 48;
+  b.w[first] = (w & keep) | ((w << 16) & ~keep);
+  for (std::uint32_t j = first + 1; j < 8; ++j) {
+    const std::uint64_t next = b.w[j];
+    b.w[j] = (next << 16) | carry;
+    carry = next >> 48;
   }
 }
 // Moves every bit above `from` + 16 down by 16 over [from, from + 16), and clears the top 16.
 inline void lanes_down(TaggedBlock& b, std::uint32_t from) {
-  for (std::uint32_t j = 0; j < 8; ++j) {
-    const std::uint64_t keep = word_below(j, from);
+  const std::uint32_t first = from / 64;
+  const std::uint64_t keep = (std::uint64_t{1} << (from % 64)) - 1;
+  for (std::uint32_t j = first; j < 8; ++j) {
     const std::uint64_t shifted = (b.w[j] >> 16) | (j < 7 ? b.w[j + 1] << 48 : 0);
-    b.w[j] = (b.w[j] & keep) | (shifted & ~keep);
+    b.w[j] = j == first ? (b.w[j] & keep) | (shifted & ~keep) : shifted;
   }
 }
 
