@@ -23,10 +23,11 @@
 // full of live slots in a table under its target load (where that is rare) the key goes to the
 // stash (detail/tagged_stash.hpp: exact 64-bit fingerprints with their epochs, room for 1/4096
 // of the newest table's slots); when the stash is full too, or the table is above its target,
-// or its live slots reach max_load() of its slots, the insert opens a new table (below). One table at live load a
-// answers a key never inserted with chance at most 2 a S / (B 2^r) for B buckets a block; the geometry is chosen from
-// the error rate so that this bound is <= error_rate at a = kLeastMaxLoad (layout_for()), and max_load() is the load at
-// which it reaches error_rate (or 1).
+// or its live slots reach max_load() of its slots, the insert opens a new table (below).
+// One table at live load a answers a key never inserted with chance at most 2 a S / (B 2^r)
+// for B buckets a block; the geometry is chosen from the error rate so that this bound is
+// <= error_rate at a = kLeastMaxLoad (layout_for()), and max_load() is the load at which it
+// reaches error_rate (or 1).
 //
 // Format 1 blocks (detail/tagged_block.hpp: fixed slots, no buckets) come only from states
 // saved before format 2: such tables answer queries until they drain, and take no inserts.
@@ -62,7 +63,7 @@
 //
 // Saved form (after the state tag kTaggedStateTag): a format byte (2; 1 still loads), then the
 // fields in visit_fields()'s order, each table's blocks as a counted word vector (format 2:
-// after a byte saying whether the table is of format 1), then the stash's entries (format 2).
+// after a byte saying whether the table is of format 1), then the stash's table (format 2).
 // Loading checks the fields against each other and throws state_error on any mismatch.
 #pragma once
 

@@ -258,31 +258,6 @@ TEST_SUITE("tagged") {
         }
         REQUIRE(v.live(b) == live);
         REQUIRE(v.probe(b, l.key(0, 0)).live == live);
-        // Erasing the first slot that is not live leaves the others in order.
-        int dead = -1, index = 0;
-        for (const auto& run : runs)
-          for (const auto& slot : run) {
-            if (dead < 0 && !v.live_tag(slot.first)) dead = index;
-            ++index;
-          }
-        REQUIRE(v.first_dead(b) == dead);
-        if (dead >= 0) {
-          tlbf::detail::TaggedBlock erased = b;
-          l.erase(erased, static_cast<std::uint32_t>(dead));
-          std::uint32_t i = 0;
-          index = 0;
-          for (std::uint32_t q = 0; q < g.buckets; ++q) {
-            REQUIRE(l.run(erased, q).first == i);
-            for (const auto& [head, tail] : runs[q]) {
-              if (index++ == dead) continue;
-              REQUIRE(l.head(erased, i) == head);
-              REQUIRE(l.tail(erased, i) == tail);
-              ++i;
-            }
-          }
-          REQUIRE(l.stored(erased) == n - 1);
-          for (; i < g.slots; ++i) REQUIRE((l.head(erased, i) | l.tail(erased, i)) == 0);
-        }
         REQUIRE(v.purge(b) == n - live);
         check_block(true);
         REQUIRE(v.live(b) == live);

@@ -115,22 +115,6 @@ inline void open_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::
   }
 }
 
-// Moves bits [from + k, to) down by k (1 <= k < 64, from + k < to <= 512) and clears
-// [to - k, to).
-inline void close_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::uint32_t k) {
-  if (k % 8 == 0 && from % 8 == 0 && to % 8 == 0 && kLittleEndian) {
-    auto* bytes = reinterpret_cast<unsigned char*>(b.w);
-    std::memmove(bytes + from / 8, bytes + (from + k) / 8, (to - from - k) / 8);
-    std::memset(bytes + (to - k) / 8, 0, k / 8);
-    return;
-  }
-  for (std::uint32_t j = from / 64; j <= (to - 1) / 64; ++j) {
-    const std::uint64_t shifted = (b.w[j] >> k) | (j < 7 ? b.w[j + 1] << (64 - k) : 0);
-    const std::uint64_t moved = word_range(j, from, to - k);
-    b.w[j] = (b.w[j] & ~moved & ~word_range(j, to - k, to)) | (shifted & moved);
-  }
-}
-
 __extension__ using Bits128 = unsigned __int128;
 
 // Moves every bit at or above `from` up by 16 (the top 16 bits go); [from, from + 16) is left
@@ -146,16 +130,6 @@ inline void lanes_up(TaggedBlock& b, std::uint32_t from) {
     carry = next >> 48;
   }
 }
-// Moves every bit above `from` + 16 down by 16 over [from, from + 16), and clears the top 16.
-inline void lanes_down(TaggedBlock& b, std::uint32_t from) {
-  const std::uint32_t first = from / 64;
-  const std::uint64_t keep = (std::uint64_t{1} << (from % 64)) - 1;
-  for (std::uint32_t j = first; j < 8; ++j) {
-    const std::uint64_t shifted = (b.w[j] >> 16) | (j < 7 ? b.w[j + 1] << 48 : 0);
-    b.w[j] = j == first ? (b.w[j] & keep) | (shifted & ~keep) : shifted;
-  }
-}
-
 // A block's geometry: S slots, B buckets, t tag bits, x tail bits; every mask built once.
 class QuotientLayout {
  public:
@@ -209,7 +183,7 @@ class QuotientLayout {
   std::uint32_t head_pos(std::uint32_t i) const { return heads_ + 16 * i; }
   std::uint32_t tail_pos(std::uint32_t i) const { return slots_ + buckets_ + tail_bits_ * i; }
   // A head is two bytes of the block where words are little-endian: read and written as such
-  // (a word read right after the byte moves of insert() and erase() would wait for them).
+  // (a word read right after narrower stores would wait for them).
   std::uint64_t head(const TaggedBlock& b, std::uint32_t i) const {
     const std::uint32_t p = head_pos(i);
     if constexpr (kLittleEndian) {
@@ -265,26 +239,6 @@ class QuotientLayout {
     }
     if (i < n) open_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
     set_bits(b, tail_pos(i), tail_bits_, k.tail);
-  }
-
-  // Removes slot i of the n stored.
-  void erase(TaggedBlock& b, std::uint32_t i) const {
-    const std::uint32_t n = stored(b);
-    const std::uint64_t r = runs(b);
-    const std::uint32_t p = select64(r, i);
-    const std::uint64_t below = (std::uint64_t{1} << p) - 1;
-    b.w[0] = (b.w[0] & ~runs_) | (r & below) | ((r >> 1) & ~below & runs_);
-    lanes_down(b, head_pos(i));
-    if (tail_bits_ == 0) return;
-    if (tail_bits_ * slots_ <= 128) {  // the tails as one number, tail i taken out
-      const Bits128 t = tails(b), before = (Bits128{1} << (tail_bits_ * i)) - 1;
-      set_tails(b, (t & before) | ((t >> tail_bits_) & ~before));
-      return;
-    }
-    if (i + 1 < n)
-      close_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
-    else
-      set_bits(b, tail_pos(i), tail_bits_, 0);
   }
 
   // The tails of all slots as one number, slot i's at bit x i (x S <= 128).
@@ -421,16 +375,12 @@ struct QuotientView {
   int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint64_t marks) const {
     const QuotientLayout& l = *layout;
     if ((marks & l.head_bytes()) == 0) return -1;
-    const std::uint64_t ends = ~l.runs(b);
-    const std::uint32_t end = select64(ends, k.bucket);
-    const std::uint64_t below = ends & ((std::uint64_t{1} << end) - 1);
-    const std::uint32_t start = below == 0 ? 0 : 64 - static_cast<std::uint32_t>(__builtin_clzll(below));
-    const std::uint32_t first = start - k.bucket, count = end - start;  // the bucket's slots
-    std::uint64_t candidates =
-        (marks >> (2 * (l.heads() / 16 + first))) & ((std::uint64_t{1} << (2 * count)) - 1) & 0x5555555555555555;
+    const QuotientLayout::Run run = l.run(b, k.bucket);
+    std::uint64_t candidates = (marks >> (2 * (l.heads() / 16 + run.first))) &
+                               ((std::uint64_t{1} << (2 * run.count)) - 1) & 0x5555555555555555;
     const std::uint64_t mask = ~l.tag_mask() & 0xFFFF;
     for (; candidates != 0; candidates &= candidates - 1) {
-      const auto i = first + static_cast<std::uint32_t>(__builtin_ctzll(candidates)) / 2;
+      const auto i = run.first + static_cast<std::uint32_t>(__builtin_ctzll(candidates)) / 2;
       const std::uint64_t h = l.head(b, i);
       if ((h & mask) == k.head && live_tag(h) && l.tail(b, i) == k.tail) return static_cast<int>(i);
     }
@@ -447,31 +397,12 @@ struct QuotientView {
     const auto all = static_cast<std::uint32_t>((sum * l.ones()) >> 48);
     return empty_live ? all - (l.slots() - l.stored(b)) : all;
   }
-  // The index of the first stored slot that is not live, or -1.
-  int first_dead(const TaggedBlock& b) const {
-    const QuotientLayout& l = *layout;
-    const std::uint32_t n = l.stored(b);
-    for (std::uint32_t j = l.first_word(); j < 8; ++j) {
-      const std::uint64_t dead = ~young(b, j) & stored_lanes(j, n) & l.guard();
-      if (dead != 0) return static_cast<int>((64 * j + __builtin_ctzll(dead) - l.tag_bits() - l.heads()) / 16);
-    }
-    return -1;
-  }
   // Bit t of each head lane of word j whose tag is live (lanes of no slot too).
   std::uint64_t young(const TaggedBlock& b, std::uint32_t j) const {
     const QuotientLayout& l = *layout;
     const std::uint64_t rel = (((b.w[j] & l.tags()) | l.guard()) - spread_floor) & l.tags();
     return ((rel | l.guard()) - spread_threshold) & l.guard();
   }
-  // The bits of word j in the head lanes of slots below n: [heads, heads + 16 n) of the block.
-  std::uint64_t stored_lanes(std::uint32_t j, std::uint32_t n) const {
-    const QuotientLayout& l = *layout;
-    const std::int32_t below =
-        std::clamp(static_cast<std::int32_t>(l.heads() + 16 * n) - static_cast<std::int32_t>(64 * j), 0, 64);
-    const std::uint64_t lanes = below == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << below) - 1;
-    return lanes & l.lanes(j);
-  }
-
   // Drops the slots that are not live, keeping the others in order; returns how many went.
   std::uint32_t purge(TaggedBlock& b) const {
     const QuotientLayout& l = *layout;
