@@ -376,8 +376,9 @@ struct QuotientView {
     const QuotientLayout& l = *layout;
     if ((marks & l.head_bytes()) == 0) return -1;
     const QuotientLayout::Run run = l.run(b, k.bucket);
-    std::uint64_t candidates = (marks >> (2 * (l.heads() / 16 + run.first))) &
-                               ((std::uint64_t{1} << (2 * run.count)) - 1) & 0x5555555555555555;
+    const std::uint32_t from = 2 * (l.heads() / 16 + run.first);  // 64 for a bucket past the last slot
+    std::uint64_t candidates =
+        from >= 64 ? 0 : (marks >> from) & ((std::uint64_t{1} << (2 * run.count)) - 1) & 0x5555555555555555;
     const std::uint64_t mask = ~l.tag_mask() & 0xFFFF;
     for (; candidates != 0; candidates &= candidates - 1) {
       const auto i = run.first + static_cast<std::uint32_t>(__builtin_ctzll(candidates)) / 2;
