@@ -258,6 +258,18 @@ TEST_SUITE("tagged") {
         }
         REQUIRE(v.live(b) == live);
         REQUIRE(v.probe(b, l.key(0, 0)).live == live);
+        // Every bucket asked for a remainder it may not hold, the empty ones past the last slot
+        // of a full block too.
+        for (std::uint32_t q = 0; q < g.buckets; ++q) {
+          const std::uint64_t remainder = rng() & ((std::uint64_t{1} << l.remainder_bits()) - 1);
+          const tlbf::detail::QuotientLayout::Key probe =
+              l.key(remainder, static_cast<std::uint32_t>((std::uint64_t{q} << 32) / g.buckets + 1));
+          REQUIRE(probe.bucket == q);
+          bool held = false;
+          for (const auto& [head, tail] : runs[q])
+            held |= (head & ~l.tag_mask()) == probe.head && tail == probe.tail && v.live_tag(head);
+          REQUIRE((v.find(b, probe) >= 0) == held);
+        }
         REQUIRE(v.purge(b) == n - live);
         check_block(true);
         REQUIRE(v.live(b) == live);
