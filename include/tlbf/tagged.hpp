@@ -39,32 +39,7 @@
 // / 2 - 1 epochs of time, and an insert whose epoch would pass floor + 2^t - 1 (after an
 // idle gap) first completes passes until it does not: a tag can never wrap and look young.
 //
-// Tables. The newest table takes the inserts; older ones only answer queries and are dropped
-// once their newest slot is dead (one window and one epoch after their last insert). A table
-// opens with room for capacity keys (FilterConfig::capacity, a starting size only); when an
-// insert finds both blocks full it opens a table sized for the rate the full one saw (its
-// live slots extrapolated to a window, at target_load(); a rate over 4 times the table's, a
-// burst until it lasts, to half a window), at least 1.125 and at most 256 times its size. A
-// newest table whose last epoch's rate would fill under half of it in a window (a burst has
-// passed) is replaced at once by one sized for that rate, or back to the table it grew from;
-// one that has held a window with its live slots under 3/4 of its target is replaced by one
-// sized for them. Block indexes are multiply-shift reductions, so a table has any number of
-// blocks.
-//
-// Memory cap (max_memory_bytes): the tables together never hold more. When an insert finds
-// no room and no larger table fits, the filter forgets its oldest live epoch (every slot of
-// it, in every table: the cap floor), dropping the tables left with nothing live, until the
-// key's blocks have room. That is a cap bind (cap_binds(), cap_evictions counts the epochs
-// forgotten); every key younger than the cap floor is kept, so the window has effectively
-// shrunk to effective_span. When only the current epoch is left and both blocks are full of
-// it (a cap below about two epochs of keys), the key is not kept (a bind too, effective_span
-// 1 ns). The remainders and the slots a block holds do not change, so the false-positive
-// bound holds under the cap.
-//
-// Saved form (after the state tag kTaggedStateTag): a format byte (2; 1 still loads), then the
-// fields in visit_fields()'s order, each table's blocks as a counted word vector (format 2:
-// after a byte saying whether the table is of format 1), then the stash's table (format 2).
-// Loading checks the fields against each other and throws state_error on any mismatch.
+// Tables, the memory cap: tagged_sizing.hpp. Saved form: tagged_state.hpp.
 #pragma once
 
 #include <algorithm>
@@ -636,207 +611,30 @@ class TaggedFilter final : public WindowFilter {
   // rate it has taken since the later of its opening and the oldest live epoch: measured over
   // whole epochs once it has one, or over the current epoch if that is faster (a burst, a
   // jump of the rate), over at least 1/16 of an epoch.
-  double peak_live(const Table& t, std::int64_t cur) const {
-    const std::int64_t lo = lowest_live(cur);
-    const auto length = static_cast<double>(epoch_len_);
-    const double held = static_cast<double>(epochs_ + 1) * length;
-    const double from = std::max(static_cast<double>(t.opened), static_cast<double>(lo) * length);
-    const double start = static_cast<double>(cur) * length;
-    const double latest = static_cast<double>(latest_);
-    if (start - from < length)
-      return static_cast<double>(t.live(lo, cur)) * held / std::max(latest - from, length / 16);
-    const double whole = static_cast<double>(t.live(lo, cur - 1)) * held / (start - from);
-    const double now =
-        static_cast<double>(t.live(cur, cur)) * held / std::max(latest - std::max(from, start), length / 16);
-    // A rate more than kBurst times the table's is taken for a burst until it lasts: half a
-    // window of it (a table that fills at it grows again, then by the whole epochs' rate).
-    return now > kBurst * whole ? std::max(whole, now / 2) : std::max(whole, now);
-  }
+  double peak_live(const Table& t, std::int64_t cur) const;
   // Opens a table sized for the rate the newest one saw; false when none larger fits the cap.
-  bool grow(std::int64_t cur) {
-    const Table& t = tables_.back();
-    const std::uint64_t n = t.blocks.size();
-    double want = std::ceil(peak_live(t, cur) / (layout_.slots() * target_load()));
-    want = std::clamp(want, static_cast<double>(n + std::max<std::uint64_t>(1, n / 8)),
-                      static_cast<double>(n) * kMaxGrowth);
-    return open_new(static_cast<std::uint64_t>(want), n + 1, cur);
-  }
+  bool grow(std::int64_t cur);
   // A newest table that has held a window and stays under kRightSize of its target load is
   // replaced by one sized for what it holds (a burst has passed, or growth overshot).
-  void right_size(std::int64_t cur) {
-    const Table& t = tables_.back();
-    const std::uint64_t n = t.blocks.size();
-    if (tables_.size() != 1 || n <= kMinBlocks ||
-        distance(t.opened, latest_) < static_cast<std::uint64_t>(span_ + 2 * epoch_len_))
-      return;
-    const double live = peak_live(t, cur);
-    const double target = layout_.slots() * target_load();
-    if (live >= kRightSize * static_cast<double>(n) * target) return;
-    open_new(static_cast<std::uint64_t>(std::ceil(live / target)), 0, cur);
-  }
+  void right_size(std::int64_t cur);
   // A newest table whose last epoch, over a window, would fill under kShrink of it (a burst has
   // passed, the rate fell) is replaced at once by one sized for that rate: the large table takes
   // no more inserts and is dropped a window later, not kept for a window first (right_size()).
   // Only after a whole epoch in the table, with no gap before the new one (an idle gap is no
   // rate), and with at most one older table draining.
-  void shrink_after_drop(std::int64_t cur) {
-    const Table& t = tables_.back();
-    const std::uint64_t n = t.blocks.size();
-    if (tables_.size() > 2 || n <= kMinBlocks ||
-        distance(t.opened, latest_) < 2 * static_cast<std::uint64_t>(epoch_len_))
-      return;
-    const double target = layout_.slots() * target_load();
-    const double recent = static_cast<double>(t.live(cur - 1, cur - 1)) * (epochs_ + 1);
-    if (recent >= kShrink * static_cast<double>(n) * target) return;
-    // A table that grew from one under half its size (a burst) goes back to no smaller than
-    // that one, which held the rate before: keys of that rate coming back (repeats of the
-    // burst's keys are found until they expire) would make a smaller one grow again at once.
-    const std::uint64_t before = tables_.size() > 1 ? tables_[tables_.size() - 2].blocks.size() : 0;
-    const auto want = static_cast<std::uint64_t>(std::ceil(recent / target));
-    open_new(before <= n / 2 ? std::max(want, before) : want, 0, cur);
-  }
+  void shrink_after_drop(std::int64_t cur);
   // Opens a newest table of `blocks` (at least kMinBlocks, at most what the cap leaves);
   // false, opening nothing, when fewer than `least` blocks fit.
-  bool open_new(std::uint64_t blocks, std::uint64_t least, std::int64_t cur) {
-    const std::uint64_t held = held_bytes();
-    const std::uint64_t room = cap_bytes_ > held ? (cap_bytes_ - held) / 64 : 0;
-    blocks = std::min(std::max(blocks, kMinBlocks), room);
-    if (blocks < std::max(least, kMinBlocks)) return false;
-    tables_.emplace_back();
-    tables_.back().blocks.resize(blocks);
-    open_table(tables_.back(), cur);
-    peak_bytes_ = std::max(peak_bytes_, held_bytes());
-    return true;
-  }
-
+  bool open_new(std::uint64_t blocks, std::uint64_t least, std::int64_t cur);
   // Under the cap: forgets the oldest live epoch of every table and drops the tables left
   // with nothing live. False when only the current epoch is live.
-  bool forget_oldest(std::int64_t cur) {
-    const std::int64_t lo = lowest_live(cur);
-    std::int64_t oldest = cur;
-    for (const Table& t : tables_)
-      for (const EpochCount& c : t.ring)
-        if (c.n > 0 && c.epoch >= lo && c.epoch < oldest) oldest = c.epoch;
-    if (oldest >= cur) return false;
-    min_epoch_ = oldest + 1;
-    count_live(cur);
-    tables_.erase(
-        std::remove_if(tables_.begin(), tables_.end() - 1, [&](const Table& t) { return t.newest < min_epoch_; }),
-        tables_.end() - 1);
-    ++cap_evictions_;
-    shortest_ = std::min(shortest_, std::max<Time>(1, latest_ - min_epoch_ * epoch_len_));
-    note_cap_bound();
-    return true;
-  }
-
+  bool forget_oldest(std::int64_t cur);
   // After loading a state whose newest table is of format 1: inserts go to a new table of as
   // many blocks (fewer if the cap leaves fewer), and the format 1 tables drain. A filter not
   // started has nothing to drain; one whose cap leaves no room starts again, a cap bind.
-  void take_over_format1() {
-    const std::uint64_t blocks = tables_.back().blocks.size();
-    if (started_ && open_new(blocks, 0, cur_)) return;
-    tables_.assign(1, Table{});
-    tables_.back().blocks.resize(blocks);
-    if (!started_) return;
-    open_table(tables_.back(), cur_);
-    ++cap_evictions_;
-    shortest_ = 1;
-    note_cap_bound();
-  }
-
+  void take_over_format1();
   template <class Self, class Archive>
-  static void visit_fields(Self& f, Archive& ar) {
-    std::uint8_t format = kFormat;
-    ar.u8(format);
-    if (format != kFormat && format != 1) throw state_error("state: tagged: unknown format version");
-    ar.i64(f.span_);
-    ar.u32(f.epochs_);
-    ar.f64(f.error_rate_);
-    ar.u64(f.cap_bytes_, f.peak_bytes_, f.cap_evictions_, f.keys_inserted_);
-    ar.i64(f.shortest_, f.latest_, f.cur_, f.min_epoch_, f.next_sweep_);  // any next_sweep_ is safe
-    ar.flag(f.started_);
-    if constexpr (Archive::loading) {
-      if (f.span_ <= 0 || f.span_ > kMaxSpan || f.epochs_ < 2 || f.epochs_ > kMaxEpochs ||
-          !(f.error_rate_ > 0 && f.error_rate_ < 1) || f.cap_bytes_ < kMinBytes || f.shortest_ <= 0 ||
-          f.shortest_ > f.span_)
-        throw state_error("state: tagged: bad parameters");
-      f.derive();
-      if (f.started_ && (f.cur_ != f.epoch_of(f.latest_) ||
-                         (f.min_epoch_ != std::numeric_limits<std::int64_t>::min() && f.min_epoch_ > f.cur_)))
-        throw state_error("state: tagged: clock and epoch differ");
-      if (f.started_) f.set_epoch(f.cur_);
-    }
-    std::uint64_t tables = f.tables_.size();
-    ar.u64(tables);
-    if constexpr (Archive::loading) {
-      if (tables == 0 || tables > 4096 || (!f.started_ && tables != 1))
-        throw state_error("state: tagged: table count out of range");
-      f.tables_.resize(tables);
-    }
-    std::uint64_t total = 0;
-    for (auto& t : f.tables_) {
-      if constexpr (Archive::loading) t.format1 = format == 1;  // a filter saves format 2
-      if (format != 1) ar.flag(t.format1);
-      ar.i64(t.floor, t.newest, t.opened, t.pass_epoch, t.pass_lo, t.pass_time);
-      ar.u64(t.swept);
-      for (auto& c : t.ring) {
-        ar.i64(c.epoch);
-        ar.u64(c.n);
-      }
-      std::uint64_t words = 8 * t.blocks.size();
-      ar.word_count(words, f.cap_bytes_ / 8);
-      if constexpr (Archive::loading) {
-        // Every epoch written decodes against the floor, none is ahead of the clock, and the
-        // table is at most a few windows old (older ones are dropped at the next epoch).
-        if (words == 0 || words % 8 != 0 || t.swept > words / 8 || t.newest < t.floor ||
-            distance(t.floor, t.newest) > f.layout_.tag_mask() ||
-            (f.started_ && (t.newest > f.cur_ || distance(t.floor, f.cur_) > 4 * (f.layout_.tag_mask() + 1) ||
-                            t.pass_time > f.latest_ || t.opened > f.latest_)))
-          throw state_error("state: tagged: bad table");
-        t.blocks.resize(words / 8);
-        f.set_max_live(t);
-        total += words * 8;
-      }
-      ar.word_data(t.blocks.data()->w, words);
-      if constexpr (Archive::loading) {
-        // A block of more slots than it has room for would send an index past its end.
-        if (!t.format1 && std::any_of(t.blocks.begin(), t.blocks.end(), [&](const detail::TaggedBlock& b) {
-              return f.layout_.stored(b) > f.layout_.slots();
-            }))
-          throw state_error("state: tagged: a block holds more slots than it has");
-      }
-    }
-    // The stash (format 2): its table, each place a fingerprint (0: empty) and an epoch.
-    std::vector<detail::TaggedStash::Entry> stash;
-    if constexpr (!Archive::loading) stash = f.stash_.places();
-    if (format != 1) {
-      std::uint64_t n = stash.size();
-      ar.u64(n);
-      if constexpr (Archive::loading) {
-        if (n > f.cap_bytes_ / sizeof(detail::TaggedStash::Entry) || (!f.started_ && n != 0))
-          throw state_error("state: tagged: stash size out of range");
-        stash.resize(n);
-      }
-      for (auto& e : stash) {
-        ar.u64(e.fingerprint);
-        ar.i64(e.epoch);
-        if constexpr (Archive::loading)
-          if (e.epoch > f.cur_ || (e.fingerprint == 0 && e.epoch != 0))
-            throw state_error("state: tagged: bad stash entry");
-      }
-      if constexpr (Archive::loading)
-        if (!f.stash_.restore(std::move(stash))) throw state_error("state: tagged: bad stash table");
-    }
-    if constexpr (Archive::loading) {
-      if (f.started_ && distance(f.tables_.back().floor, f.cur_) > f.layout_.tag_mask())
-        throw state_error("state: tagged: the newest table's floor is too old");
-      total += f.stash_.bytes();
-      if (total > f.cap_bytes_) throw state_error("state: tagged: tables exceed the memory cap");
-      f.peak_bytes_ = std::max(f.peak_bytes_, total);
-      if (f.tables_.back().format1) f.take_over_format1();
-      if (f.started_) f.count_live(f.cur_);
-    }
-  }
+  static void visit_fields(Self& f, Archive& ar);
 
   Duration span_ = 0;
   std::uint32_t epochs_ = kDefaultEpochs;
@@ -860,3 +658,6 @@ class TaggedFilter final : public WindowFilter {
 };
 
 }  // namespace tlbf
+
+#include "tlbf/tagged_sizing.hpp"
+#include "tlbf/tagged_state.hpp"
