@@ -570,14 +570,12 @@ class TaggedFilter final : public WindowFilter {
       const detail::QuotientView::Probe& px = second ? p.b : p.a;
       const bool room = below_max_load(t);
       if (px.live < layout_.slots() && room) {
-        if (px.stored < layout_.slots()) {
-          layout_.insert(x, k.key, tag_of(cur), detail::select64(~layout_.runs(x), k.key.bucket), px.stored);
-        } else {
-          // Full of slots, some not live: dropping them all at once costs less a slot than one
-          // at a time (the block has had several epochs to expire since its last sweep).
-          newest.purge(x);
-          layout_.insert(x, k.key, tag_of(cur));
+        std::uint32_t n = px.stored;
+        if (n == layout_.slots()) {  // full of slots, some not live: they all go
+          layout_.erase(x, px.dead, n);
+          n = px.live;
         }
+        layout_.insert(x, k.key, tag_of(cur), n);
         t.count(cur, +1);
         ++t.live_now;
         t.newest = cur;

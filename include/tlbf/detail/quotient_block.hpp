@@ -117,19 +117,73 @@ inline void open_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::
 
 __extension__ using Bits128 = unsigned __int128;
 
-// Moves every bit at or above `from` up by 16 (the top 16 bits go); [from, from + 16) is left
-// with what was below it. Only the words from `from` on are touched.
-inline void lanes_up(TaggedBlock& b, std::uint32_t from) {
-  const std::uint32_t first = from / 64;
-  const std::uint64_t keep = (std::uint64_t{1} << (from % 64)) - 1, w = b.w[first];
+// Moves bits [from, to) down by k (1 <= k < 64, from + k < to <= 512) and clears [to - k, to).
+inline void close_gap(TaggedBlock& b, std::uint32_t from, std::uint32_t to, std::uint32_t k) {
+  for (std::uint32_t j = from / 64; j <= (to - 1) / 64; ++j) {
+    const std::uint64_t shifted = (b.w[j] >> k) | (j < 7 ? b.w[j + 1] << (64 - k) : 0);
+    const std::uint64_t moved = word_range(j, from, to - k);
+    b.w[j] = (b.w[j] & ~moved & ~word_range(j, to - k, to)) | (shifted & moved);
+  }
+}
+
+// The 16-bit lanes of a block, bit L of a mask for lane L (of 32): lane L is bits
+// [16 L, 16 L + 16). These move whole lanes, without branches where SSE2 is there.
+//
+// Lanes L and up move one up (lane 31's content goes) and lane L becomes `value`.
+inline void lanes_insert(TaggedBlock& b, std::uint32_t lane, std::uint64_t value) {
+#if defined(__SSE2__)
+  auto* v = reinterpret_cast<__m128i*>(b.w);
+  const __m128i at = _mm_set1_epi16(static_cast<short>(lane)), put = _mm_set1_epi16(static_cast<short>(value));
+  const __m128i w0 = _mm_load_si128(v), w1 = _mm_load_si128(v + 1), w2 = _mm_load_si128(v + 2),
+                w3 = _mm_load_si128(v + 3);
+  const auto step = [&](const __m128i old, const __m128i below, const __m128i index) {
+    const __m128i up = _mm_or_si128(_mm_slli_si128(old, 2), _mm_srli_si128(below, 14));  // lane l gets l - 1
+    const __m128i above = _mm_cmpgt_epi16(index, at), here = _mm_cmpeq_epi16(index, at);
+    const __m128i kept = _mm_andnot_si128(_mm_or_si128(above, here), old);
+    return _mm_or_si128(kept, _mm_or_si128(_mm_and_si128(above, up), _mm_and_si128(here, put)));
+  };
+  _mm_store_si128(v, step(w0, _mm_setzero_si128(), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7)));
+  _mm_store_si128(v + 1, step(w1, w0, _mm_setr_epi16(8, 9, 10, 11, 12, 13, 14, 15)));
+  _mm_store_si128(v + 2, step(w2, w1, _mm_setr_epi16(16, 17, 18, 19, 20, 21, 22, 23)));
+  _mm_store_si128(v + 3, step(w3, w2, _mm_setr_epi16(24, 25, 26, 27, 28, 29, 30, 31)));
+#else
+  const std::uint32_t first = lane / 4;
+  const std::uint64_t keep = (std::uint64_t{1} << (16 * (lane % 4))) - 1, w = b.w[first];
   std::uint64_t carry = w >> 48;
-  b.w[first] = (w & keep) | ((w << 16) & ~keep);
+  b.w[first] = (w & keep) | ((w << 16) & ~keep & ~(0xFFFF * (keep + 1))) | (value << (16 * (lane % 4)));
   for (std::uint32_t j = first + 1; j < 8; ++j) {
     const std::uint64_t next = b.w[j];
     b.w[j] = (next << 16) | carry;
     carry = next >> 48;
   }
+#endif
 }
+// Lanes above L move one down over it, and lane 31 becomes 0.
+inline void lanes_erase(TaggedBlock& b, std::uint32_t lane) {
+#if defined(__SSE2__)
+  auto* v = reinterpret_cast<__m128i*>(b.w);
+  const __m128i from = _mm_set1_epi16(static_cast<short>(lane) - 1);
+  const __m128i w0 = _mm_load_si128(v), w1 = _mm_load_si128(v + 1), w2 = _mm_load_si128(v + 2),
+                w3 = _mm_load_si128(v + 3);
+  const auto step = [&](const __m128i old, const __m128i above, const __m128i index) {
+    const __m128i down = _mm_or_si128(_mm_srli_si128(old, 2), _mm_slli_si128(above, 14));  // lane l gets l + 1
+    const __m128i moved = _mm_cmpgt_epi16(index, from);
+    return _mm_or_si128(_mm_andnot_si128(moved, old), _mm_and_si128(moved, down));
+  };
+  _mm_store_si128(v, step(w0, w1, _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7)));
+  _mm_store_si128(v + 1, step(w1, w2, _mm_setr_epi16(8, 9, 10, 11, 12, 13, 14, 15)));
+  _mm_store_si128(v + 2, step(w2, w3, _mm_setr_epi16(16, 17, 18, 19, 20, 21, 22, 23)));
+  _mm_store_si128(v + 3, step(w3, _mm_setzero_si128(), _mm_setr_epi16(24, 25, 26, 27, 28, 29, 30, 31)));
+#else
+  const std::uint32_t first = lane / 4;
+  const std::uint64_t keep = (std::uint64_t{1} << (16 * (lane % 4))) - 1;
+  for (std::uint32_t j = first; j < 8; ++j) {
+    const std::uint64_t shifted = (b.w[j] >> 16) | (j < 7 ? b.w[j + 1] << 48 : 0);
+    b.w[j] = j == first ? (b.w[j] & keep) | (shifted & ~keep) : shifted;
+  }
+#endif
+}
+
 // A block's geometry: S slots, B buckets, t tag bits, x tail bits; every mask built once.
 class QuotientLayout {
  public:
@@ -137,19 +191,14 @@ class QuotientLayout {
   QuotientLayout(std::uint32_t slots, std::uint32_t buckets, std::uint32_t tag_bits, std::uint32_t tail_bits)
       : slots_(slots), buckets_(buckets), tag_bits_(tag_bits), tail_bits_(tail_bits) {
     runs_ = slots + buckets >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (slots + buckets)) - 1;
-    heads_ = 512 - 16 * slots;
-    first_word_ = heads_ / 64;
-    for (std::uint32_t j = 0; j < 8; ++j) lanes_[j] = word_range(j, heads_, 512);
+    first_lane_ = 32 - slots;
     const std::uint32_t at = slots + buckets, len = tail_bits * slots;
     tails_word_ = at / 64;
     tails_shift_ = at % 64;
+    tails_fit_ = len <= 128;
     tails_mask_ = len >= 128 ? ~Bits128{0} : (Bits128{1} << len) - 1;
     for (std::uint32_t q = 0; q < 3; ++q)
       tails_field_[q] = tails_word_ + q < 8 ? word_range(tails_word_ + q, at, std::min(at + len, 512u)) : 0;
-    constexpr std::uint64_t ones16 = 0x0001000100010001;
-    ones_ = ones16;
-    tags_ = ((std::uint64_t{1} << tag_bits) - 1) * ones16;
-    guard_ = (std::uint64_t{1} << tag_bits) * ones16;
   }
 
   // Whether the fields fit a block: the runs in one word, below the tails, below the heads.
@@ -180,30 +229,38 @@ class QuotientLayout {
 
   std::uint64_t runs(const TaggedBlock& b) const { return b.w[0] & runs_; }
   std::uint32_t stored(const TaggedBlock& b) const { return popcount64(runs(b)); }
-  std::uint32_t head_pos(std::uint32_t i) const { return heads_ + 16 * i; }
+  // Slot i's head is lane first_lane() + i.
+  std::uint32_t first_lane() const { return first_lane_; }
+  // The lanes of slots [0, n), as a lane mask.
+  std::uint32_t slot_lanes(std::uint32_t n) const {
+    return static_cast<std::uint32_t>(((std::uint64_t{1} << n) - 1) << first_lane_);
+  }
   std::uint32_t tail_pos(std::uint32_t i) const { return slots_ + buckets_ + tail_bits_ * i; }
-  // A head is two bytes of the block where words are little-endian: read and written as such
-  // (a word read right after narrower stores would wait for them).
+  // A head is two bytes of the block where words are little-endian: read and written as such.
   std::uint64_t head(const TaggedBlock& b, std::uint32_t i) const {
-    const std::uint32_t p = head_pos(i);
+    const std::uint32_t lane = first_lane_ + i;
     if constexpr (kLittleEndian) {
       std::uint16_t v;
-      std::memcpy(&v, reinterpret_cast<const unsigned char*>(b.w) + p / 8, sizeof v);
+      std::memcpy(&v, reinterpret_cast<const unsigned char*>(b.w) + 2 * lane, sizeof v);
       return v;
     }
-    return (b.w[p / 64] >> (p % 64)) & 0xFFFF;
+    return (b.w[lane / 4] >> (16 * (lane % 4))) & 0xFFFF;
   }
   void set_head(TaggedBlock& b, std::uint32_t i, std::uint64_t value) const {
-    const std::uint32_t p = head_pos(i);
+    const std::uint32_t lane = first_lane_ + i;
     if constexpr (kLittleEndian) {
       const auto v = static_cast<std::uint16_t>(value);
-      std::memcpy(reinterpret_cast<unsigned char*>(b.w) + p / 8, &v, sizeof v);
+      std::memcpy(reinterpret_cast<unsigned char*>(b.w) + 2 * lane, &v, sizeof v);
       return;
     }
-    b.w[p / 64] = (b.w[p / 64] & ~(std::uint64_t{0xFFFF} << (p % 64))) | (value << (p % 64));
+    const std::uint32_t shift = 16 * (lane % 4);
+    b.w[lane / 4] = (b.w[lane / 4] & ~(std::uint64_t{0xFFFF} << shift)) | (value << shift);
   }
   std::uint64_t tail(const TaggedBlock& b, std::uint32_t i) const {
-    return tail_bits_ == 0 ? 0 : get_bits(b, tail_pos(i), tail_bits_);
+    if (tail_bits_ == 0) return 0;
+    if (tails_fit_)
+      return static_cast<std::uint64_t>(tails(b) >> (tail_bits_ * i)) & ((std::uint64_t{1} << tail_bits_) - 1);
+    return get_bits(b, tail_pos(i), tail_bits_);
   }
 
   // The slots of bucket q: [first, first + count).
@@ -220,25 +277,44 @@ class QuotientLayout {
   }
 
   // Adds a slot at the end of bucket k.bucket's run; the block holds fewer than S.
-  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag) const {
-    insert(b, k, tag, select64(~runs(b), k.bucket), stored(b));
-  }
-  // The same where `end` is the bucket's closing 0 in the runs and n the slots stored.
-  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t end, std::uint32_t n) const {
-    const std::uint32_t i = end - k.bucket;  // the slot's index: the slots before `end`
-    const std::uint64_t r = runs(b), below = (std::uint64_t{1} << end) - 1;
-    b.w[0] = (b.w[0] & ~runs_) | (((r & below) | ((r & ~below) << 1) | (std::uint64_t{1} << end)) & runs_);
-    if (i < n) lanes_up(b, head_pos(i));
-    set_head(b, i, k.head | tag);
+  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag) const { insert(b, k, tag, stored(b)); }
+  // The same where n is the slots stored.
+  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t n) const {
+    const std::uint64_t r = runs(b);
+    const std::uint32_t end = select64(~r, k.bucket);  // the bucket's closing 0
+    const std::uint32_t i = end - k.bucket;            // the slot's index: the slots before `end`
+    lanes_insert(b, first_lane_ + i, k.head | tag);
+    const std::uint64_t below = (std::uint64_t{1} << end) - 1;
+    b.w[0] = (b.w[0] & ~runs_) | (((r & below) | ((r & ~below) << 1) | (below + 1)) & runs_);
     if (tail_bits_ == 0) return;
-    if (tail_bits_ * slots_ <= 128) {  // the tails as one number: room at i, the new tail in it
-      const std::uint32_t cut = tail_bits_ * i;
-      const Bits128 t = tails(b), before = (Bits128{1} << cut) - 1;
-      set_tails(b, ((t & before) | ((t & ~before) << tail_bits_) | (Bits128{k.tail} << cut)) & tails_mask_);
+    if (tails_fit_) {  // the tails as one number: room at i, the new tail in it
+      const Bits128 t = tails(b), before = (Bits128{1} << (tail_bits_ * i)) - 1;
+      set_tails(b, (t & before) | ((t & ~before) << tail_bits_) | (Bits128{k.tail} << (tail_bits_ * i)));
       return;
     }
     if (i < n) open_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
     set_bits(b, tail_pos(i), tail_bits_, k.tail);
+  }
+  // Takes out the slots of `dead` (bit i: slot i), of the n stored, keeping the others in order.
+  void erase(TaggedBlock& b, std::uint32_t dead, std::uint32_t n) const {
+    std::uint64_t r = runs(b);
+    Bits128 t = tails_fit_ && tail_bits_ > 0 ? tails(b) : 0;
+    for (; dead != 0; dead &= ~(std::uint32_t{1} << (31 - __builtin_clz(dead)))) {  // the highest first
+      const auto i = static_cast<std::uint32_t>(31 - __builtin_clz(dead));
+      const std::uint64_t below = (std::uint64_t{1} << select64(r, i)) - 1;
+      r = (r & below) | ((r >> 1) & ~below);
+      lanes_erase(b, first_lane_ + i);
+      if (tail_bits_ == 0) continue;
+      if (tails_fit_) {
+        const Bits128 kept = (Bits128{1} << (tail_bits_ * i)) - 1;
+        t = (t & kept) | ((t >> tail_bits_) & ~kept);
+      } else {
+        close_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
+      }
+      --n;
+    }
+    b.w[0] = (b.w[0] & ~runs_) | r;
+    if (tails_fit_ && tail_bits_ > 0) set_tails(b, t);
   }
 
   // The tails of all slots as one number, slot i's at bit x i (x S <= 128).
@@ -250,6 +326,7 @@ class QuotientLayout {
     return (static_cast<Bits128>(hi) << 64 | lo) & tails_mask_;
   }
   void set_tails(TaggedBlock& b, Bits128 v) const {
+    v &= tails_mask_;
     const std::uint32_t j = tails_word_, s = tails_shift_;
     const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
     const std::uint64_t parts[3] = {lo << s, s == 0 ? hi : (hi << s) | (lo >> (64 - s)), s == 0 ? 0 : hi >> (64 - s)};
@@ -257,221 +334,131 @@ class QuotientLayout {
       if (tails_field_[q] != 0) b.w[j + q] = (b.w[j + q] & ~tails_field_[q]) | (parts[q] & tails_field_[q]);
   }
 
-  std::uint32_t first_word() const { return first_word_; }
-  std::uint64_t lanes(std::uint32_t j) const { return lanes_[j]; }  // the head lanes' bits of word j
-  // The head lanes' bytes of the block, a bit each (as a byte mask over the 64 bytes).
-  std::uint64_t head_bytes() const { return ~std::uint64_t{0} << (heads_ / 8); }
-  std::uint64_t ones() const { return ones_; }
-  std::uint64_t tags() const { return tags_; }
-  std::uint64_t guard() const { return guard_; }
-  std::uint64_t remainders() const { return 0xFFFF * ones_ & ~tags_; }  // each lane's remainder bits
-  std::uint64_t high() const { return 0x8000 * ones_; }                 // each lane's top bit
-  std::uint32_t heads() const { return heads_; }
-
  private:
   std::uint32_t slots_ = 1, buckets_ = 1, tag_bits_ = 1, tail_bits_ = 0;
   std::uint64_t runs_ = 0;
-  std::uint32_t heads_ = 496, first_word_ = 7;
-  std::uint64_t lanes_[8] = {};  // the head lanes' bits of each word
-  // The tails region, read as one number when it is at most 128 bits: from bit tails_shift_
-  // of word tails_word_, the bits of it in that word and the next two.
+  std::uint32_t first_lane_ = 31;
+  // The tails region, read as one number when it is at most 128 bits (tails_fit_): from bit
+  // tails_shift_ of word tails_word_, the bits of it in that word and the next two.
   std::uint32_t tails_word_ = 0, tails_shift_ = 0;
+  bool tails_fit_ = true;
   Bits128 tails_mask_ = 0;
   std::uint64_t tails_field_[3] = {};
-  std::uint64_t ones_ = 0, tags_ = 0, guard_ = 0;  // per 16-bit lane: bit 0, the tag, bit t
 };
 
 // A block as read at one moment: the layout, the owning table's floor and the threshold for
 // liveness (tagged_block.hpp's LiveView, for this format).
 struct QuotientView {
   QuotientView(const QuotientLayout* l, std::uint64_t floor, std::uint64_t threshold_)
-      : layout(l),
-        floor_tag(floor),
-        threshold(threshold_),
-        spread_floor(floor * l->ones()),
-        spread_threshold(threshold_ * l->ones()),
-        empty_live(live_tag(0)) {}
+      : layout(l), floor_tag(floor), threshold(threshold_) {}
 
   const QuotientLayout* layout;
   std::uint64_t floor_tag;
   std::uint64_t threshold;
-  std::uint64_t spread_floor, spread_threshold;
-  bool empty_live;  // whether a lane of no slot (all 0) reads as live
 
   bool live_tag(std::uint64_t head) const { return ((head - floor_tag) & layout->tag_mask()) >= threshold; }
+
+  // Two lane masks of a block from one pass over it: the lanes whose remainder bits are
+  // `head`'s, and the lanes whose tag is live. Lanes that are no head are in them too.
+  struct Lanes {
+    std::uint32_t match, young;
+  };
+  Lanes lanes(const TaggedBlock& b, std::uint64_t head) const {
+    const std::uint64_t tags = layout->tag_mask();
+#if defined(__SSE2__)
+    const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~tags));
+    const __m128i want = _mm_set1_epi16(static_cast<short>(head));
+    const __m128i tag = _mm_set1_epi16(static_cast<short>(tags));
+    const __m128i floor = _mm_set1_epi16(static_cast<short>(floor_tag));
+    const __m128i below = _mm_set1_epi16(static_cast<short>(threshold) - 1);  // rel > below: rel >= threshold
+    const auto* v = reinterpret_cast<const __m128i*>(b.w);
+    const auto match = [&](const __m128i w) { return _mm_cmpeq_epi16(_mm_and_si128(w, remainders), want); };
+    // The tag's distance above the floor: the low t bits of the lane minus the floor.
+    const auto young = [&](const __m128i w) {
+      return _mm_cmpgt_epi16(_mm_and_si128(_mm_sub_epi16(w, floor), tag), below);
+    };
+    // Packed to a byte a lane (0 and -1 stay so), then a bit a lane.
+    const auto bits = [](const __m128i a, const __m128i c) {
+      return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(a, c)));
+    };
+    const __m128i v0 = _mm_load_si128(v), v1 = _mm_load_si128(v + 1), v2 = _mm_load_si128(v + 2),
+                  v3 = _mm_load_si128(v + 3);
+    return Lanes{bits(match(v0), match(v1)) | bits(match(v2), match(v3)) << 16,
+                 bits(young(v0), young(v1)) | bits(young(v2), young(v3)) << 16};
+#else
+    constexpr std::uint64_t ones = 0x0001000100010001;
+    const std::uint64_t remainders = (0xFFFF & ~tags) * ones, want = head * ones;
+    const std::uint64_t guard = (tags + 1) * ones, high = 0x8000 * ones;
+    Lanes out{0, 0};
+    for (std::uint32_t j = 0; j < 8; ++j) {
+      // The SWAR zero-field test: a borrow leaves a lane only out of a zero field, so a false
+      // mark sits above a true one; confirm() reads the slot.
+      const std::uint64_t z = (b.w[j] ^ want) & remainders;
+      const std::uint64_t zero = ((z - guard) & ~z & high) >> 15;  // bits 0, 16, 32, 48
+      const std::uint64_t rel = (((b.w[j] & tags * ones) | guard) - floor_tag * ones) & tags * ones;
+      const std::uint64_t live = (((rel | guard) - threshold * ones) & guard) >> layout->tag_bits();
+      out.match |= gather4(zero) << (4 * j);
+      out.young |= gather4(live) << (4 * j);
+    }
+    return out;
+#endif
+  }
+#if !defined(__SSE2__)
+  // Bits 0, 16, 32 and 48 as bits 0 to 3.
+  static std::uint32_t gather4(std::uint64_t x) {
+    return static_cast<std::uint32_t>((x * 0x0001000200040008) >> 48) & 0xF;
+  }
+#endif
 
   // What a query and an insert need of one block, from one pass over its words.
   struct Probe {
     int found = -1;          // a live slot of the key's bucket holding its remainder, or -1
     std::uint32_t live = 0;  // live slots
     std::uint32_t stored = 0;
+    std::uint32_t dead = 0;  // bit i: slot i is stored and not live
   };
   Probe probe(const TaggedBlock& b, const QuotientLayout::Key& k) const {
     const QuotientLayout& l = *layout;
     Probe p;
     p.stored = l.stored(b);
-    std::uint32_t all = 0;  // live lanes, those of no slot too
-    std::uint64_t marks = 0;
-#if defined(__SSE2__)
-    // The 32 lanes of the block, eight a vector; a byte mask has two bits a lane.
-    const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~l.tag_mask()));
-    const __m128i head = _mm_set1_epi16(static_cast<short>(k.head));
-    const __m128i tags = _mm_set1_epi16(static_cast<short>(l.tag_mask()));
-    const __m128i floor = _mm_set1_epi16(static_cast<short>(floor_tag));
-    const __m128i below = _mm_set1_epi16(static_cast<short>(threshold) - 1);  // rel > below: rel >= threshold
-    std::uint64_t young = 0;
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b.w) + q);
-      const __m128i eq = _mm_cmpeq_epi16(_mm_and_si128(v, remainders), head);
-      const __m128i rel = _mm_and_si128(_mm_sub_epi16(_mm_and_si128(v, tags), floor), tags);
-      marks |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(eq))) << (16 * q);
-      young |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(rel, below))))
-               << (16 * q);
-    }
-    all = popcount64(young & l.head_bytes() & 0x5555555555555555);
-#else
-    std::uint64_t sum = 0;  // each lane's live count in its low bits: at most 8 a lane
-    for (std::uint32_t j = 0; j < 8; ++j) {
-      sum += (young(b, j) & l.lanes(j)) >> l.tag_bits();
-      marks |= spread_lanes(match_lanes(b.w[j], k.head)) << (8 * j);
-    }
-    all = static_cast<std::uint32_t>((sum * l.ones()) >> 48);
-#endif
-    p.live = empty_live ? all - (l.slots() - p.stored) : all;
-    p.found = confirm(b, k, marks);
+    const std::uint32_t slots = l.slot_lanes(p.stored);
+    const Lanes m = lanes(b, k.head);
+    p.live = popcount64(m.young & slots);
+    p.dead = (~m.young & slots) >> l.first_lane();
+    p.found = confirm(b, k, m.match & slots);
     return p;
   }
   // Index of the live slot of bucket k.bucket holding the key's remainder, or -1.
   int find(const TaggedBlock& b, const QuotientLayout::Key& k) const {
-    std::uint64_t marks = 0;
-#if defined(__SSE2__)
-    const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~layout->tag_mask()));
-    const __m128i head = _mm_set1_epi16(static_cast<short>(k.head));
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b.w) + q);
-      const __m128i eq = _mm_cmpeq_epi16(_mm_and_si128(v, remainders), head);
-      marks |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(eq))) << (16 * q);
-    }
-#else
-    for (std::uint32_t j = 0; j < 8; ++j) marks |= spread_lanes(match_lanes(b.w[j], k.head)) << (8 * j);
-#endif
-    return confirm(b, k, marks);
+    return confirm(b, k, lanes(b, k.head).match & layout->slot_lanes(layout->stored(b)));
   }
-  // Four lane bits as bits 0, 2, 4, 6: two bits a lane, as a byte mask has them.
-  static std::uint64_t spread_lanes(std::uint32_t four) {
-    return (four & 1) | (four & 2) << 1 | (four & 4) << 2 | (four & 8) << 3;
-  }
-  // A bit for each lane of word w (of the block's 32) that may hold the remainder bits of
-  // `head`, never missing one that does (the SWAR zero-field test: a borrow leaves a lane only
-  // out of a zero field, so a false mark sits above a true one; confirm() reads the slot).
-  std::uint32_t match_lanes(std::uint64_t w, std::uint64_t head) const {
+  // The slot of the key's bucket among the lanes of `marks` (slots whose remainder bits in the
+  // head match) that is live and holds the whole remainder, or -1. Nearly every absent key has
+  // no mark.
+  int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint32_t marks) const {
+    if (marks == 0) return -1;
     const QuotientLayout& l = *layout;
-    const std::uint64_t z = (w ^ head * l.ones()) & l.remainders();
-    const std::uint64_t marks = ((z - l.guard()) & ~z & l.high()) >> 15;  // bits 0, 16, 32, 48
-    return static_cast<std::uint32_t>((marks * 0x0001000200040008) >> 48) & 0xF;
-  }
-  // The slot of the key's bucket among the marked lanes (bit 2L for lane L) that is live and
-  // holds the whole remainder, or -1. Nearly every absent key has no mark among the heads.
-  int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint64_t marks) const {
-    const QuotientLayout& l = *layout;
-    if ((marks & l.head_bytes()) == 0) return -1;
     const QuotientLayout::Run run = l.run(b, k.bucket);
-    const std::uint32_t from = 2 * (l.heads() / 16 + run.first);  // 64 for a bucket past the last slot
     std::uint64_t candidates =
-        from >= 64 ? 0 : (marks >> from) & ((std::uint64_t{1} << (2 * run.count)) - 1) & 0x5555555555555555;
-    const std::uint64_t mask = ~l.tag_mask() & 0xFFFF;
+        (std::uint64_t{marks} >> (l.first_lane() + run.first)) & ((std::uint64_t{1} << run.count) - 1);
     for (; candidates != 0; candidates &= candidates - 1) {
-      const auto i = run.first + static_cast<std::uint32_t>(__builtin_ctzll(candidates)) / 2;
-      const std::uint64_t h = l.head(b, i);
-      if ((h & mask) == k.head && live_tag(h) && l.tail(b, i) == k.tail) return static_cast<int>(i);
+      const auto i = run.first + static_cast<std::uint32_t>(__builtin_ctzll(candidates));
+      if (live_tag(l.head(b, i)) && l.tail(b, i) == k.tail) return static_cast<int>(i);
     }
     return -1;
   }
 
-  // Live slots of a block: the head lanes' tags compared four a word, the lanes of slots
-  // below n = stored() only (bits [heads, heads + 16 n) of the block).
-  // Every lane is counted, then the lanes of no slot (all 0) taken back if 0 reads as live.
+  // Live slots of a block.
   std::uint32_t live(const TaggedBlock& b) const {
-    const QuotientLayout& l = *layout;
-    std::uint64_t sum = 0;  // each lane's count in its low bits: at most 8 a lane
-    for (std::uint32_t j = 0; j < 8; ++j) sum += (young(b, j) & l.lanes(j)) >> l.tag_bits();
-    const auto all = static_cast<std::uint32_t>((sum * l.ones()) >> 48);
-    return empty_live ? all - (l.slots() - l.stored(b)) : all;
-  }
-  // Bit t of each head lane of word j whose tag is live (lanes of no slot too).
-  std::uint64_t young(const TaggedBlock& b, std::uint32_t j) const {
-    const QuotientLayout& l = *layout;
-    const std::uint64_t rel = (((b.w[j] & l.tags()) | l.guard()) - spread_floor) & l.tags();
-    return ((rel | l.guard()) - spread_threshold) & l.guard();
+    return popcount64(lanes(b, 0).young & layout->slot_lanes(layout->stored(b)));
   }
   // Drops the slots that are not live, keeping the others in order; returns how many went.
   std::uint32_t purge(TaggedBlock& b) const {
     const QuotientLayout& l = *layout;
-    const std::uint64_t runs = l.runs(b);
-    const std::uint32_t n = popcount64(runs);
-    const std::uint32_t x = l.tail_bits(), first_lane = l.heads() / 16;
-    const std::uint64_t kept_slots = live_slots(b, n);  // bit i: slot i is kept
-    // The run bits of the kept slots, each moved down past the dropped slots before it.
-    std::uint64_t new_runs = 0;
-    std::uint32_t i = 0, dropped = 0;
-    for (std::uint64_t m = runs; m != 0; m &= m - 1, ++i) {
-      const std::uint64_t keep = kept_slots >> i & 1;
-      new_runs |= keep << (static_cast<std::uint32_t>(__builtin_ctzll(m)) - dropped);
-      dropped += static_cast<std::uint32_t>(1 - keep);
-    }
-    // The kept heads, four a word (whole-word stores only: a word read back from narrower
-    // stores would wait for them), and their tails, from the region's first bit.
-    std::uint64_t heads[8] = {}, word = 0, tails[3] = {};
-    const bool tails_fit = x * l.slots() <= 128;
-    TaggedBlock kept;  // all zero; the tails go here when they do not fit in `tails`
-    std::uint32_t k = 0;
-    for (std::uint64_t m = kept_slots; m != 0; m &= m - 1, ++k) {
-      const auto slot = static_cast<std::uint32_t>(__builtin_ctzll(m));
-      const std::uint32_t lane = first_lane + k;
-      word = (lane % 4 == 0 ? 0 : word) | l.head(b, slot) << (16 * (lane % 4));
-      heads[lane / 4] = word;
-      if (x == 0) continue;
-      const std::uint64_t t = l.tail(b, slot);
-      if (tails_fit) {
-        const std::uint32_t at = x * k;
-        tails[at / 64] |= t << (at % 64);
-        tails[at / 64 + 1] |= (t >> 1) >> (63 - at % 64);  // the part past the word, if any
-      } else {
-        set_bits(kept, l.tail_pos(k), x, t);
-      }
-    }
-    for (std::uint32_t j = 0; j < 8; ++j) kept.w[j] |= heads[j] & l.lanes(j);
-    kept.w[0] |= new_runs;
-    if (x > 0 && tails_fit) l.set_tails(kept, static_cast<Bits128>(tails[1]) << 64 | tails[0]);
-    b = kept;
-    return n - k;
-  }
-  // A bit for each of the n stored slots that is live.
-  std::uint64_t live_slots(const TaggedBlock& b, std::uint32_t n) const {
-    const QuotientLayout& l = *layout;
-    std::uint64_t lanes = 0;  // bit L: lane L of the block (of 32) is live
-#if defined(__SSE2__)
-    const __m128i tags = _mm_set1_epi16(static_cast<short>(l.tag_mask()));
-    const __m128i floor = _mm_set1_epi16(static_cast<short>(floor_tag));
-    const __m128i below = _mm_set1_epi16(static_cast<short>(threshold) - 1);
-    std::uint64_t young = 0;  // two bits a lane
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(b.w) + q);
-      const __m128i rel = _mm_and_si128(_mm_sub_epi16(_mm_and_si128(v, tags), floor), tags);
-      young |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(rel, below))))
-               << (16 * q);
-    }
-    // Every other bit, gathered: bit 2L to bit L.
-    young &= 0x5555555555555555;
-    young = (young | young >> 1) & 0x3333333333333333;
-    young = (young | young >> 2) & 0x0F0F0F0F0F0F0F0F;
-    young = (young | young >> 4) & 0x00FF00FF00FF00FF;
-    young = (young | young >> 8) & 0x0000FFFF0000FFFF;
-    lanes = (young | young >> 16) & 0xFFFFFFFF;
-#else
-    for (std::uint32_t i = 0; i < n; ++i) lanes |= std::uint64_t{live_tag(l.head(b, i))} << (l.heads() / 16 + i);
-#endif
-    return (lanes >> (l.heads() / 16)) & ((std::uint64_t{1} << n) - 1);
+    const std::uint32_t n = l.stored(b);
+    const std::uint32_t dead = (~lanes(b, 0).young & l.slot_lanes(n)) >> l.first_lane();
+    if (dead != 0) l.erase(b, dead, n);
+    return popcount64(dead);
   }
 };
 
