@@ -54,6 +54,7 @@
 
 #include "tlbf/checks.hpp"
 #include "tlbf/config.hpp"
+#include "tlbf/detail/bit_ops.hpp"
 #include "tlbf/detail/prefetch.hpp"
 #include "tlbf/detail/quotient_block.hpp"
 #include "tlbf/detail/tagged_block.hpp"
@@ -171,13 +172,32 @@ class TaggedFilter final : public WindowFilter {
 
   // Renews a key already present in the newest table (the --refresh behaviour).
   void insert(KeyHash h, Time now) override {
+    if (fast_bits_) return insert_fast(h, now);
+    insert_with<false>(h, now);
+  }
+  // The program's path: the key's remainder and the newest table's live view are made once
+  // for the query and the insert.
+  bool insert_if_absent(KeyHash h, Time now) override {
+    if (fast_bits_) return insert_if_absent_fast(h, now);
+    return insert_if_absent_with<false>(h, now);
+  }
+  // Whether the decisions run the POPCNT and PDEP kernels (detail/bit_ops.hpp): where the
+  // processor has them fast, unless use_portable_bit_ops() was called (the answers are the same).
+  bool fast_bit_ops() const { return fast_bits_; }
+  void use_portable_bit_ops() { fast_bits_ = false; }
+
+ private:
+  TLBF_BIT_OPS_TARGET void insert_fast(KeyHash h, Time now) { insert_with<true>(h, now); }
+  TLBF_BIT_OPS_TARGET bool insert_if_absent_fast(KeyHash h, Time now) { return insert_if_absent_with<true>(h, now); }
+  template <bool kFast>
+  [[gnu::always_inline]] void insert_with(KeyHash h, Time now) {
     const std::int64_t cur = advance(now);
     ++keys_inserted_;
     Table& t = tables_.back();
     const LiveKey k = key_of(h);
     const detail::QuotientView v = view(t, lowest_live(cur));
     if (!stash_.empty() && stash_.renew(detail::TaggedStash::fingerprint(h.lo, h.hi), cur, lowest_live(cur))) return;
-    const Probes p = probes(t, h, k, v);
+    const Probes p = probes<kFast>(t, h, k, v);
     for (detail::TaggedBlock* b : {&first_block(t, h), &second_block(t, h)}) {
       const int s = b == &first_block(t, h) ? p.a.found : p.b.found;
       if (s < 0) continue;
@@ -189,30 +209,29 @@ class TaggedFilter final : public WindowFilter {
       t.count(cur, +1);
       return;
     }
-    place(h, k, cur, v, p);
+    place<kFast>(h, k, cur, v, p);
   }
-
-  // The program's path: the key's remainder and the newest table's live view are made once
-  // for the query and the insert.
-  bool insert_if_absent(KeyHash h, Time now) override {
+  template <bool kFast>
+  [[gnu::always_inline]] bool insert_if_absent_with(KeyHash h, Time now) {
     const std::int64_t cur = advance(now);
     const std::int64_t lo = lowest_live(cur);
     const LiveKey k = key_of(h);
     const detail::QuotientView newest = view(tables_.back(), lo);
     const detail::TaggedBlock& second = second_block(tables_.back(), h);
     detail::prefetch(&second);  // its line comes while the first block is read
-    Probes p{newest.probe(first_block(tables_.back(), h), k.key), {}};
+    Probes p{newest.probe<kFast>(first_block(tables_.back(), h), k.key), {}};
     if (p.a.found >= 0) return false;
-    p.b = newest.probe(second, k.key);
+    p.b = newest.probe<kFast>(second, k.key);
     if (p.b.found >= 0) return false;
     for (std::size_t i = tables_.size() - 1; i-- > 0;)
-      if (tables_[i].newest >= lo && answers(tables_[i], h, k, lo)) return false;
+      if (tables_[i].newest >= lo && answers<kFast>(tables_[i], h, k, lo)) return false;
     if (!stash_.empty() && stash_.holds(detail::TaggedStash::fingerprint(h.lo, h.hi), lo)) return false;
     ++keys_inserted_;
-    place(h, k, cur, newest, p);
+    place<kFast>(h, k, cur, newest, p);
     return true;
   }
 
+ public:
   // insert_if_absent() for keys[0..n) in order, with the contract of tlbf::insert_if_absent_batch()
   // (filter.hpp). While every table fits the cache, prefetch() would fetch nothing, so the keys
   // are decided without asking it (a table that grows past the cache inside the batch is
@@ -459,12 +478,14 @@ class TaggedFilter final : public WindowFilter {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(t.floor) + rel);
   }
   // Whether a live slot of the key's two blocks in `t` holds its remainder (`v`: t's view).
+  template <bool kFast = false>
   bool holds(const Table& t, KeyHash h, const LiveKey& k, const detail::QuotientView& v) const {
-    return v.find(first_block(t, h), k.key) >= 0 || v.find(second_block(t, h), k.key) >= 0;
+    return v.find<kFast>(first_block(t, h), k.key) >= 0 || v.find<kFast>(second_block(t, h), k.key) >= 0;
   }
   // The same for any table at lowest live epoch lo, format 1 too.
+  template <bool kFast = false>
   bool answers(const Table& t, KeyHash h, const LiveKey& k, std::int64_t lo) const {
-    if (!t.format1) return holds(t, h, k, view(t, lo));
+    if (!t.format1) return holds<kFast>(t, h, k, view(t, lo));
     const detail::LiveView v(&format1_, tag_of(t.floor), threshold(t, lo));
     const std::uint64_t r = format1_.remainder_of(h.lo ^ h.hi);
     return v.either_holds(first_block(t, h), second_block(t, h), r, format1_.spread(r));
@@ -562,7 +583,9 @@ class TaggedFilter final : public WindowFilter {
   // Writes the key into the newest table, making room as the class comment says; `newest`
   // is that table's live view at cur.
   // `p`: the probes of the key's blocks in the newest table through `newest`.
-  void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest, Probes p) {
+  template <bool kFast>
+  [[gnu::always_inline]] void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest,
+                                    Probes p) {
     for (;;) {
       Table& t = tables_.back();
       const bool second = p.b.live < p.a.live;
@@ -572,10 +595,10 @@ class TaggedFilter final : public WindowFilter {
       if (px.live < layout_.slots() && room) {
         std::uint32_t n = px.stored;
         if (n == layout_.slots()) {  // full of slots, some not live: they all go
-          layout_.erase(x, px.dead, n);
+          layout_.erase<kFast>(x, px.dead, n);
           n = px.live;
         }
-        layout_.insert(x, k.key, tag_of(cur), n);
+        layout_.insert<kFast>(x, k.key, tag_of(cur), n);
         t.count(cur, +1);
         ++t.live_now;
         t.newest = cur;
@@ -598,11 +621,12 @@ class TaggedFilter final : public WindowFilter {
         return;
       }
       newest = view(tables_.back(), lowest_live(cur));  // a new table, or a new cap floor
-      p = probes(tables_.back(), h, k, newest);
+      p = probes<kFast>(tables_.back(), h, k, newest);
     }
   }
+  template <bool kFast>
   Probes probes(const Table& t, KeyHash h, const LiveKey& k, const detail::QuotientView& v) const {
-    return Probes{v.probe(first_block(t, h), k.key), v.probe(second_block(t, h), k.key)};
+    return Probes{v.probe<kFast>(first_block(t, h), k.key), v.probe<kFast>(second_block(t, h), k.key)};
   }
 
   // The live slots a table holds at most (late in an epoch: E + 1 epochs of inserts) at the
@@ -651,6 +675,7 @@ class TaggedFilter final : public WindowFilter {
   Time next_sweep_ = std::numeric_limits<Time>::min();                 // when sweep() next clears blocks
   std::int64_t min_epoch_ = std::numeric_limits<std::int64_t>::min();  // the cap floor
   bool started_ = false;
+  bool fast_bits_ = detail::fast_bit_ops();
   std::vector<Table> tables_;  // the newest last: it takes the inserts
   detail::TaggedStash stash_;
 };

@@ -288,6 +288,41 @@ TEST_SUITE("tagged") {
       for (std::uint32_t seen = 0;; ++at)
         if ((x >> at & 1) && seen++ == k) break;
       REQUIRE(tlbf::detail::select64(x, k) == at);
+      if (tlbf::detail::fast_bit_ops()) REQUIRE(tlbf::detail::select64<true>(x, k) == at);
+    }
+  }
+
+  TEST_CASE("tagged: the POPCNT and PDEP kernels decide as the portable ones, state for state") {
+    // Both at 1e-3 (no tails) and 1e-5 (tails), through a burst, repeats and an idle gap, over
+    // the verbs that take a kernel: insert_if_absent, insert (a renewal) and may_contain.
+    if (!tlbf::detail::fast_bit_ops())
+      MESSAGE("this processor has no fast POPCNT and PDEP: both filters run the portable kernels");
+    for (const double e : {1e-3, 1e-5}) {
+      tlbf::TaggedFilter fast(tagged_config(kSec, e, 1000)), portable(tagged_config(kSec, e, 1000));
+      portable.use_portable_bit_ops();
+      CHECK(!portable.fast_bit_ops());
+      CHECK(fast.fast_bit_ops() == tlbf::detail::fast_bit_ops());
+      std::mt19937_64 rng(9);
+      Time t = kSec;
+      std::uint64_t fresh = 0;
+      for (std::uint64_t i = 0; i < 400000; ++i) {
+        t += i % 100000 < 20000 ? 10 * kUs : i % 100000 == 50000 ? 3 * kSec : 200 * kUs;
+        const tlbf::KeyHash h = key(rng() % 300000);
+        if (i % 7 == 0) {
+          fast.insert(h, t);
+          portable.insert(h, t);
+          continue;
+        }
+        const bool a = fast.insert_if_absent(h, t);
+        REQUIRE(a == portable.insert_if_absent(h, t));
+        REQUIRE(fast.may_contain(absent_key(i), t) == portable.may_contain(absent_key(i), t));
+        fresh += a;
+      }
+      CHECK(fresh > 100000);
+      tlbf::ByteWriter a, b;
+      fast.save(a);
+      portable.save(b);
+      CHECK(a.data() == b.data());
     }
   }
 

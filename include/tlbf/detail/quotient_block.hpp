@@ -25,56 +25,11 @@
 #include <emmintrin.h>
 #endif
 
+#include "tlbf/detail/bit_ops.hpp"
 #include "tlbf/detail/endian.hpp"
 #include "tlbf/detail/tagged_block.hpp"
 
 namespace tlbf::detail {
-
-inline std::uint32_t popcount64(std::uint64_t x) {
-#if defined(__POPCNT__)
-  return static_cast<std::uint32_t>(__builtin_popcountll(x));
-#else
-  x -= (x >> 1) & 0x5555555555555555;
-  x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333);
-  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F;
-  return static_cast<std::uint32_t>((x * 0x0101010101010101) >> 56);
-#endif
-}
-
-// Where the k-th set bit of a byte is, for every byte and k < 8 (8 when it has fewer).
-inline constexpr std::array<std::uint8_t, 2048> kSelectInByte = [] {
-  std::array<std::uint8_t, 2048> t{};
-  for (std::uint32_t k = 0; k < 8; ++k) {
-    for (std::uint32_t b = 0; b < 256; ++b) {
-      std::uint32_t seen = 0, at = 8;
-      for (std::uint32_t i = 0; i < 8; ++i)
-        if ((b >> i & 1) && seen++ == k) {
-          at = i;
-          break;
-        }
-      t[k * 256 + b] = static_cast<std::uint8_t>(at);
-    }
-  }
-  return t;
-}();
-
-// The position of the k-th (from 0) set bit of x, which has more than k (broadword select:
-// Vigna, "Broadword implementation of rank/select queries", 2008).
-inline std::uint32_t select64(std::uint64_t x, std::uint32_t k) {
-#if defined(__BMI2__)
-  return static_cast<std::uint32_t>(__builtin_ctzll(__builtin_ia32_pdep_di(std::uint64_t{1} << k, x)));
-#else
-  constexpr std::uint64_t kOnes8 = 0x0101010101010101, kHigh8 = 0x8080808080808080;
-  std::uint64_t s = x - ((x >> 1) & 0x5555555555555555);
-  s = (s & 0x3333333333333333) + ((s >> 2) & 0x3333333333333333);
-  s = ((s + (s >> 4)) & 0x0F0F0F0F0F0F0F0F) * kOnes8;  // byte j: set bits in bytes 0..j
-  // Byte j's top bit: its running count passed k (counts are below 128, so no borrow).
-  const std::uint64_t past = ((s | kHigh8) - kOnes8 * (k + 1)) & kHigh8;
-  const auto place = static_cast<std::uint32_t>(__builtin_ctzll(past)) - 7;
-  const auto before = static_cast<std::uint32_t>(((s << 8) >> place) & 0xFF);
-  return place + kSelectInByte[(k - before) * 256 + ((x >> place) & 0xFF)];
-#endif
-}
 
 // Bits [lo, hi) of word j of a block, lo <= hi <= 512.
 inline std::uint64_t word_range(std::uint32_t j, std::uint32_t lo, std::uint32_t hi) {
@@ -228,7 +183,10 @@ class QuotientLayout {
   }
 
   std::uint64_t runs(const TaggedBlock& b) const { return b.w[0] & runs_; }
-  std::uint32_t stored(const TaggedBlock& b) const { return popcount64(runs(b)); }
+  template <bool kFast = false>
+  [[gnu::always_inline]] std::uint32_t stored(const TaggedBlock& b) const {
+    return popcount64<kFast>(runs(b));
+  }
   // Slot i's head is lane first_lane() + i.
   std::uint32_t first_lane() const { return first_lane_; }
   // The lanes of slots [0, n), as a lane mask.
@@ -267,9 +225,10 @@ class QuotientLayout {
   struct Run {
     std::uint32_t first, count;
   };
+  template <bool kFast = false>
   Run run(const TaggedBlock& b, std::uint32_t q) const {
     const std::uint64_t ends = ~runs(b);  // a 0 of the runs closes a bucket
-    const std::uint32_t end = select64(ends, q);
+    const std::uint32_t end = select64<kFast>(ends, q);
     // The bucket's slots are the 1s just below `end`, back to the 0 before them (or bit 0).
     const std::uint64_t below = ends & ((std::uint64_t{1} << end) - 1);
     const std::uint32_t start = below == 0 ? 0 : 64 - static_cast<std::uint32_t>(__builtin_clzll(below));
@@ -279,10 +238,11 @@ class QuotientLayout {
   // Adds a slot at the end of bucket k.bucket's run; the block holds fewer than S.
   void insert(TaggedBlock& b, const Key& k, std::uint64_t tag) const { insert(b, k, tag, stored(b)); }
   // The same where n is the slots stored.
-  void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t n) const {
+  template <bool kFast = false>
+  [[gnu::always_inline]] void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t n) const {
     const std::uint64_t r = runs(b);
-    const std::uint32_t end = select64(~r, k.bucket);  // the bucket's closing 0
-    const std::uint32_t i = end - k.bucket;            // the slot's index: the slots before `end`
+    const std::uint32_t end = select64<kFast>(~r, k.bucket);  // the bucket's closing 0
+    const std::uint32_t i = end - k.bucket;                   // the slot's index: the slots before `end`
     lanes_insert(b, first_lane_ + i, k.head | tag);
     const std::uint64_t below = (std::uint64_t{1} << end) - 1;
     b.w[0] = (b.w[0] & ~runs_) | (((r & below) | ((r & ~below) << 1) | (below + 1)) & runs_);
@@ -296,12 +256,13 @@ class QuotientLayout {
     set_bits(b, tail_pos(i), tail_bits_, k.tail);
   }
   // Takes out the slots of `dead` (bit i: slot i), of the n stored, keeping the others in order.
-  void erase(TaggedBlock& b, std::uint32_t dead, std::uint32_t n) const {
+  template <bool kFast = false>
+  [[gnu::always_inline]] void erase(TaggedBlock& b, std::uint32_t dead, std::uint32_t n) const {
     std::uint64_t r = runs(b);
     Bits128 t = tails_fit_ && tail_bits_ > 0 ? tails(b) : 0;
     for (; dead != 0; dead &= ~(std::uint32_t{1} << (31 - __builtin_clz(dead)))) {  // the highest first
       const auto i = static_cast<std::uint32_t>(31 - __builtin_clz(dead));
-      const std::uint64_t below = (std::uint64_t{1} << select64(r, i)) - 1;
+      const std::uint64_t below = (std::uint64_t{1} << select64<kFast>(r, i)) - 1;
       r = (r & below) | ((r >> 1) & ~below);
       lanes_erase(b, first_lane_ + i);
       if (tail_bits_ == 0) continue;
@@ -363,7 +324,7 @@ struct QuotientView {
   struct Lanes {
     std::uint32_t match, young;
   };
-  Lanes lanes(const TaggedBlock& b, std::uint64_t head) const {
+  [[gnu::always_inline]] Lanes lanes(const TaggedBlock& b, std::uint64_t head) const {
     const std::uint64_t tags = layout->tag_mask();
 #if defined(__SSE2__)
     const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~tags));
@@ -417,28 +378,34 @@ struct QuotientView {
     std::uint32_t stored = 0;
     std::uint32_t dead = 0;  // bit i: slot i is stored and not live
   };
-  Probe probe(const TaggedBlock& b, const QuotientLayout::Key& k) const {
+  template <bool kFast = false>
+  [[gnu::always_inline]] Probe probe(const TaggedBlock& b, const QuotientLayout::Key& k) const {
     const QuotientLayout& l = *layout;
     Probe p;
-    p.stored = l.stored(b);
+    p.stored = l.stored<kFast>(b);
     const std::uint32_t slots = l.slot_lanes(p.stored);
     const Lanes m = lanes(b, k.head);
-    p.live = popcount64(m.young & slots);
+    p.live = popcount64<kFast>(m.young & slots);
     p.dead = (~m.young & slots) >> l.first_lane();
-    p.found = confirm(b, k, m.match & slots);
+    p.found = confirm<kFast>(b, k, m.match & slots);
     return p;
   }
   // Index of the live slot of bucket k.bucket holding the key's remainder, or -1.
-  int find(const TaggedBlock& b, const QuotientLayout::Key& k) const {
-    return confirm(b, k, lanes(b, k.head).match & layout->slot_lanes(layout->stored(b)));
+  template <bool kFast = false>
+  [[gnu::always_inline]] int find(const TaggedBlock& b, const QuotientLayout::Key& k) const {
+    return confirm<kFast>(b, k, lanes(b, k.head).match & layout->slot_lanes(layout->stored<kFast>(b)));
   }
   // The slot of the key's bucket among the lanes of `marks` (slots whose remainder bits in the
   // head match) that is live and holds the whole remainder, or -1. Nearly every absent key has
   // no mark.
-  int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint32_t marks) const {
-    if (marks == 0) return -1;
+  template <bool kFast = false>
+  [[gnu::always_inline]] int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint32_t marks) const {
+    return marks == 0 ? -1 : read_marked<kFast>(b, k, marks);
+  }
+  template <bool kFast>
+  int read_marked(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint32_t marks) const {
     const QuotientLayout& l = *layout;
-    const QuotientLayout::Run run = l.run(b, k.bucket);
+    const QuotientLayout::Run run = l.run<kFast>(b, k.bucket);
     std::uint64_t candidates =
         (std::uint64_t{marks} >> (l.first_lane() + run.first)) & ((std::uint64_t{1} << run.count) - 1);
     for (; candidates != 0; candidates &= candidates - 1) {
