@@ -171,15 +171,11 @@ class TaggedFilter final : public WindowFilter {
   }
 
   // Renews a key already present in the newest table (the --refresh behaviour).
-  void insert(KeyHash h, Time now) override {
-    if (fast_bits_) return insert_fast(h, now);
-    insert_with<false>(h, now);
-  }
+  void insert(KeyHash h, Time now) override { fast_bits_ ? insert_fast(h, now) : insert_portable(h, now); }
   // The program's path: the key's remainder and the newest table's live view are made once
   // for the query and the insert.
   bool insert_if_absent(KeyHash h, Time now) override {
-    if (fast_bits_) return insert_if_absent_fast(h, now);
-    return insert_if_absent_with<false>(h, now);
+    return fast_bits_ ? insert_if_absent_fast(h, now) : insert_if_absent_portable(h, now);
   }
   // Whether the decisions run the POPCNT and PDEP kernels (detail/bit_ops.hpp): where the
   // processor has them fast, unless use_portable_bit_ops() was called (the answers are the same).
@@ -187,10 +183,16 @@ class TaggedFilter final : public WindowFilter {
   void use_portable_bit_ops() { fast_bits_ = false; }
 
  private:
-  TLBF_BIT_OPS_TARGET void insert_fast(KeyHash h, Time now) { insert_with<true>(h, now); }
-  TLBF_BIT_OPS_TARGET bool insert_if_absent_fast(KeyHash h, Time now) { return insert_if_absent_with<true>(h, now); }
+  // The two instantiations of each decision (the dispatchers above stay small: no registers to
+  // save, no copies of the key).
+  [[gnu::noinline]] void insert_portable(KeyHash h, Time now) { insert_with<false>(h, now); }
+  [[gnu::noinline]] bool insert_if_absent_portable(KeyHash h, Time now) { return insert_if_absent_with<false>(h, now); }
+  [[gnu::noinline]] TLBF_BIT_OPS_TARGET void insert_fast(KeyHash h, Time now) { insert_with<true>(h, now); }
+  [[gnu::noinline]] TLBF_BIT_OPS_TARGET bool insert_if_absent_fast(KeyHash h, Time now) {
+    return insert_if_absent_with<true>(h, now);
+  }
   template <bool kFast>
-  [[gnu::always_inline]] void insert_with(KeyHash h, Time now) {
+  [[gnu::always_inline]] void insert_with(const KeyHash& h, Time now) {
     const std::int64_t cur = advance(now);
     ++keys_inserted_;
     Table& t = tables_.back();
@@ -212,7 +214,7 @@ class TaggedFilter final : public WindowFilter {
     place<kFast>(h, k, cur, v, p);
   }
   template <bool kFast>
-  [[gnu::always_inline]] bool insert_if_absent_with(KeyHash h, Time now) {
+  [[gnu::always_inline]] bool insert_if_absent_with(const KeyHash& h, Time now) {
     const std::int64_t cur = advance(now);
     const std::int64_t lo = lowest_live(cur);
     const LiveKey k = key_of(h);
@@ -432,17 +434,17 @@ class TaggedFilter final : public WindowFilter {
   }
   // A key's blocks: one in each half of a table (a tie goes left, which balances the blocks
   // better than two choices from the whole table); format 1 took both from the whole table.
-  static const detail::TaggedBlock& first_block(const Table& t, KeyHash h) {
+  static const detail::TaggedBlock& first_block(const Table& t, const KeyHash& h) {
     return t.blocks[t.format1 ? reduce(h.lo, t.blocks.size()) : reduce(h.lo, t.blocks.size() / 2)];
   }
-  static const detail::TaggedBlock& second_block(const Table& t, KeyHash h) {
+  static const detail::TaggedBlock& second_block(const Table& t, const KeyHash& h) {
     const std::uint64_t n = t.blocks.size(), half = n / 2;
     return t.blocks[t.format1 ? reduce(h.hi, n) : half + reduce(h.hi, n - half)];
   }
-  static detail::TaggedBlock& first_block(Table& t, KeyHash h) {
+  static detail::TaggedBlock& first_block(Table& t, const KeyHash& h) {
     return const_cast<detail::TaggedBlock&>(first_block(std::as_const(t), h));
   }
-  static detail::TaggedBlock& second_block(Table& t, KeyHash h) {
+  static detail::TaggedBlock& second_block(Table& t, const KeyHash& h) {
     return const_cast<detail::TaggedBlock&>(second_block(std::as_const(t), h));
   }
   // A table within the L1 cache is not prefetched. A larger one is, even one that fits L2: the
@@ -456,7 +458,7 @@ class TaggedFilter final : public WindowFilter {
   // The key's bucket and remainder, from hash bits the block choice does not use (the
   // reductions read the high bits of each half): the low 32 bits of h.hi, then the low 26 of
   // h.lo for the remainder, the low 32 bits of h.lo (their top bits, in effect) for the bucket.
-  LiveKey key_of(KeyHash h) const {
+  LiveKey key_of(const KeyHash& h) const {
     const std::uint64_t bits = (h.hi & 0xFFFFFFFF) | ((h.lo & 0x3FFFFFF) << 32);
     const std::uint64_t remainder = bits & ((std::uint64_t{1} << layout_.remainder_bits()) - 1);
     return LiveKey{layout_.key(remainder, static_cast<std::uint32_t>(h.lo))};
@@ -479,12 +481,12 @@ class TaggedFilter final : public WindowFilter {
   }
   // Whether a live slot of the key's two blocks in `t` holds its remainder (`v`: t's view).
   template <bool kFast = false>
-  bool holds(const Table& t, KeyHash h, const LiveKey& k, const detail::QuotientView& v) const {
+  bool holds(const Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
     return v.find<kFast>(first_block(t, h), k.key) >= 0 || v.find<kFast>(second_block(t, h), k.key) >= 0;
   }
   // The same for any table at lowest live epoch lo, format 1 too.
   template <bool kFast = false>
-  bool answers(const Table& t, KeyHash h, const LiveKey& k, std::int64_t lo) const {
+  bool answers(const Table& t, const KeyHash& h, const LiveKey& k, std::int64_t lo) const {
     if (!t.format1) return holds<kFast>(t, h, k, view(t, lo));
     const detail::LiveView v(&format1_, tag_of(t.floor), threshold(t, lo));
     const std::uint64_t r = format1_.remainder_of(h.lo ^ h.hi);
@@ -567,11 +569,10 @@ class TaggedFilter final : public WindowFilter {
   // Clears blocks [swept, until); a pass that reaches the end raises the floor to the lo it
   // started with and starts the next pass.
   void finish_pass(Table& t, std::int64_t cur, std::uint64_t until) {
-    const detail::QuotientView v = view(t, lowest_live(cur));
-    for (; t.swept < until; ++t.swept) {
-      detail::TaggedBlock& b = t.blocks[t.swept];
-      if (v.live(b) != layout_.stored(b)) v.purge(b);
-    }
+    if (fast_bits_)
+      clear_fast(t, cur, until);
+    else
+      clear<false>(t, cur, until);
     if (t.swept < t.blocks.size()) return;
     t.floor = std::max(t.floor, std::min(t.pass_lo, t.newest));
     t.pass_epoch = cur;
@@ -580,11 +581,20 @@ class TaggedFilter final : public WindowFilter {
     t.swept = 0;
   }
 
+  template <bool kFast>
+  void clear(Table& t, std::int64_t cur, std::uint64_t until) const {
+    const detail::QuotientView v = view(t, lowest_live(cur));
+    for (; t.swept < until; ++t.swept) v.purge<kFast>(t.blocks[t.swept]);
+  }
+  TLBF_BIT_OPS_TARGET void clear_fast(Table& t, std::int64_t cur, std::uint64_t until) const {
+    clear<true>(t, cur, until);
+  }
+
   // Writes the key into the newest table, making room as the class comment says; `newest`
   // is that table's live view at cur.
   // `p`: the probes of the key's blocks in the newest table through `newest`.
   template <bool kFast>
-  [[gnu::always_inline]] void place(KeyHash h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest,
+  [[gnu::always_inline]] void place(const KeyHash& h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest,
                                     Probes p) {
     for (;;) {
       Table& t = tables_.back();
@@ -625,7 +635,7 @@ class TaggedFilter final : public WindowFilter {
     }
   }
   template <bool kFast>
-  Probes probes(const Table& t, KeyHash h, const LiveKey& k, const detail::QuotientView& v) const {
+  Probes probes(const Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
     return Probes{v.probe<kFast>(first_block(t, h), k.key), v.probe<kFast>(second_block(t, h), k.key)};
   }
 

@@ -420,12 +420,13 @@ struct QuotientView {
     return popcount64(lanes(b, 0).young & layout->slot_lanes(layout->stored(b)));
   }
   // Drops the slots that are not live, keeping the others in order; returns how many went.
-  std::uint32_t purge(TaggedBlock& b) const {
+  template <bool kFast = false>
+  [[gnu::always_inline]] std::uint32_t purge(TaggedBlock& b) const {
     const QuotientLayout& l = *layout;
-    const std::uint32_t n = l.stored(b);
+    const std::uint32_t n = l.stored<kFast>(b);
     const std::uint32_t dead = (~lanes(b, 0).young & l.slot_lanes(n)) >> l.first_lane();
-    if (dead != 0) l.erase(b, dead, n);
-    return popcount64(dead);
+    if (dead != 0) l.erase<kFast>(b, dead, n);
+    return popcount64<kFast>(dead);
   }
 };
 
