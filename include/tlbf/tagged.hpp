@@ -354,6 +354,13 @@ class TaggedFilter final : public WindowFilter {
     }
     std::uint64_t live(std::int64_t lo, std::int64_t cur) const {
       std::uint64_t n = 0;
+      if (lo <= cur && distance(lo, cur) < ring.size()) {  // the epochs asked for, not the whole ring
+        for (std::int64_t e = lo;; ++e) {
+          const EpochCount& c = ring[static_cast<std::uint64_t>(e) & 63];
+          if (c.epoch == e) n += c.n;
+          if (e == cur) return n;
+        }
+      }
       for (const EpochCount& c : ring)
         if (c.epoch >= lo && c.epoch <= cur) n += c.n;
       return n;
