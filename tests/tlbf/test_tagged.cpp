@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <random>
@@ -211,7 +212,7 @@ TEST_SUITE("tagged") {
       const tlbf::detail::QuotientLayout l(g.slots, g.buckets, g.tag_bits, g.tail_bits);
       std::uint32_t full = 0;
       for (int trial = 0; trial < 4000; ++trial) {
-        tlbf::detail::TaggedBlock b;
+        tlbf::detail::TaggedBlock b, fast;  // fast: by the POPCNT and PDEP kernels
         std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> runs(g.buckets);  // (head, tail)
         const std::uint32_t n = static_cast<std::uint32_t>(rng() % (g.slots + 1));
         full += n == g.slots;
@@ -223,8 +224,10 @@ TEST_SUITE("tagged") {
           const tlbf::detail::QuotientLayout::Key k = l.key(remainder, static_cast<std::uint32_t>(rng()));
           const std::uint64_t tag = rng() & l.tag_mask();
           l.insert(b, k, tag);
+          if (tlbf::detail::fast_bit_ops()) l.insert<true>(fast, k, tag, l.stored<true>(fast));
           runs[k.bucket].emplace_back(k.head | tag, k.tail);
         }
+        if (tlbf::detail::fast_bit_ops()) REQUIRE(std::memcmp(&fast, &b, sizeof b) == 0);
         const tlbf::detail::QuotientView v(&l, rng() & l.tag_mask(), rng() % (l.tag_mask() + 2));
         auto check_block = [&](bool only_live) {
           std::uint32_t i = 0;
@@ -270,7 +273,9 @@ TEST_SUITE("tagged") {
             held |= (head & ~l.tag_mask()) == probe.head && tail == probe.tail && v.live_tag(head);
           REQUIRE((v.find(b, probe) >= 0) == held);
         }
+        if (tlbf::detail::fast_bit_ops()) REQUIRE(v.purge<true>(fast) == n - live);
         REQUIRE(v.purge(b) == n - live);
+        if (tlbf::detail::fast_bit_ops()) REQUIRE(std::memcmp(&fast, &b, sizeof b) == 0);
         check_block(true);
         REQUIRE(v.live(b) == live);
       }
