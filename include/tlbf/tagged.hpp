@@ -167,7 +167,7 @@ class TaggedFilter final : public WindowFilter {
     const LiveKey k = key_of(h);
     for (std::size_t i = tables_.size(); i-- > 0;)
       if (tables_[i].newest >= lo && answers(tables_[i], h, k, lo)) return true;
-    return !stash_.empty() && stash_.holds(detail::TaggedStash::fingerprint(h.lo, h.hi), lo);
+    return in_stash(h, lo);
   }
 
   // Renews a key already present in the newest table (the --refresh behaviour).
@@ -198,10 +198,11 @@ class TaggedFilter final : public WindowFilter {
     Table& t = tables_.back();
     const LiveKey k = key_of(h);
     const detail::QuotientView v = view(t, lowest_live(cur));
-    if (!stash_.empty() && stash_.renew(detail::TaggedStash::fingerprint(h.lo, h.hi), cur, lowest_live(cur))) return;
+    if (!stash_.empty() && stash_.renew(stash_key(h), cur, lowest_live(cur))) return;
     const Probes p = probes<kFast>(t, h, k, v);
-    for (detail::TaggedBlock* b : {&first_block(t, h), &second_block(t, h)}) {
-      const int s = b == &first_block(t, h) ? p.a.found : p.b.found;
+    const std::pair<detail::TaggedBlock*, int> found[] = {{&first_block(t, h), p.a.found},
+                                                          {&second_block(t, h), p.b.found}};
+    for (const auto& [b, s] : found) {
       if (s < 0) continue;
       const std::uint64_t head = layout_.head(*b, static_cast<std::uint32_t>(s));
       const std::int64_t was = decode(t, head);
@@ -227,7 +228,7 @@ class TaggedFilter final : public WindowFilter {
     if (p.b.found >= 0) return false;
     for (std::size_t i = tables_.size() - 1; i-- > 0;)
       if (tables_[i].newest >= lo && answers<kFast>(tables_[i], h, k, lo)) return false;
-    if (!stash_.empty() && stash_.holds(detail::TaggedStash::fingerprint(h.lo, h.hi), lo)) return false;
+    if (in_stash(h, lo)) return false;
     ++keys_inserted_;
     place<kFast>(h, k, cur, newest, p);
     return true;
@@ -491,6 +492,9 @@ class TaggedFilter final : public WindowFilter {
   bool holds(const Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
     return v.find<kFast>(first_block(t, h), k.key) >= 0 || v.find<kFast>(second_block(t, h), k.key) >= 0;
   }
+  // The key as the stash holds it, and whether a live entry of the stash does.
+  static std::uint64_t stash_key(const KeyHash& h) { return detail::TaggedStash::fingerprint(h.lo, h.hi); }
+  bool in_stash(const KeyHash& h, std::int64_t lo) const { return !stash_.empty() && stash_.holds(stash_key(h), lo); }
   // The same for any table at lowest live epoch lo, format 1 too.
   template <bool kFast = false>
   bool answers(const Table& t, const KeyHash& h, const LiveKey& k, std::int64_t lo) const {
@@ -623,7 +627,7 @@ class TaggedFilter final : public WindowFilter {
       }
       // Under its target load a table's full pairs are rare: the stash takes them. Above it, the
       // rate has risen: a new table.
-      if (t.live_now < t.target_live && stash_.add(detail::TaggedStash::fingerprint(h.lo, h.hi), cur, lowest_live(cur),
+      if (t.live_now < t.target_live && stash_.add(stash_key(h), cur, lowest_live(cur),
                                                    std::max<std::uint64_t>(4, t.blocks.size() * layout_.slots() / 4096),
                                                    cap_bytes_ - std::min(cap_bytes_, held_bytes() - stash_.bytes()))) {
         peak_bytes_ = std::max(peak_bytes_, held_bytes());

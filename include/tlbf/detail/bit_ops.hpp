@@ -14,7 +14,7 @@
 #include <cstdint>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
-#define TLBF_BIT_OPS_TARGET __attribute__((target("popcnt,bmi,bmi2")))
+#define TLBF_BIT_OPS_TARGET [[gnu::target("popcnt,bmi,bmi2")]]
 #else
 #define TLBF_BIT_OPS_TARGET
 #endif
