@@ -171,27 +171,53 @@ class TaggedFilter final : public WindowFilter {
   }
 
   // Renews a key already present in the newest table (the --refresh behaviour).
-  void insert(KeyHash h, Time now) override { fast_bits_ ? insert_fast(h, now) : insert_portable(h, now); }
+  void insert(KeyHash h, Time now) override {
+    switch (kernel_) {
+      case detail::Kernel::avx512:
+        return insert_avx512(h, now);
+      case detail::Kernel::bit_ops:
+        return insert_bit_ops(h, now);
+      default:
+        return insert_portable(h, now);
+    }
+  }
   // The program's path: the key's remainder and the newest table's live view are made once
   // for the query and the insert.
   bool insert_if_absent(KeyHash h, Time now) override {
-    return fast_bits_ ? insert_if_absent_fast(h, now) : insert_if_absent_portable(h, now);
+    switch (kernel_) {
+      case detail::Kernel::avx512:
+        return insert_if_absent_avx512(h, now);
+      case detail::Kernel::bit_ops:
+        return insert_if_absent_bit_ops(h, now);
+      default:
+        return insert_if_absent_portable(h, now);
+    }
   }
-  // Whether the decisions run the POPCNT and PDEP kernels (detail/bit_ops.hpp): where the
-  // processor has them fast, unless use_portable_bit_ops() was called (the answers are the same).
-  bool fast_bit_ops() const { return fast_bits_; }
-  void use_portable_bit_ops() { fast_bits_ = false; }
+  // The kernel the decisions run (detail/bit_ops.hpp): the best this processor runs well,
+  // unless use_kernel() chose a lower one (the answers and states are the same).
+  detail::Kernel kernel() const { return kernel_; }
+  void use_kernel(detail::Kernel k) { kernel_ = std::min(k, detail::best_kernel()); }
 
  private:
-  // The two instantiations of each decision (the dispatchers above stay small: no registers to
-  // save, no copies of the key).
-  [[gnu::noinline]] void insert_portable(KeyHash h, Time now) { insert_with<false>(h, now); }
-  [[gnu::noinline]] bool insert_if_absent_portable(KeyHash h, Time now) { return insert_if_absent_with<false>(h, now); }
-  [[gnu::noinline]] TLBF_BIT_OPS_TARGET void insert_fast(KeyHash h, Time now) { insert_with<true>(h, now); }
-  [[gnu::noinline]] TLBF_BIT_OPS_TARGET bool insert_if_absent_fast(KeyHash h, Time now) {
-    return insert_if_absent_with<true>(h, now);
+  // The instantiations of each decision, one a kernel (the dispatchers above stay small: no
+  // registers to save, no copies of the key).
+  [[gnu::noinline]] void insert_portable(KeyHash h, Time now) { insert_with<detail::Kernel::portable>(h, now); }
+  [[gnu::noinline]] bool insert_if_absent_portable(KeyHash h, Time now) {
+    return insert_if_absent_with<detail::Kernel::portable>(h, now);
   }
-  template <bool kFast>
+  [[gnu::noinline]] TLBF_BIT_OPS_TARGET void insert_bit_ops(KeyHash h, Time now) {
+    insert_with<detail::Kernel::bit_ops>(h, now);
+  }
+  [[gnu::noinline]] TLBF_BIT_OPS_TARGET bool insert_if_absent_bit_ops(KeyHash h, Time now) {
+    return insert_if_absent_with<detail::Kernel::bit_ops>(h, now);
+  }
+  [[gnu::noinline]] TLBF_AVX512_TARGET void insert_avx512(KeyHash h, Time now) {
+    insert_with<detail::Kernel::avx512>(h, now);
+  }
+  [[gnu::noinline]] TLBF_AVX512_TARGET bool insert_if_absent_avx512(KeyHash h, Time now) {
+    return insert_if_absent_with<detail::Kernel::avx512>(h, now);
+  }
+  template <detail::Kernel kK>
   [[gnu::always_inline]] void insert_with(const KeyHash& h, Time now) {
     const std::int64_t cur = advance(now);
     ++keys_inserted_;
@@ -199,7 +225,7 @@ class TaggedFilter final : public WindowFilter {
     const LiveKey k = key_of(h);
     const detail::QuotientView v = view(t, lowest_live(cur));
     if (!stash_.empty() && stash_.renew(stash_key(h), cur, lowest_live(cur))) return;
-    const Probes p = probes<kFast>(t, h, k, v);
+    const Probes p = probes<kK>(t, h, k, v);
     const std::pair<detail::TaggedBlock*, int> found[] = {{&first_block(t, h), p.a.found},
                                                           {&second_block(t, h), p.b.found}};
     for (const auto& [b, s] : found) {
@@ -212,9 +238,9 @@ class TaggedFilter final : public WindowFilter {
       t.count(cur, +1);
       return;
     }
-    place<kFast>(h, k, cur, v, p);
+    place<kK>(h, k, cur, v, p);
   }
-  template <bool kFast>
+  template <detail::Kernel kK>
   [[gnu::always_inline]] bool insert_if_absent_with(const KeyHash& h, Time now) {
     const std::int64_t cur = advance(now);
     const std::int64_t lo = lowest_live(cur);
@@ -222,33 +248,61 @@ class TaggedFilter final : public WindowFilter {
     const detail::QuotientView newest = view(tables_.back(), lo);
     const detail::TaggedBlock& second = second_block(tables_.back(), h);
     detail::prefetch(&second);  // its line comes while the first block is read
-    Probes p{newest.probe<kFast>(first_block(tables_.back(), h), k.key), {}};
+    Probes p{newest.probe<kK>(first_block(tables_.back(), h), k.key), {}};
     if (p.a.found >= 0) return false;
-    p.b = newest.probe<kFast>(second, k.key);
+    p.b = newest.probe<kK>(second, k.key);
     if (p.b.found >= 0) return false;
     for (std::size_t i = tables_.size() - 1; i-- > 0;)
-      if (tables_[i].newest >= lo && answers<kFast>(tables_[i], h, k, lo)) return false;
+      if (tables_[i].newest >= lo && answers<kK>(tables_[i], h, k, lo)) return false;
     if (in_stash(h, lo)) return false;
     ++keys_inserted_;
-    place<kFast>(h, k, cur, newest, p);
+    place<kK>(h, k, cur, newest, p);
     return true;
   }
 
  public:
   // insert_if_absent() for keys[0..n) in order, with the contract of tlbf::insert_if_absent_batch()
-  // (filter.hpp). While every table fits the cache, prefetch() would fetch nothing, so the keys
-  // are decided without asking it (a table that grows past the cache inside the batch is
-  // prefetched from the next batch on: a hint, no answer changes).
+  // (filter.hpp): one loop a kernel, the decision inlined into it. While every table fits the
+  // cache, prefetch() would fetch nothing, so the keys are decided without asking it (a table
+  // that grows past the cache inside the batch is prefetched from the next batch on: a hint, no
+  // answer changes).
   std::size_t insert_if_absent_batch(const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
-    if (!all_cached()) return detail::insert_if_absent_each(*this, keys, times, n, fresh);
+    switch (kernel_) {
+      case detail::Kernel::avx512:
+        return batch_avx512(keys, times, n, fresh);
+      case detail::Kernel::bit_ops:
+        return batch_bit_ops(keys, times, n, fresh);
+      default:
+        return batch_portable(keys, times, n, fresh);
+    }
+  }
+
+ private:
+  template <detail::Kernel kK>
+  [[gnu::always_inline]] std::size_t batch_with(const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
+    const bool ahead = !all_cached();
     const std::uint64_t binds = cap_binds();
+    for (std::size_t i = 0; ahead && i < n && i < kPrefetchAhead; ++i) prefetch(keys[i]);
     for (std::size_t i = 0; i < n; ++i) {
-      fresh[i] = insert_if_absent(keys[i], times[i]);
+      if (ahead && i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead]);
+      fresh[i] = insert_if_absent_with<kK>(keys[i], times[i]);
       if (cap_binds() != binds) return i + 1;
     }
     return n;
   }
+  [[gnu::noinline]] std::size_t batch_portable(const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
+    return batch_with<detail::Kernel::portable>(keys, times, n, fresh);
+  }
+  [[gnu::noinline]] TLBF_BIT_OPS_TARGET std::size_t batch_bit_ops(const KeyHash* keys, const Time* times, std::size_t n,
+                                                                  bool* fresh) {
+    return batch_with<detail::Kernel::bit_ops>(keys, times, n, fresh);
+  }
+  [[gnu::noinline]] TLBF_AVX512_TARGET std::size_t batch_avx512(const KeyHash* keys, const Time* times, std::size_t n,
+                                                                bool* fresh) {
+    return batch_with<detail::Kernel::avx512>(keys, times, n, fresh);
+  }
 
+ public:
   void prefetch(const KeyHash& h) const override {
     for (const Table& t : tables_) {
       if (cached(t)) continue;
@@ -488,17 +542,17 @@ class TaggedFilter final : public WindowFilter {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(t.floor) + rel);
   }
   // Whether a live slot of the key's two blocks in `t` holds its remainder (`v`: t's view).
-  template <bool kFast = false>
+  template <detail::Kernel kK = detail::Kernel::portable>
   bool holds(const Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
-    return v.find<kFast>(first_block(t, h), k.key) >= 0 || v.find<kFast>(second_block(t, h), k.key) >= 0;
+    return v.find<kK>(first_block(t, h), k.key) >= 0 || v.find<kK>(second_block(t, h), k.key) >= 0;
   }
   // The key as the stash holds it, and whether a live entry of the stash does.
   static std::uint64_t stash_key(const KeyHash& h) { return detail::TaggedStash::fingerprint(h.lo, h.hi); }
   bool in_stash(const KeyHash& h, std::int64_t lo) const { return !stash_.empty() && stash_.holds(stash_key(h), lo); }
   // The same for any table at lowest live epoch lo, format 1 too.
-  template <bool kFast = false>
+  template <detail::Kernel kK = detail::Kernel::portable>
   bool answers(const Table& t, const KeyHash& h, const LiveKey& k, std::int64_t lo) const {
-    if (!t.format1) return holds<kFast>(t, h, k, view(t, lo));
+    if (!t.format1) return holds<kK>(t, h, k, view(t, lo));
     const detail::LiveView v(&format1_, tag_of(t.floor), threshold(t, lo));
     const std::uint64_t r = format1_.remainder_of(h.lo ^ h.hi);
     return v.either_holds(first_block(t, h), second_block(t, h), r, format1_.spread(r));
@@ -580,10 +634,16 @@ class TaggedFilter final : public WindowFilter {
   // Clears blocks [swept, until); a pass that reaches the end raises the floor to the lo it
   // started with and starts the next pass.
   void finish_pass(Table& t, std::int64_t cur, std::uint64_t until) {
-    if (fast_bits_)
-      clear_fast(t, cur, until);
-    else
-      clear<false>(t, cur, until);
+    switch (kernel_) {
+      case detail::Kernel::avx512:
+        clear_avx512(t, cur, until);
+        break;
+      case detail::Kernel::bit_ops:
+        clear_bit_ops(t, cur, until);
+        break;
+      default:
+        clear<detail::Kernel::portable>(t, cur, until);
+    }
     if (t.swept < t.blocks.size()) return;
     t.floor = std::max(t.floor, std::min(t.pass_lo, t.newest));
     t.pass_epoch = cur;
@@ -592,19 +652,22 @@ class TaggedFilter final : public WindowFilter {
     t.swept = 0;
   }
 
-  template <bool kFast>
+  template <detail::Kernel kK>
   void clear(Table& t, std::int64_t cur, std::uint64_t until) const {
     const detail::QuotientView v = view(t, lowest_live(cur));
-    for (; t.swept < until; ++t.swept) v.purge<kFast>(t.blocks[t.swept]);
+    for (; t.swept < until; ++t.swept) v.purge<kK>(t.blocks[t.swept]);
   }
-  TLBF_BIT_OPS_TARGET void clear_fast(Table& t, std::int64_t cur, std::uint64_t until) const {
-    clear<true>(t, cur, until);
+  TLBF_BIT_OPS_TARGET void clear_bit_ops(Table& t, std::int64_t cur, std::uint64_t until) const {
+    clear<detail::Kernel::bit_ops>(t, cur, until);
+  }
+  TLBF_AVX512_TARGET void clear_avx512(Table& t, std::int64_t cur, std::uint64_t until) const {
+    clear<detail::Kernel::avx512>(t, cur, until);
   }
 
   // Writes the key into the newest table, making room as the class comment says; `newest`
   // is that table's live view at cur.
   // `p`: the probes of the key's blocks in the newest table through `newest`.
-  template <bool kFast>
+  template <detail::Kernel kK>
   [[gnu::always_inline]] void place(const KeyHash& h, const LiveKey& k, std::int64_t cur, detail::QuotientView newest,
                                     Probes p) {
     for (;;) {
@@ -614,12 +677,8 @@ class TaggedFilter final : public WindowFilter {
       const detail::QuotientView::Probe& px = second ? p.b : p.a;
       const bool room = below_max_load(t);
       if (px.live < layout_.slots() && room) {
-        std::uint32_t n = px.stored;
-        if (n == layout_.slots()) {  // full of slots, some not live: they all go
-          layout_.erase<kFast>(x, px.dead, n);
-          n = px.live;
-        }
-        layout_.insert<kFast>(x, k.key, tag_of(cur), n);
+        // A block full of slots, some not live: they all go.
+        layout_.insert<kK>(x, k.key, tag_of(cur), px.stored, px.stored == layout_.slots() ? px.dead : 0);
         t.count(cur, +1);
         ++t.live_now;
         t.newest = cur;
@@ -642,12 +701,12 @@ class TaggedFilter final : public WindowFilter {
         return;
       }
       newest = view(tables_.back(), lowest_live(cur));  // a new table, or a new cap floor
-      p = probes<kFast>(tables_.back(), h, k, newest);
+      p = probes<kK>(tables_.back(), h, k, newest);
     }
   }
-  template <bool kFast>
+  template <detail::Kernel kK>
   Probes probes(const Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
-    return Probes{v.probe<kFast>(first_block(t, h), k.key), v.probe<kFast>(second_block(t, h), k.key)};
+    return Probes{v.probe<kK>(first_block(t, h), k.key), v.probe<kK>(second_block(t, h), k.key)};
   }
 
   // The live slots a table holds at most (late in an epoch: E + 1 epochs of inserts) at the
@@ -696,7 +755,7 @@ class TaggedFilter final : public WindowFilter {
   Time next_sweep_ = std::numeric_limits<Time>::min();                 // when sweep() next clears blocks
   std::int64_t min_epoch_ = std::numeric_limits<std::int64_t>::min();  // the cap floor
   bool started_ = false;
-  bool fast_bits_ = detail::fast_bit_ops();
+  detail::Kernel kernel_ = detail::best_kernel();
   std::vector<Table> tables_;  // the newest last: it takes the inserts
   detail::TaggedStash stash_;
 };

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -28,6 +29,10 @@ namespace {
 using filter_checks::key;
 using tlbf::Duration;
 using tlbf::Time;
+using tlbf::detail::Kernel;
+
+// Whether this processor runs a kernel (the portable one runs everywhere).
+bool runs_here(Kernel k) { return k <= tlbf::detail::best_kernel(); }
 constexpr Duration kSec = tlbf::kSecond;
 constexpr Duration kUs = tlbf::kMicrosecond;
 
@@ -212,7 +217,7 @@ TEST_SUITE("tagged") {
       const tlbf::detail::QuotientLayout l(g.slots, g.buckets, g.tag_bits, g.tail_bits);
       std::uint32_t full = 0;
       for (int trial = 0; trial < 4000; ++trial) {
-        tlbf::detail::TaggedBlock b, fast;  // fast: by the POPCNT and PDEP kernels
+        tlbf::detail::TaggedBlock b, fast, wide;  // by the portable, bit_ops and avx512 kernels
         std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> runs(g.buckets);  // (head, tail)
         const std::uint32_t n = static_cast<std::uint32_t>(rng() % (g.slots + 1));
         full += n == g.slots;
@@ -224,10 +229,12 @@ TEST_SUITE("tagged") {
           const tlbf::detail::QuotientLayout::Key k = l.key(remainder, static_cast<std::uint32_t>(rng()));
           const std::uint64_t tag = rng() & l.tag_mask();
           l.insert(b, k, tag);
-          if (tlbf::detail::fast_bit_ops()) l.insert<true>(fast, k, tag, l.stored<true>(fast));
+          if (runs_here(Kernel::bit_ops)) l.insert<Kernel::bit_ops>(fast, k, tag, l.stored<Kernel::bit_ops>(fast));
+          if (runs_here(Kernel::avx512)) l.insert<Kernel::avx512>(wide, k, tag, l.stored<Kernel::avx512>(wide));
           runs[k.bucket].emplace_back(k.head | tag, k.tail);
         }
-        if (tlbf::detail::fast_bit_ops()) REQUIRE(std::memcmp(&fast, &b, sizeof b) == 0);
+        if (runs_here(Kernel::bit_ops)) REQUIRE(std::memcmp(&fast, &b, sizeof b) == 0);
+        if (runs_here(Kernel::avx512)) REQUIRE(std::memcmp(&wide, &b, sizeof b) == 0);
         const tlbf::detail::QuotientView v(&l, rng() & l.tag_mask(), rng() % (l.tag_mask() + 2));
         auto check_block = [&](bool only_live) {
           std::uint32_t i = 0;
@@ -257,6 +264,11 @@ TEST_SUITE("tagged") {
             const tlbf::detail::QuotientView::Probe p = v.probe(b, k);
             REQUIRE((p.found >= 0) == held);
             REQUIRE(p.stored == n);
+            if (runs_here(Kernel::avx512)) {
+              const tlbf::detail::QuotientView::Probe w = v.probe<Kernel::avx512>(b, k);
+              REQUIRE(w.found == p.found);
+              REQUIRE((w.live == p.live && w.stored == p.stored && w.dead == p.dead));
+            }
           }
         }
         REQUIRE(v.live(b) == live);
@@ -272,10 +284,33 @@ TEST_SUITE("tagged") {
           for (const auto& [head, tail] : runs[q])
             held |= (head & ~l.tag_mask()) == probe.head && tail == probe.tail && v.live_tag(head);
           REQUIRE((v.find(b, probe) >= 0) == held);
+          if (runs_here(Kernel::avx512)) REQUIRE(v.find<Kernel::avx512>(b, probe) == v.find(b, probe));
         }
-        if (tlbf::detail::fast_bit_ops()) REQUIRE(v.purge<true>(fast) == n - live);
+        // An insert that first takes out the slots that are not live (as into a full block) is
+        // a purge and then an insert, in every kernel.
+        if (live < g.slots) {
+          const tlbf::detail::QuotientLayout::Key k =
+              l.key(rng() & ((std::uint64_t{1} << l.remainder_bits()) - 1), static_cast<std::uint32_t>(rng()));
+          const std::uint64_t tag = rng() & l.tag_mask();
+          tlbf::detail::TaggedBlock purged = b;
+          v.purge(purged);
+          l.insert(purged, k, tag);
+          const std::uint32_t dead = v.probe(b, k).dead;
+          for (const Kernel kernel : {Kernel::portable, Kernel::bit_ops, Kernel::avx512}) {
+            if (!runs_here(kernel)) continue;
+            CAPTURE(static_cast<int>(kernel));
+            tlbf::detail::TaggedBlock c = b;
+            if (kernel == Kernel::portable) l.insert(c, k, tag, n, dead);
+            if (kernel == Kernel::bit_ops) l.insert<Kernel::bit_ops>(c, k, tag, n, dead);
+            if (kernel == Kernel::avx512) l.insert<Kernel::avx512>(c, k, tag, n, dead);
+            REQUIRE(std::memcmp(&c, &purged, sizeof c) == 0);
+          }
+        }
+        if (runs_here(Kernel::bit_ops)) REQUIRE(v.purge<Kernel::bit_ops>(fast) == n - live);
+        if (runs_here(Kernel::avx512)) REQUIRE(v.purge<Kernel::avx512>(wide) == n - live);
         REQUIRE(v.purge(b) == n - live);
-        if (tlbf::detail::fast_bit_ops()) REQUIRE(std::memcmp(&fast, &b, sizeof b) == 0);
+        if (runs_here(Kernel::bit_ops)) REQUIRE(std::memcmp(&fast, &b, sizeof b) == 0);
+        if (runs_here(Kernel::avx512)) REQUIRE(std::memcmp(&wide, &b, sizeof b) == 0);
         check_block(true);
         REQUIRE(v.live(b) == live);
       }
@@ -293,41 +328,57 @@ TEST_SUITE("tagged") {
       for (std::uint32_t seen = 0;; ++at)
         if ((x >> at & 1) && seen++ == k) break;
       REQUIRE(tlbf::detail::select64(x, k) == at);
-      if (tlbf::detail::fast_bit_ops()) REQUIRE(tlbf::detail::select64<true>(x, k) == at);
+      if (runs_here(Kernel::bit_ops)) REQUIRE(tlbf::detail::select64<Kernel::bit_ops>(x, k) == at);
     }
   }
 
-  TEST_CASE("tagged: the POPCNT and PDEP kernels decide as the portable ones, state for state") {
+  TEST_CASE("tagged: every kernel decides as the portable one, state for state") {
     // Both at 1e-3 (no tails) and 1e-5 (tails), through a burst, repeats and an idle gap, over
-    // the verbs that take a kernel: insert_if_absent, insert (a renewal) and may_contain.
-    if (!tlbf::detail::fast_bit_ops())
-      MESSAGE("this processor has no fast POPCNT and PDEP: both filters run the portable kernels");
-    for (const double e : {1e-3, 1e-5}) {
-      tlbf::TaggedFilter fast(tagged_config(kSec, e, 1000)), portable(tagged_config(kSec, e, 1000));
-      portable.use_portable_bit_ops();
-      CHECK(!portable.fast_bit_ops());
-      CHECK(fast.fast_bit_ops() == tlbf::detail::fast_bit_ops());
-      std::mt19937_64 rng(9);
-      Time t = kSec;
-      std::uint64_t fresh = 0;
-      for (std::uint64_t i = 0; i < 400000; ++i) {
-        t += i % 100000 < 20000 ? 10 * kUs : i % 100000 == 50000 ? 3 * kSec : 200 * kUs;
-        const tlbf::KeyHash h = key(rng() % 300000);
-        if (i % 7 == 0) {
-          fast.insert(h, t);
-          portable.insert(h, t);
-          continue;
-        }
-        const bool a = fast.insert_if_absent(h, t);
-        REQUIRE(a == portable.insert_if_absent(h, t));
-        REQUIRE(fast.may_contain(absent_key(i), t) == portable.may_contain(absent_key(i), t));
-        fresh += a;
+    // the verbs that take a kernel: insert_if_absent, its batch, insert (a renewal) and
+    // may_contain.
+    for (const Kernel kernel : {Kernel::bit_ops, Kernel::avx512}) {
+      CAPTURE(static_cast<int>(kernel));
+      if (!runs_here(kernel)) {
+        MESSAGE("this processor does not run kernel " << static_cast<int>(kernel) << ": not compared");
+        continue;
       }
-      CHECK(fresh > 100000);
-      tlbf::ByteWriter a, b;
-      fast.save(a);
-      portable.save(b);
-      CHECK(a.data() == b.data());
+      for (const double e : {1e-3, 1e-5}) {
+        tlbf::TaggedFilter fast(tagged_config(kSec, e, 1000)), portable(tagged_config(kSec, e, 1000));
+        portable.use_kernel(Kernel::portable);
+        fast.use_kernel(kernel);
+        CHECK(portable.kernel() == Kernel::portable);
+        CHECK(fast.kernel() == kernel);
+        std::mt19937_64 rng(9);
+        Time t = kSec;
+        std::uint64_t fresh = 0;
+        for (std::uint64_t i = 0; i < 400000; ++i) {
+          t += i % 100000 < 20000 ? 10 * kUs : i % 100000 == 50000 ? 3 * kSec : 200 * kUs;
+          const tlbf::KeyHash h = key(rng() % 300000);
+          if (i % 7 == 0) {
+            fast.insert(h, t);
+            portable.insert(h, t);
+            continue;
+          }
+          if (i % 50 == 1) {  // a batch of keys at one time, some repeated: the batch's loop
+            std::array<tlbf::KeyHash, 16> keys;
+            std::array<Time, 16> times;
+            bool got[16] = {};
+            for (std::size_t j = 0; j < keys.size(); ++j) keys[j] = j % 5 == 4 ? keys[j - 2] : key(rng() % 300000);
+            times.fill(t);
+            REQUIRE(fast.insert_if_absent_batch(keys.data(), times.data(), keys.size(), got) == keys.size());
+            for (std::size_t j = 0; j < keys.size(); ++j) REQUIRE(got[j] == portable.insert_if_absent(keys[j], t));
+          }
+          const bool a = fast.insert_if_absent(h, t);
+          REQUIRE(a == portable.insert_if_absent(h, t));
+          REQUIRE(fast.may_contain(absent_key(i), t) == portable.may_contain(absent_key(i), t));
+          fresh += a;
+        }
+        CHECK(fresh > 100000);
+        tlbf::ByteWriter a, b;
+        fast.save(a);
+        portable.save(b);
+        CHECK(a.data() == b.data());
+      }
     }
   }
 

@@ -21,11 +21,15 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+
+#include "tlbf/detail/bit_ops.hpp"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if TLBF_HAS_AVX512_KERNEL
+#include <immintrin.h>
+#endif
 
-#include "tlbf/detail/bit_ops.hpp"
 #include "tlbf/detail/endian.hpp"
 #include "tlbf/detail/tagged_block.hpp"
 
@@ -139,6 +143,38 @@ inline void lanes_erase(TaggedBlock& b, std::uint32_t lane) {
 #endif
 }
 
+// Two lane masks of a block (bit L for lane L): lanes whose remainder bits are a key's, and
+// lanes whose tag is live.
+struct LaneMasks {
+  std::uint32_t match, young;
+};
+
+#if TLBF_HAS_AVX512_KERNEL
+// The AVX-512 kernel's lane work, a whole block in one register (bit_ops.hpp says how these
+// are called). The masks of QuotientView::lanes(): `tags` selects a lane's tag bits and the
+// rest are its remainder bits; a lane matches when those are `head`'s, and is young when
+// (tag - floor) mod 2^t >= threshold.
+TLBF_AVX512_TARGET inline LaneMasks lanes_avx512(const TaggedBlock& b, std::uint64_t head, std::uint64_t tags,
+                                                 std::uint64_t floor, std::uint64_t threshold) {
+  const __m512i w = _mm512_load_si512(b.w);
+  const __m512i rel = _mm512_and_si512(_mm512_sub_epi16(w, _mm512_set1_epi16(static_cast<short>(floor))),
+                                       _mm512_set1_epi16(static_cast<short>(tags)));
+  return LaneMasks{_mm512_cmpeq_epi16_mask(_mm512_and_si512(w, _mm512_set1_epi16(static_cast<short>(0xFFFF & ~tags))),
+                                           _mm512_set1_epi16(static_cast<short>(head))),
+                   _mm512_cmpge_epu16_mask(rel, _mm512_set1_epi16(static_cast<short>(threshold)))};
+}
+// The lanes of `keep` move down in order over the others (the top ones become 0); then, unless
+// `lane` is 32 or more, lanes `lane` and up move one up and lane `lane` becomes `value`.
+TLBF_AVX512_TARGET inline void lanes_move_avx512(TaggedBlock& b, std::uint32_t keep, std::uint32_t lane,
+                                                 std::uint64_t value) {
+  __m512i w = _mm512_load_si512(b.w);
+  if (keep != ~std::uint32_t{0}) w = _mm512_maskz_compress_epi16(keep, w);
+  if (lane < 32)
+    w = _mm512_mask_expand_epi16(_mm512_set1_epi16(static_cast<short>(value)), ~(std::uint32_t{1} << lane), w);
+  _mm512_store_si512(b.w, w);
+}
+#endif
+
 // A block's geometry: S slots, B buckets, t tag bits, x tail bits; every mask built once.
 class QuotientLayout {
  public:
@@ -183,9 +219,9 @@ class QuotientLayout {
   }
 
   std::uint64_t runs(const TaggedBlock& b) const { return b.w[0] & runs_; }
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] std::uint32_t stored(const TaggedBlock& b) const {
-    return popcount64<kFast>(runs(b));
+    return popcount64<kK>(runs(b));
   }
   // Slot i's head is lane first_lane() + i.
   std::uint32_t first_lane() const { return first_lane_; }
@@ -225,10 +261,10 @@ class QuotientLayout {
   struct Run {
     std::uint32_t first, count;
   };
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   Run run(const TaggedBlock& b, std::uint32_t q) const {
     const std::uint64_t ends = ~runs(b);  // a 0 of the runs closes a bucket
-    const std::uint32_t end = select64<kFast>(ends, q);
+    const std::uint32_t end = select64<kK>(ends, q);
     // The bucket's slots are the 1s just below `end`, back to the 0 before them (or bit 0).
     const std::uint64_t below = ends & ((std::uint64_t{1} << end) - 1);
     const std::uint32_t start = below == 0 ? 0 : 64 - static_cast<std::uint32_t>(__builtin_clzll(below));
@@ -237,18 +273,43 @@ class QuotientLayout {
 
   // Adds a slot at the end of bucket k.bucket's run; the block holds fewer than S.
   void insert(TaggedBlock& b, const Key& k, std::uint64_t tag) const { insert(b, k, tag, stored(b)); }
-  // The same where n is the slots stored.
-  template <bool kFast = false>
-  [[gnu::always_inline]] void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t n) const {
-    const std::uint64_t r = runs(b);
-    const std::uint32_t end = select64<kFast>(~r, k.bucket);  // the bucket's closing 0
-    const std::uint32_t i = end - k.bucket;                   // the slot's index: the slots before `end`
+  // The same where n is the slots stored, after taking out the slots of `dead` (erase()) when
+  // it is not 0 (and then the block may be full): the AVX-512 kernel moves the lanes for both
+  // in one pass.
+  template <Kernel kK = Kernel::portable>
+  [[gnu::always_inline]] void insert(TaggedBlock& b, const Key& k, std::uint64_t tag, std::uint32_t n,
+                                     std::uint32_t dead = 0) const {
+    if (kK != Kernel::avx512 || !tails_fit_) {
+      if (dead != 0) {
+        erase<kK>(b, dead, n);
+        n -= popcount64<kK>(dead);
+      }
+      dead = 0;
+    }
+    // Runs and tails are read before the lanes move and written after: the lanes' wide load
+    // follows no narrow store into the block (it would wait for them to reach the cache).
+    std::uint64_t r = runs(b);
+    Bits128 t = tails_fit_ && tail_bits_ > 0 ? tails(b) : 0;
+    if (dead != 0) {
+      r = drop_runs<kK>(r, dead);
+      t = drop_tails(t, dead);
+    }
+    const std::uint32_t end = select64<kK>(~r, k.bucket);  // the bucket's closing 0
+    const std::uint32_t i = end - k.bucket;                // the slot's index: the slots before `end`
+#if TLBF_HAS_AVX512_KERNEL
+    if constexpr (kK == Kernel::avx512) {
+      lanes_move_avx512(b, ~(dead << first_lane_), first_lane_ + i, k.head | tag);
+    } else {
+      lanes_insert(b, first_lane_ + i, k.head | tag);
+    }
+#else
     lanes_insert(b, first_lane_ + i, k.head | tag);
+#endif
     const std::uint64_t below = (std::uint64_t{1} << end) - 1;
     b.w[0] = (b.w[0] & ~runs_) | (((r & below) | ((r & ~below) << 1) | (below + 1)) & runs_);
     if (tail_bits_ == 0) return;
     if (tails_fit_) {  // the tails as one number: room at i, the new tail in it
-      const Bits128 t = tails(b), before = (Bits128{1} << (tail_bits_ * i)) - 1;
+      const Bits128 before = (Bits128{1} << (tail_bits_ * i)) - 1;
       set_tails(b, (t & before) | ((t & ~before) << tail_bits_) | (Bits128{k.tail} << (tail_bits_ * i)));
       return;
     }
@@ -256,37 +317,36 @@ class QuotientLayout {
     set_bits(b, tail_pos(i), tail_bits_, k.tail);
   }
   // Takes out the slots of `dead` (bit i: slot i), of the n stored, keeping the others in order.
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] void erase(TaggedBlock& b, std::uint32_t dead, std::uint32_t n) const {
-    std::uint64_t r = runs(b);
-    Bits128 t = tails_fit_ && tail_bits_ > 0 ? tails(b) : 0;
-    for (; dead != 0; dead &= ~(std::uint32_t{1} << (31 - __builtin_clz(dead)))) {  // the highest first
-      const auto i = static_cast<std::uint32_t>(31 - __builtin_clz(dead));
-      const std::uint64_t below = (std::uint64_t{1} << select64<kFast>(r, i)) - 1;
-      r = (r & below) | ((r >> 1) & ~below);
-      lanes_erase(b, first_lane_ + i);
-      if (tail_bits_ == 0) continue;
-      if (tails_fit_) {
-        const Bits128 kept = (Bits128{1} << (tail_bits_ * i)) - 1;
-        t = (t & kept) | ((t >> tail_bits_) & ~kept);
-      } else {
-        close_gap(b, tail_pos(i), tail_pos(n), tail_bits_);
-      }
-      --n;
+#if TLBF_HAS_AVX512_KERNEL
+    if constexpr (kK == Kernel::avx512) {
+      lanes_move_avx512(b, ~(dead << first_lane_), 32, 0);
+    } else {
+      for (std::uint32_t d = dead; d != 0; d &= ~highest(d)) lanes_erase(b, first_lane_ + index_of(highest(d)));
     }
-    b.w[0] = (b.w[0] & ~runs_) | r;
-    if (tails_fit_ && tail_bits_ > 0) set_tails(b, t);
+#else
+    for (std::uint32_t d = dead; d != 0; d &= ~highest(d)) lanes_erase(b, first_lane_ + index_of(highest(d)));
+#endif
+    b.w[0] = (b.w[0] & ~runs_) | drop_runs<kK>(runs(b), dead);
+    if (tail_bits_ == 0) return;
+    if (tails_fit_) {
+      set_tails(b, drop_tails(tails(b), dead));
+      return;
+    }
+    for (std::uint32_t d = dead; d != 0; d &= ~highest(d), --n)  // the highest first
+      close_gap(b, tail_pos(index_of(highest(d))), tail_pos(n), tail_bits_);
   }
 
   // The tails of all slots as one number, slot i's at bit x i (x S <= 128).
-  Bits128 tails(const TaggedBlock& b) const {
+  [[gnu::always_inline]] Bits128 tails(const TaggedBlock& b) const {
     const std::uint32_t j = tails_word_, s = tails_shift_;
     const std::uint64_t w0 = b.w[j], w1 = j < 7 ? b.w[j + 1] : 0, w2 = j < 6 ? b.w[j + 2] : 0;
     const std::uint64_t lo = s == 0 ? w0 : (w0 >> s) | (w1 << (64 - s));
     const std::uint64_t hi = s == 0 ? w1 : (w1 >> s) | (w2 << (64 - s));
     return (static_cast<Bits128>(hi) << 64 | lo) & tails_mask_;
   }
-  void set_tails(TaggedBlock& b, Bits128 v) const {
+  [[gnu::always_inline]] void set_tails(TaggedBlock& b, Bits128 v) const {
     v &= tails_mask_;
     const std::uint32_t j = tails_word_, s = tails_shift_;
     const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
@@ -296,6 +356,29 @@ class QuotientLayout {
   }
 
  private:
+  static std::uint32_t highest(std::uint32_t x) { return std::uint32_t{1} << (31 - __builtin_clz(x)); }
+  static std::uint32_t index_of(std::uint32_t bit) { return static_cast<std::uint32_t>(__builtin_ctz(bit)); }
+  // The runs `r` without the 1s of the slots of `dead`.
+  template <Kernel kK>
+  [[gnu::always_inline]] static std::uint64_t drop_runs(std::uint64_t r, std::uint32_t dead) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (kK != Kernel::portable) return drop_bits_pext(r, select_bits_pdep(r, dead));
+#endif
+    for (; dead != 0; dead &= ~highest(dead)) {  // the highest first
+      const std::uint64_t below = (std::uint64_t{1} << select64<kK>(r, index_of(highest(dead)))) - 1;
+      r = (r & below) | ((r >> 1) & ~below);
+    }
+    return r;
+  }
+  // The tails `t` (tails()) without those of the slots of `dead`.
+  Bits128 drop_tails(Bits128 t, std::uint32_t dead) const {
+    for (; dead != 0; dead &= ~highest(dead)) {  // the highest first
+      const Bits128 kept = (Bits128{1} << (tail_bits_ * index_of(highest(dead)))) - 1;
+      t = (t & kept) | ((t >> tail_bits_) & ~kept);
+    }
+    return t;
+  }
+
   std::uint32_t slots_ = 1, buckets_ = 1, tag_bits_ = 1, tail_bits_ = 0;
   std::uint64_t runs_ = 0;
   std::uint32_t first_lane_ = 31;
@@ -321,11 +404,13 @@ struct QuotientView {
 
   // Two lane masks of a block from one pass over it: the lanes whose remainder bits are
   // `head`'s, and the lanes whose tag is live. Lanes that are no head are in them too.
-  struct Lanes {
-    std::uint32_t match, young;
-  };
+  using Lanes = LaneMasks;
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] Lanes lanes(const TaggedBlock& b, std::uint64_t head) const {
     const std::uint64_t tags = layout->tag_mask();
+#if TLBF_HAS_AVX512_KERNEL
+    if constexpr (kK == Kernel::avx512) return lanes_avx512(b, head, tags, floor_tag, threshold);
+#endif
 #if defined(__SSE2__)
     const __m128i remainders = _mm_set1_epi16(static_cast<short>(0xFFFF & ~tags));
     const __m128i want = _mm_set1_epi16(static_cast<short>(head));
@@ -378,34 +463,34 @@ struct QuotientView {
     std::uint32_t stored = 0;
     std::uint32_t dead = 0;  // bit i: slot i is stored and not live
   };
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] Probe probe(const TaggedBlock& b, const QuotientLayout::Key& k) const {
     const QuotientLayout& l = *layout;
     Probe p;
-    p.stored = l.stored<kFast>(b);
+    p.stored = l.stored<kK>(b);
     const std::uint32_t slots = l.slot_lanes(p.stored);
-    const Lanes m = lanes(b, k.head);
-    p.live = popcount64<kFast>(m.young & slots);
+    const Lanes m = lanes<kK>(b, k.head);
+    p.live = popcount64<kK>(m.young & slots);
     p.dead = (~m.young & slots) >> l.first_lane();
-    p.found = confirm<kFast>(b, k, m.match & slots);
+    p.found = confirm<kK>(b, k, m.match & slots);
     return p;
   }
   // Index of the live slot of bucket k.bucket holding the key's remainder, or -1.
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] int find(const TaggedBlock& b, const QuotientLayout::Key& k) const {
-    return confirm<kFast>(b, k, lanes(b, k.head).match & layout->slot_lanes(layout->stored<kFast>(b)));
+    return confirm<kK>(b, k, lanes<kK>(b, k.head).match & layout->slot_lanes(layout->stored<kK>(b)));
   }
   // The slot of the key's bucket among the lanes of `marks` (slots whose remainder bits in the
   // head match) that is live and holds the whole remainder, or -1. Nearly every absent key has
   // no mark.
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] int confirm(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint32_t marks) const {
-    return marks == 0 ? -1 : read_marked<kFast>(b, k, marks);
+    return marks == 0 ? -1 : read_marked<kK>(b, k, marks);
   }
-  template <bool kFast>
+  template <Kernel kK>
   int read_marked(const TaggedBlock& b, const QuotientLayout::Key& k, std::uint32_t marks) const {
     const QuotientLayout& l = *layout;
-    const QuotientLayout::Run run = l.run<kFast>(b, k.bucket);
+    const QuotientLayout::Run run = l.run<kK>(b, k.bucket);
     std::uint64_t candidates =
         (std::uint64_t{marks} >> (l.first_lane() + run.first)) & ((std::uint64_t{1} << run.count) - 1);
     for (; candidates != 0; candidates &= candidates - 1) {
@@ -420,13 +505,13 @@ struct QuotientView {
     return popcount64(lanes(b, 0).young & layout->slot_lanes(layout->stored(b)));
   }
   // Drops the slots that are not live, keeping the others in order; returns how many went.
-  template <bool kFast = false>
+  template <Kernel kK = Kernel::portable>
   [[gnu::always_inline]] std::uint32_t purge(TaggedBlock& b) const {
     const QuotientLayout& l = *layout;
-    const std::uint32_t n = l.stored<kFast>(b);
-    const std::uint32_t dead = (~lanes(b, 0).young & l.slot_lanes(n)) >> l.first_lane();
-    if (dead != 0) l.erase<kFast>(b, dead, n);
-    return popcount64<kFast>(dead);
+    const std::uint32_t n = l.stored<kK>(b);
+    const std::uint32_t dead = (~lanes<kK>(b, 0).young & l.slot_lanes(n)) >> l.first_lane();
+    if (dead != 0) l.erase<kK>(b, dead, n);
+    return popcount64<kK>(dead);
   }
 };
 
