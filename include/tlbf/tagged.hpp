@@ -619,14 +619,15 @@ class TaggedFilter final : public WindowFilter {
   }
 
   // Clears the blocks of the newest table that its pace asks for by now (advance() calls it
-  // once latest_ reaches next_sweep_, 64 times a pass).
+  // once latest_ reaches next_sweep_: 64 times a pass, or n / 16 times for n < 1,024 blocks, so
+  // that a small table's call clears 16 blocks, not one).
   [[gnu::noinline]] void sweep(std::int64_t cur) {
     Table& t = tables_.back();
     const std::int64_t pace = std::max<std::int64_t>(1, (mask() - epochs_) / 2 - 1);
     const auto budget = static_cast<std::uint64_t>(pace * epoch_len_);
-    next_sweep_ = latest_ + static_cast<Time>(std::max<std::uint64_t>(1, budget / 64));
+    const std::uint64_t n = t.blocks.size(), calls = std::clamp<std::uint64_t>(n / 16, 1, 64);
+    next_sweep_ = latest_ + static_cast<Time>(std::max<std::uint64_t>(1, budget / calls));
     const std::uint64_t elapsed = distance(t.pass_time, latest_);
-    const std::uint64_t n = t.blocks.size();
     const std::uint64_t due =
         elapsed >= budget ? n : static_cast<std::uint64_t>(static_cast<uint128_t>(n) * elapsed / budget);
     if (due > t.swept) finish_pass(t, cur, due);
