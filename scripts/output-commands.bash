@@ -14,8 +14,8 @@ export TLBF_DEDUP_HASH_SEED="${TLBF_DEDUP_HASH_SEED-0x5eed}"
 # The state-file checks: the window options of each filter whose saved state is compared,
 # each run with -k 3 -t 1 on the first OUTPUT_STATE_LINES lines of the first profile's text.
 # shellcheck disable=SC2034  # read by the scripts that source this file
-OUTPUT_STATE_WINDOWS=("-w 60s -a tlbf" "-w 60s -a gebf" "-w 60s -a exact" "-n 50000 -a apbf" "-n 50000 -a gebf"
-  "-n 50000 -a exact")
+OUTPUT_STATE_WINDOWS=("-w 60s -a tlbf" "-w 60s -a gebf" "-w 60s -a exact" "-w 60s -a tagged" "-n 50000 -a apbf"
+  "-n 50000 -a gebf" "-n 50000 -a exact")
 # shellcheck disable=SC2034
 OUTPUT_STATE_LINES=300000
 
@@ -47,7 +47,7 @@ make_generated_inputs() {
 #     commands (its `run NAME ARGS...` lines, where $S is the data folder), with --stats=json;
 #     warnings are compared too, so -q is not added.
 #  2. On each generated input, `-k 3 -t 1 -w 60s` and `-k id -t ts -w 60s` with each of -a tlbf,
-#     apbf, gebf and exact, the count window (`-k 3 -n 200000` with apbf, gebf and exact),
+#     apbf, gebf, exact and tagged, the count window (`-k 3 -n 200000` with apbf, gebf and exact),
 #     the approximate filters again at -e 0.01 (where stdout holds false positives) and
 #     --refresh, so every filter class and both decision paths run.
 output_commands() {
@@ -71,7 +71,7 @@ output_commands() {
   for profile in $PROFILES; do
     text=$(generated_input "$profile" text)
     json=$(generated_input "$profile" ndjson)
-    for a in tlbf apbf gebf exact; do
+    for a in tlbf apbf gebf exact tagged; do
       "$fn" "$profile.text -a $a" --stats=json -k 3 -t 1 -w 60s -a "$a" "$text"
       "$fn" "$profile.ndjson -a $a" --stats=json -k id -t ts -w 60s -a "$a" "$json"
     done
@@ -80,7 +80,7 @@ output_commands() {
     done
     # At -e 0.01 some unique keys are false positives, so stdout itself depends on every probe
     # position (at the default 1e-5 these inputs have none, and only the stats would notice).
-    for a in tlbf gebf; do
+    for a in tlbf gebf tagged; do
       "$fn" "$profile.text -a $a -e 0.01" --stats=json -k 3 -t 1 -w 60s -a "$a" -e 0.01 "$text"
     done
     "$fn" "$profile.ndjson -a tlbf -e 0.01" --stats=json -k id -t ts -w 60s -a tlbf -e 0.01 "$json"

@@ -5,7 +5,7 @@
 #  - exact: `-a exact`, and every command that stops with an error, must write what it wrote
 #    when testdata/output_identity.sha256 was recorded: the same exit status, stdout and stderr
 #    (timings and input folders taken out), as must the exact filters' state files;
-#  - approximate (tlbf, apbf, gebf): which unique keys are false positives depends on the
+#  - approximate (tlbf, apbf, gebf, tagged): which unique keys are false positives depends on the
 #    filter's sizing and probe positions, so the run's decisions (its --explain lines) are
 #    judged against exact window semantics instead (tests/e2e/explain_judge.py): no false
 #    negatives, no drops at ages of the window plus the filter's slack or more beyond 1.5 x -e
@@ -77,8 +77,9 @@ judged_run() {
 
 # judge_explained NAME STATS ARGS...: judges $WORK/explained with the window and slack of the
 # filter ARGS ask for, as STATS (its --stats=json) shows it: a time window of the TLBF or APBF
-# is late by a cell at most (span / l), the GEBF's by an epoch (span / r, r + 1 of them live);
-# a count window the same in inserts.
+# is late by a cell at most (span / l), the GEBF's by an epoch (span / r, r + 1 of them live),
+# the tagged filter's by the slack its stats state ((E + 1) L - span, about span / E); a count
+# window the same in inserts.
 judge_explained() {
   local name=$1 stats=$2 window slack error count="" refresh="" a prev="" out
   shift 2
@@ -96,6 +97,9 @@ judge_explained() {
 import json, math, sys
 report = [line for line in open(sys.argv[1]) if line.startswith("{")][-1]  # after any warnings
 f = json.loads(report)["filter"]
+if "slack_seconds" in f:  # the tagged filter states its own
+    print(f["slack_seconds"])
+    sys.exit()
 parts = f["l"] if f["l"] else f["slices"] - 1  # a cell of the TLBF or APBF, an epoch of the GEBF
 print(math.ceil(float(sys.argv[2]) / parts * 1e9) / 1e9)
 PY
