@@ -226,8 +226,7 @@ class TaggedFilter final : public WindowFilter {
     const detail::QuotientView v = view(t, lowest_live(cur));
     if (!stash_.empty() && stash_.renew(stash_key(h), cur, lowest_live(cur))) return;
     const Probes p = probes<kK>(t, h, k, v);
-    const std::pair<detail::TaggedBlock*, int> found[] = {{&first_block(t, h), p.a.found},
-                                                          {&second_block(t, h), p.b.found}};
+    const std::pair<detail::TaggedBlock*, int> found[] = {{p.first, p.a.found}, {p.second, p.b.found}};
     for (const auto& [b, s] : found) {
       if (s < 0) continue;
       const std::uint64_t head = layout_.head(*b, static_cast<std::uint32_t>(s));
@@ -245,12 +244,13 @@ class TaggedFilter final : public WindowFilter {
     const std::int64_t cur = advance(now);
     const std::int64_t lo = lowest_live(cur);
     const LiveKey k = key_of(h);
-    const detail::QuotientView newest = view(tables_.back(), lo);
-    const detail::TaggedBlock& second = second_block(tables_.back(), h);
-    detail::prefetch(&second);  // its line comes while the first block is read
-    Probes p{newest.probe<kK>(first_block(tables_.back(), h), k.key), {}};
+    Table& t = tables_.back();
+    const detail::QuotientView newest = view(t, lo);
+    Probes p{{}, {}, &first_block(t, h), &second_block(t, h)};
+    detail::prefetch(p.second);  // its line comes while the first block is read
+    p.a = newest.probe<kK>(*p.first, k.key);
     if (p.a.found >= 0) return false;
-    p.b = newest.probe<kK>(second, k.key);
+    p.b = newest.probe<kK>(*p.second, k.key);
     if (p.b.found >= 0) return false;
     for (std::size_t i = tables_.size() - 1; i-- > 0;)
       if (tables_[i].newest >= lo && answers<kK>(tables_[i], h, k, lo)) return false;
@@ -424,9 +424,10 @@ class TaggedFilter final : public WindowFilter {
   struct LiveKey {
     detail::QuotientLayout::Key key;
   };
-  // The probes of a key's two blocks in one table.
+  // The probes of a key's two blocks in one table, and the blocks.
   struct Probes {
     detail::QuotientView::Probe a, b;
+    detail::TaggedBlock *first, *second;
   };
 
   // Everything that follows from span, epochs and error rate.
@@ -674,7 +675,7 @@ class TaggedFilter final : public WindowFilter {
     for (;;) {
       Table& t = tables_.back();
       const bool second = p.b.live < p.a.live;
-      detail::TaggedBlock& x = second ? second_block(t, h) : first_block(t, h);
+      detail::TaggedBlock& x = second ? *p.second : *p.first;
       const detail::QuotientView::Probe& px = second ? p.b : p.a;
       const bool room = below_max_load(t);
       if (px.live < layout_.slots() && room) {
@@ -706,8 +707,9 @@ class TaggedFilter final : public WindowFilter {
     }
   }
   template <detail::Kernel kK>
-  Probes probes(const Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
-    return Probes{v.probe<kK>(first_block(t, h), k.key), v.probe<kK>(second_block(t, h), k.key)};
+  Probes probes(Table& t, const KeyHash& h, const LiveKey& k, const detail::QuotientView& v) const {
+    detail::TaggedBlock &a = first_block(t, h), &b = second_block(t, h);
+    return Probes{v.probe<kK>(a, k.key), v.probe<kK>(b, k.key), &a, &b};
   }
 
   // The live slots a table holds at most (late in an epoch: E + 1 epochs of inserts) at the

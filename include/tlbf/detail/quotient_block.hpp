@@ -190,6 +190,7 @@ class QuotientLayout {
     tails_mask_ = len >= 128 ? ~Bits128{0} : (Bits128{1} << len) - 1;
     for (std::uint32_t q = 0; q < 3; ++q)
       tails_field_[q] = tails_word_ + q < 8 ? word_range(tails_word_ + q, at, std::min(at + len, 512u)) : 0;
+    tails_in_low_words_ = tails_fit_ && tails_word_ == 0 && tails_shift_ > 0;
   }
 
   // Whether the fields fit a block: the runs in one word, below the tails, below the heads.
@@ -340,16 +341,30 @@ class QuotientLayout {
 
   // The tails of all slots as one number, slot i's at bit x i (x S <= 128).
   [[gnu::always_inline]] Bits128 tails(const TaggedBlock& b) const {
-    const std::uint32_t j = tails_word_, s = tails_shift_;
+    const std::uint32_t s = tails_shift_;
+    if (tails_in_low_words_) {
+      const std::uint64_t lo = (b.w[0] >> s) | (b.w[1] << (64 - s)), hi = (b.w[1] >> s) | (b.w[2] << (64 - s));
+      return (static_cast<Bits128>(hi) << 64 | lo) & tails_mask_;
+    }
+    const std::uint32_t j = tails_word_;
     const std::uint64_t w0 = b.w[j], w1 = j < 7 ? b.w[j + 1] : 0, w2 = j < 6 ? b.w[j + 2] : 0;
     const std::uint64_t lo = s == 0 ? w0 : (w0 >> s) | (w1 << (64 - s));
     const std::uint64_t hi = s == 0 ? w1 : (w1 >> s) | (w2 << (64 - s));
     return (static_cast<Bits128>(hi) << 64 | lo) & tails_mask_;
   }
+
   [[gnu::always_inline]] void set_tails(TaggedBlock& b, Bits128 v) const {
-    v &= tails_mask_;
-    const std::uint32_t j = tails_word_, s = tails_shift_;
+    const std::uint32_t s = tails_shift_;
     const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
+    if (tails_in_low_words_) {  // (the fields clip v to the tails' length)
+      const std::uint64_t* f = tails_field_;
+      b.w[0] = (b.w[0] & ~f[0]) | ((lo << s) & f[0]);
+      b.w[1] = (b.w[1] & ~f[1]) | (((hi << s) | (lo >> (64 - s))) & f[1]);
+      b.w[2] = (b.w[2] & ~f[2]) | ((hi >> (64 - s)) & f[2]);
+      return;
+    }
+    v &= tails_mask_;
+    const std::uint32_t j = tails_word_;
     const std::uint64_t parts[3] = {lo << s, s == 0 ? hi : (hi << s) | (lo >> (64 - s)), s == 0 ? 0 : hi >> (64 - s)};
     for (std::uint32_t q = 0; q < 3; ++q)
       if (tails_field_[q] != 0) b.w[j + q] = (b.w[j + q] & ~tails_field_[q]) | (parts[q] & tails_field_[q]);
@@ -386,6 +401,7 @@ class QuotientLayout {
   // tails_shift_ of word tails_word_, the bits of it in that word and the next two.
   std::uint32_t tails_word_ = 0, tails_shift_ = 0;
   bool tails_fit_ = true;
+  bool tails_in_low_words_ = false;  // tails_fit_, from a bit inside word 0: the usual case, in fewer steps
   Bits128 tails_mask_ = 0;
   std::uint64_t tails_field_[3] = {};
 };
