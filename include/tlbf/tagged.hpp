@@ -282,9 +282,9 @@ class TaggedFilter final : public WindowFilter {
   [[gnu::always_inline]] std::size_t batch_with(const KeyHash* keys, const Time* times, std::size_t n, bool* fresh) {
     const bool ahead = !all_cached();
     const std::uint64_t binds = cap_binds();
-    for (std::size_t i = 0; ahead && i < n && i < kPrefetchAhead; ++i) prefetch(keys[i]);
+    for (std::size_t i = 0; ahead && i < n && i < kPrefetchAhead; ++i) prefetch_blocks(keys[i]);
     for (std::size_t i = 0; i < n; ++i) {
-      if (ahead && i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead]);
+      if (ahead && i + kPrefetchAhead < n) prefetch_blocks(keys[i + kPrefetchAhead]);
       fresh[i] = insert_if_absent_with<kK>(keys[i], times[i]);
       if (cap_binds() != binds) return i + 1;
     }
@@ -303,13 +303,7 @@ class TaggedFilter final : public WindowFilter {
   }
 
  public:
-  void prefetch(const KeyHash& h) const override {
-    for (const Table& t : tables_) {
-      if (cached(t)) continue;
-      detail::prefetch(&first_block(t, h));
-      detail::prefetch(&second_block(t, h));
-    }
-  }
+  void prefetch(const KeyHash& h) const override { prefetch_blocks(h); }
 
   FilterStats stats(Time now) const override {
     const TaggedShape sh = shape(now);
@@ -509,6 +503,14 @@ class TaggedFilter final : public WindowFilter {
   }
   static detail::TaggedBlock& second_block(Table& t, const KeyHash& h) {
     return const_cast<detail::TaggedBlock&>(second_block(std::as_const(t), h));
+  }
+  // prefetch(), inlined into the batch's loop.
+  [[gnu::always_inline]] void prefetch_blocks(const KeyHash& h) const {
+    for (const Table& t : tables_) {
+      if (cached(t)) continue;
+      detail::prefetch(&first_block(t, h));
+      detail::prefetch(&second_block(t, h));
+    }
   }
   // A table within the L1 cache is not prefetched. A larger one is, even one that fits L2: the
   // program streams its input through the caches, which evicts the table's lines between two
