@@ -56,8 +56,6 @@ inline Kernel best_kernel() {
   return Kernel::portable;
 #endif
 }
-// Whether a kernel beyond the portable one runs here.
-inline bool fast_bit_ops() { return best_kernel() != Kernel::portable; }
 
 template <Kernel kK = Kernel::portable>
 [[gnu::always_inline]] inline std::uint32_t popcount64(std::uint64_t x) {
